@@ -1,0 +1,13 @@
+"""BFS-QL gateway: bounded graph traversal tools for LLM agents over RDF stores."""
+
+from gateway.api import Gateway
+from gateway.context import Settings
+from gateway.errors import (
+    BackendError, EndpointTimeout, Forbidden, GatewayError, InvalidInput, NotFound,
+    RateLimited, TooLarge, Truncated, UpstreamError,
+)
+
+__all__ = [
+    "BackendError", "EndpointTimeout", "Forbidden", "Gateway", "GatewayError", "InvalidInput",
+    "NotFound", "RateLimited", "Settings", "TooLarge", "Truncated", "UpstreamError",
+]

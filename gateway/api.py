@@ -1,0 +1,83 @@
+"""The Python API: `Gateway.open(...)`, one method per tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pyoxigraph as ox
+from pydantic import BaseModel, ValidationError
+
+from gateway import models
+from gateway.backends.base import Backend
+from gateway.backends.embedded import EmbeddedBackend
+from gateway.context import GraphContext, Settings
+from gateway.errors import InvalidInput
+from gateway.profiles.native import NativeProfile
+from gateway.tools import TOOLS
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate(model: type[M], arguments: object) -> M:
+    """Arguments (a model, a dict or None) as `model`, or `InvalidInput` naming the field."""
+    if isinstance(arguments, model):
+        return arguments
+    try:
+        return model.model_validate(arguments if arguments is not None else {})
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        raise InvalidInput(f"{field or 'arguments'}: {first['msg']}", field=field) from None
+
+
+class Gateway:
+    """BFS-QL tools over one graph.
+
+    >>> gw = Gateway.open(DEMO)
+    >>> gw.bfs_query(seeds=["wiki:Sherlock_Holmes"], max_hops=1).node_count > 1
+    True
+    """
+
+    def __init__(self, backend: Backend, *, settings: Settings | None = None) -> None:
+        self.backend = backend
+        self.context = GraphContext(backend, NativeProfile(backend), settings)
+
+    @classmethod
+    def open(cls, source: str | Path | ox.Store, *, lenient: bool = False, settings: Settings | None = None) -> Gateway:
+        """Open an RDF file (into memory), an on-disk store directory, or a pyoxigraph Store."""
+        if isinstance(source, ox.Store):
+            return cls(EmbeddedBackend.from_store(source), settings=settings)
+        return cls(EmbeddedBackend.open(source, lenient=lenient), settings=settings)
+
+    def call(self, name: str, arguments: object = None, *, graphs: tuple[str, ...] | None = None) -> BaseModel:
+        """Run a tool by name with JSON-like arguments (the surfaces' entry point)."""
+        tool = TOOLS.get(name)
+        if tool is None:
+            raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", field="tool")
+        return tool.run(self.context, validate(tool.input, arguments), graphs)
+
+    def describe_schema(self) -> models.Schema:
+        return self.call("describe_schema")  # type: ignore[return-value]
+
+    def search_entities(self, query: str | models.SearchEntitiesInput, **fields: Any) -> models.SearchResult:
+        arguments = query if isinstance(query, models.SearchEntitiesInput) else {"query": query, **fields}
+        return self.call("search_entities", arguments)  # type: ignore[return-value]
+
+    def bfs_query(self, query: models.BfsQueryInput | None = None, **fields: Any) -> models.Subgraph | models.CompactSubgraph:
+        return self.call("bfs_query", query if query is not None else fields)  # type: ignore[return-value]
+
+    def describe_entity(self, id: str) -> models.EntityDetail:
+        return self.call("describe_entity", {"id": id})  # type: ignore[return-value]
+
+    def describe_entities(self, ids: list[str]) -> models.EntitiesDetail:
+        return self.call("describe_entities", {"ids": ids})  # type: ignore[return-value]
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def __enter__(self) -> Gateway:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

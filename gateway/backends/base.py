@@ -1,0 +1,26 @@
+"""The one interface every store sits behind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from gateway.terms import Term
+
+Rows = list[list[Term | None]]
+QueryLog = Callable[[str, int], None]
+"""Called with each query's text and the number of rows it returned (tests, benchmarks)."""
+
+
+class Backend(Protocol):
+    """A SPARQL store. Queries are SELECTs built from `queries/` templates."""
+
+    name: str
+    prefixes: dict[str, str]
+    """Prefixes the data itself declares (Turtle `@prefix` lines, a config file)."""
+
+    def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
+        """Run a SELECT over the union of `graphs` (all graphs when None); return (variables, rows)."""
+        ...
+
+    def close(self) -> None: ...

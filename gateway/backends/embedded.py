@@ -1,0 +1,249 @@
+"""An embedded Oxigraph store: an RDF file loaded into memory, or an on-disk store directory.
+
+An on-disk store made by `bfsql load` is a directory holding the Oxigraph files in
+``store/`` and the gateway's own files beside them: ``meta.json`` (prefixes, load
+report) and ``search.sqlite`` (the full-text index). A bare Oxigraph directory opens too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO
+
+import pyoxigraph as ox
+
+from gateway.backends.base import QueryLog, Rows
+from gateway.errors import InvalidInput, UpstreamError
+from gateway.terms import parse_tsv
+
+FORMATS: dict[str, ox.RdfFormat] = {
+    ".ttl": ox.RdfFormat.TURTLE,
+    ".turtle": ox.RdfFormat.TURTLE,
+    ".trig": ox.RdfFormat.TRIG,
+    ".nt": ox.RdfFormat.N_TRIPLES,
+    ".ntriples": ox.RdfFormat.N_TRIPLES,
+    ".nq": ox.RdfFormat.N_QUADS,
+    ".nquads": ox.RdfFormat.N_QUADS,
+    ".n3": ox.RdfFormat.N3,
+    ".rdf": ox.RdfFormat.RDF_XML,
+    ".owl": ox.RdfFormat.RDF_XML,
+    ".jsonld": ox.RdfFormat.JSON_LD,
+}
+_PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
+_PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
+META_FILE = "meta.json"
+STORE_DIR = "store"
+
+
+@dataclass
+class LoadReport:
+    """What a load read, and what lenient mode let through that a strict parser refuses."""
+
+    files: list[str] = field(default_factory=list)
+    quads: int = 0
+    lenient: bool = False
+    invalid_language_tags: dict[str, int] = field(default_factory=dict)
+
+    def warnings(self) -> list[str]:
+        return [
+            f"kept {count} literal(s) with the invalid language tag {tag!r} (lenient mode)"
+            for tag, count in sorted(self.invalid_language_tags.items())
+        ]
+
+
+def rdf_format(path: Path) -> ox.RdfFormat:
+    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    fmt = FORMATS.get(suffixes[-1]) if suffixes else None
+    if fmt is None:
+        known = ", ".join(sorted(FORMATS))
+        raise InvalidInput(f"{path.name}: unknown RDF format; expected one of {known}", field="path")
+    return fmt
+
+
+def scan_prefixes(path: Path) -> dict[str, str]:
+    """The `@prefix`/`PREFIX` declarations of a Turtle-family file, read line by line."""
+    found: dict[str, str] = {}
+    with open(path, "rb") as handle:
+        for line in handle:
+            match = _PREFIX_LINE.match(line)
+            if match and match.group(1):
+                found[match.group(1).decode()] = match.group(2).decode()
+    return found
+
+
+class EmbeddedBackend:
+    """A pyoxigraph `Store` behind the `Backend` interface."""
+
+    name = "embedded"
+
+    def __init__(
+        self,
+        store: ox.Store,
+        *,
+        prefixes: dict[str, str] | None = None,
+        report: LoadReport | None = None,
+        directory: Path | None = None,
+    ) -> None:
+        self.store = store
+        self.prefixes = dict(prefixes or {})
+        self.report = report or LoadReport()
+        self.directory = directory
+        self.query_log: QueryLog | None = None
+        self.rows_read = 0
+
+    # -- opening ------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, *, lenient: bool = False) -> EmbeddedBackend:
+        """Open an RDF file into memory, or an on-disk store directory read-only."""
+        path = Path(path)
+        if path.is_dir():
+            return cls._open_directory(path)
+        if not path.is_file():
+            raise InvalidInput(f"{path}: no such file or store directory", field="path")
+        store = ox.Store()
+        report = load_files(store, [path], lenient=lenient)
+        return cls(store, prefixes=_file_prefixes([path]), report=report)
+
+    @classmethod
+    def from_store(cls, store: ox.Store, *, prefixes: dict[str, str] | None = None) -> EmbeddedBackend:
+        return cls(store, prefixes=prefixes)
+
+    @classmethod
+    def _open_directory(cls, directory: Path) -> EmbeddedBackend:
+        meta_path = directory / META_FILE
+        if meta_path.is_file():
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            store = ox.Store.read_only(str(directory / STORE_DIR))
+            report = LoadReport(**meta.get("report", {}))
+            return cls(store, prefixes=meta.get("prefixes", {}), report=report, directory=directory)
+        try:
+            store = ox.Store.read_only(str(directory))
+        except OSError as error:
+            raise InvalidInput(f"{directory}: not an Oxigraph store ({error})", field="path") from None
+        return cls(store)
+
+    # -- querying -----------------------------------------------------------------
+    def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
+        scope: dict[str, object]
+        if graphs is None:
+            scope = {"use_default_graph_as_union": True}
+        else:
+            scope = {"default_graph": [ox.NamedNode(g) for g in graphs] or [ox.DefaultGraph()]}
+        try:
+            solutions = self.store.query(query, **scope)  # type: ignore[arg-type]
+            data = solutions.serialize(format=ox.QueryResultsFormat.TSV)  # type: ignore[union-attr]
+        except SyntaxError as error:  # a template bug, never caller input
+            raise UpstreamError(f"the store rejected a generated query: {error}") from error
+        except OSError as error:
+            raise UpstreamError(f"the store failed: {error}") from error
+        header, rows = parse_tsv(data)
+        self.rows_read += len(rows)
+        if self.query_log is not None:
+            self.query_log(query, len(rows))
+        return header, rows
+
+    def close(self) -> None:
+        self.store = ox.Store()
+
+
+# -- loading ------------------------------------------------------------------------
+def _file_prefixes(paths: Sequence[Path]) -> dict[str, str]:
+    prefixes: dict[str, str] = {}
+    for path in paths:
+        if rdf_format(path) in _PREFIXED_FORMATS:
+            prefixes.update(scan_prefixes(path))
+    return prefixes
+
+
+def load_files(
+    store: ox.Store,
+    paths: Sequence[Path],
+    *,
+    lenient: bool = False,
+    bulk: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> LoadReport:
+    """Load RDF files into a store, all or nothing per file.
+
+    In lenient mode pyoxigraph accepts what a strict parser refuses (such as the
+    language tag ``zh-classical``, longer than BCP 47 allows) and keeps it; the report
+    says what was let through, so nothing is lost and nothing is silent.
+    """
+    report = LoadReport(files=[str(p) for p in paths], lenient=lenient)
+    before = len(store)
+    for path in paths:
+        fmt = rdf_format(path)
+        with _open_counting(path, progress) as handle:
+            try:
+                if bulk:
+                    store.bulk_load(handle, format=fmt, lenient=lenient)
+                else:
+                    store.load(handle, format=fmt, lenient=lenient)
+            except SyntaxError as error:
+                hint = "" if lenient else " (a lenient load may accept it)"
+                raise InvalidInput(f"{path.name}: {error}{hint}", field="path") from None
+    report.quads = len(store) - before
+    if lenient:
+        report.invalid_language_tags = _invalid_language_tags(store)
+    return report
+
+
+def _invalid_language_tags(store: ox.Store) -> dict[str, int]:
+    query = (
+        "SELECT ?lang (COUNT(*) AS ?n) WHERE { ?s ?p ?o "
+        'BIND(LANG(?o) AS ?lang) FILTER(?lang != "") } GROUP BY ?lang'
+    )
+    bad: dict[str, int] = {}
+    for solution in store.query(query, use_default_graph_as_union=True):  # type: ignore[union-attr]
+        tag = solution["lang"].value  # type: ignore[index,union-attr]
+        try:
+            ox.Literal("", language=tag)
+        except ValueError:
+            bad[tag] = int(solution["n"].value)  # type: ignore[index,union-attr]
+    return bad
+
+
+class _CountingReader:
+    """A binary file that reports how many bytes were read, for progress bars."""
+
+    def __init__(self, handle: IO[bytes], progress: Callable[[int], None] | None) -> None:
+        self._handle = handle
+        self._progress = progress
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._handle.read(size)
+        if self._progress is not None and chunk:
+            self._progress(len(chunk))
+        return chunk
+
+    def readinto(self, buffer: bytearray) -> int:
+        count = self._handle.readinto(buffer)  # type: ignore[attr-defined]
+        if self._progress is not None and count:
+            self._progress(count)
+        return int(count)
+
+    def readable(self) -> bool:
+        return True
+
+    def __enter__(self) -> _CountingReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+
+def _open_counting(path: Path, progress: Callable[[int], None] | None) -> _CountingReader:
+    if path.suffix.lower() == ".gz":
+        import gzip
+
+        return _CountingReader(gzip.open(path, "rb"), progress)  # type: ignore[arg-type]
+    return _CountingReader(open(path, "rb"), progress)
+
+
+def write_meta(directory: Path, prefixes: dict[str, str], report: LoadReport) -> None:
+    meta = {"prefixes": prefixes, "report": asdict(report)}
+    (directory / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")

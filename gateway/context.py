@@ -1,0 +1,146 @@
+"""One open graph as the tools see it: backend, profile, ID mapper, settings."""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from gateway.backends.base import Backend
+from gateway.ids import IdMapper, build_converter, local_name
+from gateway.profiles.base import HopPlan, Profile
+from gateway.search import SearchIndex
+from gateway.sparql import iris, render
+from gateway.terms import BFS
+
+
+SEARCH_FILE = "search.sqlite"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Bounds and preferences. Budgets beyond the caps are clamped, never refused."""
+
+    language: str = "en"
+    max_hops: int = 6
+    max_seeds: int = 256
+    default_max_nodes: int = 1000
+    max_nodes: int = 10_000
+    default_max_edges: int = 2000
+    max_edges: int = 50_000
+    max_describe: int = 100
+    description: str | None = None
+
+
+def clamp(value: int | None, default: int, low: int, high: int) -> int:
+    return default if value is None else max(low, min(value, high))
+
+
+class GraphContext:
+    """Everything a tool function needs about one graph."""
+
+    def __init__(self, backend: Backend, profile: Profile, settings: Settings | None = None) -> None:
+        self.backend = backend
+        self.profile = profile
+        self.settings = settings or Settings()
+        self.ids = IdMapper(build_converter(backend.prefixes))
+        self._lock = threading.RLock()
+
+    @cached_property
+    def search_index(self) -> SearchIndex:
+        """The full-text index: the store's own when it has one, else built in memory once."""
+        with self._lock:
+            directory = getattr(self.backend, "directory", None)
+            if directory is not None and (directory / SEARCH_FILE).is_file():
+                return SearchIndex.open(directory / SEARCH_FILE)
+            return SearchIndex.build(self)
+
+    # -- vocabulary: the graph's predicates and types, for bare names and "did you mean" ----
+    @cached_property
+    def vocabulary(self) -> tuple[dict[str, int], dict[str, int]]:
+        """(edge predicate -> statement count, type -> entity count), read once."""
+        from gateway.tools.schema import count_predicates, count_types
+
+        with self._lock:
+            predicates = count_predicates(self)
+            types = count_types(self)
+            self.ids.register_local_names([*predicates, *types, BFS + "Statement"])
+            return predicates, types
+
+    def resolve_terms(
+        self, names: Iterable[str], field: str, *, kind: str, warnings: list[str]
+    ) -> set[str]:
+        """IRIs for predicate or type names; names not in the graph become warnings."""
+        predicates, types = self.vocabulary
+        known = predicates if kind == "predicate" else types
+        found: set[str] = set()
+        for i, name in enumerate(names):
+            resolution = self.ids.resolve(name, f"{field}[{i}]", allow_local_name=True)
+            if resolution.iri is not None and (resolution.iri in known or resolution.iri == BFS + "Statement"):
+                found.add(resolution.iri)
+                continue
+            hint = self.did_you_mean(name, known)
+            why = resolution.reason or f"no {kind} {name!r} in this graph"
+            warnings.append(f"{field}: {why}{hint}")
+        return found
+
+    def did_you_mean(self, name: str, known: Iterable[str]) -> str:
+        candidates = {self.ids.to_id(iri): iri for iri in known}
+        by_local = {local_name(iri): self.ids.to_id(iri) for iri in known}
+        options = {**{k: k for k in candidates}, **by_local}
+        text = name.split(":")[-1] if ":" in name else name
+        close = difflib.get_close_matches(text, list(options), n=3, cutoff=0.6)
+        close += difflib.get_close_matches(text.upper(), list(options), n=3, cutoff=0.6)
+        picks = list(dict.fromkeys(options[c] for c in close))[:3]
+        return f"; did you mean {', '.join(picks)}?" if picks else ""
+
+    # -- seeds ------------------------------------------------------------------------------
+    def resolve_seeds(
+        self, seeds: Sequence[str], plan: HopPlan, field: str, warnings: list[str]
+    ) -> tuple[list[str], list[str]]:
+        """(IRIs of seeds present in the graph, canonical forms of the rest)."""
+        cap = self.settings.max_seeds
+        if len(seeds) > cap:
+            warnings.append(f"{field}: only the first {cap} seeds are walked; the rest are unresolved")
+        iris_: list[str] = []
+        unresolved: list[str] = []
+        for i, seed in enumerate(seeds):
+            resolution = self.ids.resolve(seed, f"{field}[{i}]")
+            if i >= cap or resolution.iri is None:
+                unresolved.append(seed.strip())
+                if resolution.reason:
+                    warnings.append(f"{field}[{i}]: {resolution.reason}")
+                continue
+            iris_.append(resolution.iri)
+        present = self.profile.existing(list(dict.fromkeys(iris_)), plan) if iris_ else set()
+        resolved: list[str] = []
+        for iri in dict.fromkeys(iris_):
+            if iri in present:
+                resolved.append(iri)
+            else:
+                unresolved.append(self.ids.to_id(iri))
+        return resolved, unresolved
+
+    def labels(self, iris_: Sequence[str]) -> dict[str, str]:
+        """The preferred label of each IRI that has one."""
+        if not iris_:
+            return {}
+        _, rows = self.backend.select(render("native/labels", ids=iris(iris_)))
+        found: dict[str, list[object]] = {}
+        for x, label in rows:
+            found.setdefault(str(x), []).append(label)
+        return {x: pick_label(values, self.settings.language) for x, values in found.items() if values}
+
+
+def pick_label(values: Sequence[object], language: str) -> str:
+    """The label in the preferred language, else one without a language, else the first."""
+    from gateway.terms import Literal
+
+    literals = sorted((v for v in values if isinstance(v, Literal)), key=lambda v: (v.language or "", v.value))
+    for wanted in (language, None):
+        for lit in literals:
+            if lit.language == wanted or (wanted and lit.language and lit.language.startswith(wanted + "-")):
+                return lit.value
+    return literals[0].value if literals else str(values[0])

@@ -1,0 +1,90 @@
+"""The gateway's exceptions: one tree, mapped to HTTP and MCP in one place each.
+
+    GatewayError
+    ├── InvalidInput        bad argument from the caller (names the field)
+    ├── NotFound            a named thing is not in the graph (or not readable)
+    ├── Forbidden           the reader may not do this
+    ├── TooLarge            a request or a subgraph over a configured bound
+    └── BackendError        the store failed
+        ├── EndpointTimeout the store did not answer in time
+        ├── RateLimited     the store asked us to slow down
+        ├── UpstreamError   the store answered with an error
+        └── Truncated       the store cut an answer short
+"""
+
+from __future__ import annotations
+
+
+class GatewayError(Exception):
+    """Base of every error the gateway raises on purpose."""
+
+    code = "gateway_error"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def to_dict(self) -> dict[str, str]:
+        body = {"error": self.code, "message": self.message}
+        if self.field is not None:
+            body["field"] = self.field
+        return body
+
+
+class InvalidInput(GatewayError):
+    """The caller sent an argument the gateway cannot use."""
+
+    code = "invalid_input"
+
+
+class NotFound(GatewayError):
+    """The thing named is not in the graph, or not readable by this reader."""
+
+    code = "not_found"
+
+
+class Forbidden(GatewayError):
+    """The reader may not do this."""
+
+    code = "forbidden"
+
+
+class TooLarge(GatewayError):
+    """A request or the subgraph it asks for is over a configured bound."""
+
+    code = "too_large"
+
+
+class BackendError(GatewayError):
+    """The store behind the gateway failed."""
+
+    code = "backend_error"
+
+
+class EndpointTimeout(BackendError):
+    """The store did not answer in time. Never to be read as "not found"."""
+
+    code = "endpoint_timeout"
+
+
+class RateLimited(BackendError):
+    """The store asked the gateway to slow down."""
+
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class UpstreamError(BackendError):
+    """The store answered with an error."""
+
+    code = "upstream_error"
+
+
+class Truncated(BackendError):
+    """The store cut an answer short without saying so in the protocol."""
+
+    code = "truncated"

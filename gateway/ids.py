@@ -1,0 +1,173 @@
+"""Canonical IDs: every ID in and out of the gateway passes through one `IdMapper`.
+
+Input may be a CURIE (any case of a known prefix, or a prefix synonym), a full IRI
+(or a URL synonym of one, such as ``https://www.wikidata.org/wiki/Q42``), an IRI in
+angle brackets, or, for predicates and types, a bare local name that is unambiguous in
+the graph. Output is the canonical CURIE, or the whole IRI when no prefix covers it.
+
+Validation happens here, before anything can reach SPARQL text: an ID that cannot be
+an IRI raises `InvalidInput` naming the field; a well-formed ID the gateway cannot map
+(an unknown prefix, a bare name for an entity) comes back as ``None`` so the caller can
+report it as unresolved.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import curies
+import pyoxigraph as ox
+
+from gateway.errors import InvalidInput
+from gateway.resources import resource_dir
+
+MAX_ID_LENGTH = 4096
+
+# Characters that can never appear in an IRI (RFC 3987) and would break out of `<...>`.
+_FORBIDDEN = re.compile(r'[\x00-\x20\x7f<>"{}|^`\\]')
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+# IRIs whose scheme is one of these are taken as IRIs even without "//".
+_OPAQUE_SCHEMES = frozenset({"urn", "mailto", "tag", "info", "doi", "isbn", "data"})
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What an input ID resolved to: an IRI, or the reason it did not."""
+
+    iri: str | None
+    reason: str | None = None
+
+
+def load_prefix_records() -> list[dict[str, object]]:
+    """The project's extended prefix map (`vocab/prefixes.json`)."""
+    with open(resource_dir("vocab") / "prefixes.json", encoding="utf-8") as handle:
+        records: list[dict[str, object]] = json.load(handle)
+    return records
+
+
+def build_converter(extra_prefixes: Mapping[str, str] | None = None) -> curies.Converter:
+    """One converter from the project's prefix map plus a store's own prefixes.
+
+    A store's prefix wins a name clash (its author chose it); a store prefix whose
+    namespace the project map already covers adds nothing. Every prefix also answers
+    to its lower- and upper-case spellings.
+    """
+    records = [curies.Record(**r) for r in load_prefix_records()]  # type: ignore[arg-type]
+    known_uris = {uri for r in records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)}
+    for prefix, uri in sorted((extra_prefixes or {}).items()):
+        if not prefix or uri in known_uris or not _is_usable_namespace(uri):
+            continue
+        records = [r for r in records if r.prefix != prefix and prefix not in r.prefix_synonyms]
+        records.append(curies.Record(prefix=prefix, uri_prefix=uri))
+        known_uris.add(uri)
+    taken = {p for r in records for p in (r.prefix, *r.prefix_synonyms)}
+    for record in records:
+        for name in (record.prefix, *list(record.prefix_synonyms)):
+            for variant in (name.lower(), name.upper()):
+                if variant not in taken:
+                    record.prefix_synonyms.append(variant)
+                    taken.add(variant)
+    return curies.Converter(records, strict=False)
+
+
+def _is_usable_namespace(uri: str) -> bool:
+    return bool(_SCHEME.match(uri)) and not _FORBIDDEN.search(uri)
+
+
+class IdMapper:
+    """Canonicalizes IDs in both directions for one graph."""
+
+    def __init__(self, converter: curies.Converter) -> None:
+        self.converter = converter
+        self._out: dict[str, str] = {}
+        self._local_names: dict[str, list[str]] = {}
+
+    # -- output ---------------------------------------------------------------
+    def to_id(self, iri: str) -> str:
+        """The canonical ID of an IRI: its CURIE, or the IRI itself."""
+        cached = self._out.get(iri)
+        if cached is None:
+            cached = self.converter.compress(iri, passthrough=True) or iri
+            self._out[iri] = cached
+        return cached
+
+    # -- input ----------------------------------------------------------------
+    def register_local_names(self, iris: Iterable[str]) -> None:
+        """Let predicates and types be named by their bare local name."""
+        names: dict[str, list[str]] = {}
+        for iri in iris:
+            local = local_name(iri)
+            if local:
+                names.setdefault(local, []).append(iri)
+                names.setdefault(local.lower(), []).append(iri)
+        self._local_names = {k: sorted(set(v)) for k, v in names.items()}
+
+    def resolve(self, value: object, field: str, *, allow_local_name: bool = False) -> Resolution:
+        """Map one input ID to an IRI, or say why it could not be mapped.
+
+        Raises `InvalidInput` when the value cannot be an ID at all.
+        """
+        text = check_id_text(value, field)
+        if text.startswith("<") and text.endswith(">"):
+            text = check_id_text(text[1:-1], field)
+        elif "<" in text or ">" in text:
+            raise InvalidInput(f"{field}: {_show(text)} is not an IRI or CURIE", field=field)
+        iri = self._expand(text)
+        if iri is None and allow_local_name and ":" not in text:
+            matches = self._local_names.get(text) or self._local_names.get(text.lower()) or []
+            if len(matches) == 1:
+                iri = matches[0]
+            elif len(matches) > 1:
+                options = ", ".join(self.to_id(m) for m in matches[:5])
+                return Resolution(None, f"the name {text!r} is ambiguous: {options}")
+        if iri is None:
+            if ":" in text:
+                prefix = text.split(":", 1)[0]
+                return Resolution(None, f"unknown prefix {prefix!r}")
+            return Resolution(None, f"{text!r} is a bare name, not an ID; use search_entities")
+        return Resolution(check_iri(iri, field))
+
+    def _expand(self, text: str) -> str | None:
+        if _SCHEME.match(text):
+            scheme = text.split(":", 1)[0].lower()
+            if text[len(scheme) + 1 :].startswith("//") or scheme in _OPAQUE_SCHEMES:
+                standard = self.converter.standardize_uri(text)
+                return standard or text
+        if ":" not in text:
+            return None
+        return self.converter.expand(text)
+
+
+def check_id_text(value: object, field: str) -> str:
+    """The ID as a stripped string, or `InvalidInput` if it cannot be one."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field}: expected a string ID, got {type(value).__name__}", field=field)
+    text = value.strip()
+    if not text:
+        raise InvalidInput(f"{field}: an ID must not be empty", field=field)
+    if len(text) > MAX_ID_LENGTH:
+        raise InvalidInput(f"{field}: an ID must be at most {MAX_ID_LENGTH} characters", field=field)
+    return text
+
+
+def check_iri(iri: str, field: str) -> str:
+    """An IRI safe to write as `<iri>` in SPARQL, or `InvalidInput`."""
+    if _FORBIDDEN.search(iri) or not _SCHEME.match(iri):
+        raise InvalidInput(f"{field}: {_show(iri)} is not a valid IRI", field=field)
+    try:
+        ox.NamedNode(iri)
+    except ValueError as error:
+        raise InvalidInput(f"{field}: {_show(iri)} is not a valid IRI ({error})", field=field) from None
+    return iri
+
+
+def local_name(iri: str) -> str:
+    """The part of an IRI after its last `#`, `/` or `:`."""
+    return re.split(r"[#/:]", iri)[-1]
+
+
+def _show(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")

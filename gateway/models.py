@@ -1,0 +1,280 @@
+"""The tools' inputs and outputs as pydantic models: the one source of truth for the
+Python API, the CLI, the HTTP routes, the MCP tools and the tool lists."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+
+TruthStatus = Literal["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]
+TRUTH_STATUSES: tuple[TruthStatus, ...] = (
+    "asserted_true", "asserted_false", "hypothetical", "disputed", "retracted",
+)
+Direction = Literal["both", "out", "in"]
+Trait = Literal["Symmetric", "Inverse"]
+Layout = Literal["default", "compact"]
+Value = str | int | float | bool
+
+_DATE = re.compile(r"^-?\d{4}-\d{2}-\d{2}$")
+
+
+def _parse_point(value: object) -> object:
+    """A position or time: an integer, or an ISO date / date-time string."""
+    if isinstance(value, bool) or isinstance(value, float):
+        raise ValueError("expected an integer position or an ISO 8601 date or date-time")
+    if isinstance(value, (int, dt.date)):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if re.fullmatch(r"-?\d+", text):
+            return int(text)
+        if _DATE.match(text):
+            return dt.date.fromisoformat(text)
+        try:
+            return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+    raise ValueError("expected an integer position or an ISO 8601 date or date-time")
+
+
+Point = Annotated[
+    int | dt.datetime | dt.date,
+    BeforeValidator(_parse_point),
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "integer"}, {"type": "string", "format": "date"},
+                      {"type": "string", "format": "date-time"}],
+            "description": "an integer position (e.g. a sentence index) or an ISO 8601 date or date-time",
+        }
+    ),
+]
+
+
+class Strict(BaseModel):
+    """Inputs refuse unknown fields, so a misspelt field is an error, not a silent no-op."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- shared input pieces ----------------------------------------------------------
+class NodeFilter(Strict):
+    entity_types: list[str] = Field(
+        default_factory=list, description="Types whose nodes get full data; other nodes are stubs."
+    )
+
+
+class EdgeFilter(Strict):
+    predicates: list[str] = Field(
+        default_factory=list, description="Predicates whose edges get full data; other edges are stubs."
+    )
+
+
+class TraversalFilters(Strict):
+    """Filters that decide which statements a walk may cross (and so change topology)."""
+
+    truth_status: list[TruthStatus] | None = Field(
+        default=None,
+        description='Statuses a walk may cross. Default ["asserted_true"]: hypothetical, disputed, '
+        "retracted and false statements are not crossed unless listed.",
+    )
+    as_of: Point | None = Field(
+        default=None,
+        description="Only cross statements asserted at or before this position/time. Statements "
+        "without a position are background knowledge and always crossable. Default: no cutoff.",
+    )
+    valid_at: Point | None = Field(
+        default=None,
+        description="Only cross statements in force at this point (validFrom <= valid_at <= validUntil).",
+    )
+
+
+# -- tool inputs --------------------------------------------------------------------
+class DescribeSchemaInput(Strict):
+    pass
+
+
+class SearchEntitiesInput(Strict):
+    query: str = Field(min_length=1, max_length=500, description="A name, synonym or words to look up.")
+    entity_types: list[str] = Field(default_factory=list, description="Only entities of these types.")
+    limit: int = Field(default=10, description="At most this many results (clamped to 1..100).")
+
+
+class BfsQueryInput(TraversalFilters):
+    seeds: list[str] = Field(min_length=1, description="Entity IDs to start from (CURIEs or URLs).")
+    max_hops: int = Field(default=1, description="Relationships from the seeds (clamped to 0..6; 1-2 recommended).")
+    direction: Direction = Field(default="both", description="Follow relationships out of, into, or both ways.")
+    expand_traits: list[Trait] = Field(
+        default_factory=list,
+        description="Also surface edges implied by Symmetric or Inverse predicates, marked derived_via.",
+    )
+    node_filter: NodeFilter | None = Field(default=None, description="Which nodes get full data (presentation only).")
+    edge_filter: EdgeFilter | None = Field(default=None, description="Which edges get full data (presentation only).")
+    topology_only: bool = Field(default=False, description="Every node and edge as a stub: the cheapest survey.")
+    max_nodes: int | None = Field(default=None, description="Node budget (clamped; the value used is in limits).")
+    max_edges: int | None = Field(default=None, description="Edge budget (clamped; the value used is in limits).")
+    layout: Layout = Field(
+        default="default",
+        description='"compact": nodes grouped by type, edges as [subject, predicate, object] arrays.',
+    )
+
+
+class DescribeEntityInput(Strict):
+    id: str = Field(description="The entity (or statement) ID to describe.")
+
+
+class DescribeEntitiesInput(Strict):
+    ids: list[str] = Field(min_length=1, description="Entity IDs to describe (at most 100).")
+
+
+# -- outputs ------------------------------------------------------------------------
+class Node(Out):
+    id: str
+    entity_type: str
+    label: str | None = None
+    description: str | None = None
+    types: list[str] | None = None
+    alt_labels: list[str] | None = None
+    properties: dict[str, list[Value]] | None = None
+    statement: Edge | None = Field(default=None, description="For a statement node: the statement itself.")
+
+
+class Edge(Out):
+    subject: str
+    predicate: str
+    object: str
+    derived_via: str | None = Field(default=None, description='Set on trait-derived edges, e.g. "Inverse(rel:DisguisedAs)".')
+    id: str | None = Field(default=None, description="The statement ID (absent for a plain triple).")
+    truth_status: TruthStatus | None = None
+    asserted_at: Value | None = None
+    valid_from: Value | None = None
+    valid_until: Value | None = None
+    confidence: float | None = None
+    extraction_method: str | None = None
+    provenance: dict[str, list[Any]] | None = None
+
+
+class Limits(Out):
+    max_hops: int
+    max_nodes: int
+    max_edges: int
+    seeds: int
+
+
+class Truncation(Out):
+    reason: Literal["max_nodes", "max_edges"]
+    at_hop: int = Field(description="The hop whose expansion the budget cut.")
+    frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
+
+
+class SubgraphBase(Out):
+    seeds: list[str]
+    max_hops: int
+    node_count: int
+    edge_count: int
+    hop_counts: list[int] = Field(description="Nodes per hop; nodes are listed by hop, then ID.")
+    limits: Limits
+    truncated: bool = False
+    truncation: Truncation | None = None
+    unresolved_seeds: list[str] = Field(default_factory=list)
+    hidden_by_filter: dict[str, int] = Field(
+        default_factory=dict,
+        description="Statements next to expanded nodes that a traversal filter kept the walk from "
+        "crossing, per filter. Widen that filter to see them.",
+    )
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Subgraph(SubgraphBase):
+    layout: Literal["default"] = "default"
+    nodes: list[Node]
+    edges: list[Edge]
+
+
+class CompactSubgraph(SubgraphBase):
+    layout: Literal["compact"] = "compact"
+    nodes: dict[str, list[str]] = Field(description="Node IDs grouped by entity type.")
+    edges: list[list[str]] = Field(description="[subject, predicate, object] or [..., derived_via].")
+    node_details: dict[str, Node] = Field(default_factory=dict, description="Full data of non-stub nodes.")
+    edge_details: dict[str, Edge] = Field(default_factory=dict, description="Full data of non-stub edges, keyed by edge index.")
+
+
+class RelationshipCount(Out):
+    predicate: str
+    direction: Literal["out", "in"]
+    count: int
+
+
+class EntityDetail(Node):
+    relationships: list[RelationshipCount] = Field(default_factory=list)
+
+
+class EntitiesDetail(Out):
+    entities: list[EntityDetail]
+    unresolved: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class SearchHit(Out):
+    id: str
+    label: str | None
+    entity_type: str
+    score: float
+    match: Literal["exact_label", "alt_label", "prefix", "full_text"]
+
+
+class SearchResult(Out):
+    query: str
+    results: list[SearchHit]
+    warnings: list[str] = Field(default_factory=list)
+
+
+class TypeInfo(Out):
+    id: str
+    label: str | None = None
+    count: int
+
+
+class PredicateInfo(Out):
+    id: str
+    label: str | None = None
+    count: int
+    traits: list[str] = Field(default_factory=list)
+    inverse_of: str | None = None
+
+
+class Range(Out):
+    min: Value
+    max: Value
+
+
+class StatementCounts(Out):
+    total: int
+    reified: int
+    plain: int
+    unasserted: int
+    without_asserted_at: int
+
+
+class Schema(Out):
+    graph_description: str
+    profile: str
+    entity_types: list[TypeInfo]
+    predicates: list[PredicateInfo]
+    truth_statuses: dict[str, int]
+    statements: StatementCounts
+    as_of_range: Range | None = None
+    valid_at_range: Range | None = None
+    named_graphs: list[str] = Field(default_factory=list)
+    prefixes: dict[str, str]
+    warnings: list[str] = Field(default_factory=list)
+
+
+Node.model_rebuild()
+EntityDetail.model_rebuild()

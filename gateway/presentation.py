@@ -1,0 +1,202 @@
+"""Full and stub forms of nodes and edges: the data a full item carries, read on demand.
+
+Stubs cost nothing beyond the walk (IDs and one type query). Full data is read only
+for the nodes and statements that a presentation filter selects.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gateway.models import Edge, Node
+from gateway.profiles.base import Hit
+from gateway.sparql import iris, render
+from gateway.terms import BFS, OWL, RDF, RDFS, Blank, Literal, Term
+
+if TYPE_CHECKING:
+    from gateway.context import GraphContext
+
+STATEMENT_TYPE = BFS + "Statement"
+_GENERIC_TYPES = frozenset({OWL + "Thing", OWL + "NamedIndividual", RDFS + "Resource"})
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+SCHEMA = "https://schema.org/"
+LABELS = (RDFS + "label", SKOS + "prefLabel", SCHEMA + "name", "http://schema.org/name")
+ALT_LABELS = (
+    SKOS + "altLabel", SCHEMA + "alternateName",
+    "http://www.geneontology.org/formats/oboInOwl#hasExactSynonym",
+)
+DESCRIPTIONS = (SCHEMA + "description", "http://schema.org/description", RDFS + "comment",
+                "http://purl.org/dc/terms/description")
+_NAME_PREDICATES = frozenset((*LABELS, *ALT_LABELS, *DESCRIPTIONS))
+
+
+def entity_type(types: Iterable[str], to_id: Any) -> str:
+    """One type to show for a node: "Statement" for reifiers, else its first specific type."""
+    kinds = set(types)
+    if STATEMENT_TYPE in kinds:
+        return "Statement"
+    specific = sorted(to_id(t) for t in kinds - _GENERIC_TYPES) or sorted(to_id(t) for t in kinds)
+    return specific[0] if specific else "Entity"
+
+
+def node_types(ctx: GraphContext, nodes: Sequence[str], graphs: Sequence[str] | None = None) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = defaultdict(list)
+    for chunk in _chunks(nodes):
+        _, rows = ctx.backend.select(render("native/node_types", ids=iris(chunk)), graphs=graphs)
+        for x, t in rows:
+            if isinstance(t, str):
+                found[str(x)].append(t)
+    return found
+
+
+def full_nodes(
+    ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], graphs: Sequence[str] | None = None
+) -> dict[str, Node]:
+    """Full data for entities: label, description, synonyms, types, literal properties."""
+    to_id = ctx.ids.to_id
+    rows_by_node: dict[str, list[tuple[str, Term]]] = defaultdict(list)
+    for chunk in _chunks(nodes):
+        _, rows = ctx.backend.select(render("native/node_data", ids=iris(chunk)), graphs=graphs)
+        for x, p, v in rows:
+            if v is not None:
+                rows_by_node[str(x)].append((str(p), v))
+    statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
+    statement_edges = statement_details(ctx, statements, graphs=graphs) if statements else {}
+    result = {}
+    for node in nodes:
+        values = rows_by_node.get(node, [])
+        label = _pick(values, LABELS, ctx.settings.language)
+        description = _pick(values, DESCRIPTIONS, ctx.settings.language)
+        alt = sorted({_text(v) for p, v in values if p in ALT_LABELS and _language_ok(v, ctx.settings.language)})
+        properties: dict[str, list[Any]] = defaultdict(list)
+        for p, v in values:
+            if p in _NAME_PREDICATES or p == RDF + "type":
+                continue
+            properties[to_id(p)].append(_value(v, to_id))
+        result[node] = Node(
+            id=to_id(node),
+            entity_type=entity_type(types.get(node, ()), to_id),
+            label=label,
+            description=description,
+            types=sorted(to_id(t) for t in types.get(node, ()) if t != STATEMENT_TYPE) or None,
+            alt_labels=alt or None,
+            properties=None if node in statement_edges else
+            {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None,
+            statement=statement_edges.get(node),
+        )
+    return result
+
+
+def statement_details(ctx: GraphContext, statements: Sequence[str], graphs: Sequence[str] | None = None) -> dict[str, Edge]:
+    """Full edges for statement IDs read directly (describe, statement nodes)."""
+    triples: dict[str, tuple[str, str, str, bool]] = {}
+    for chunk in _chunks(statements):
+        _, rows = ctx.backend.select(render("native/reified_triple", ids=iris(chunk)), graphs=graphs)
+        for r, s, p, o, asserted in rows:
+            triples[str(r)] = (str(s), str(p), str(o), isinstance(asserted, Literal) and asserted.value == "true")
+    data = _statement_data(ctx, list(triples), graphs)
+    edges = {}
+    for r, (s, p, o, asserted) in triples.items():
+        hit = Hit("", "", s, p, o, r, "asserted_true" if asserted else "hypothetical")
+        edges[r] = full_edge(ctx, (s, p, o, r, None), hit, data.get(r, []))
+    return edges
+
+
+def full_edges(
+    ctx: GraphContext, keys: Sequence[tuple[tuple[str, str, str, str | None, str | None], Hit]],
+    graphs: Sequence[str] | None = None,
+) -> list[Edge]:
+    data = _statement_data(ctx, sorted({k[3] for k, _ in keys if k[3]}), graphs)
+    return [full_edge(ctx, key, hit, data.get(key[3] or "", [])) for key, hit in keys]
+
+
+def stub_edge(ctx: GraphContext, key: tuple[str, str, str, str | None, str | None]) -> Edge:
+    to_id = ctx.ids.to_id
+    return Edge(subject=to_id(key[0]), predicate=to_id(key[1]), object=to_id(key[2]),
+                derived_via=_derived(key[4], to_id))
+
+
+def full_edge(
+    ctx: GraphContext, key: tuple[str, str, str, str | None, str | None], hit: Hit, data: list[tuple[str, Term]]
+) -> Edge:
+    to_id = ctx.ids.to_id
+    fields: dict[str, Any] = {"truth_status": hit.status}
+    provenance: dict[str, list[Any]] = defaultdict(list)
+    for p, v in data:
+        if p == BFS + "truthStatus":
+            if isinstance(v, str) and v.startswith(BFS):
+                fields["truth_status"] = v[len(BFS):]
+        elif p == BFS + "assertedAt":
+            fields["asserted_at"] = _value(v, to_id)
+        elif p == BFS + "validFrom":
+            fields["valid_from"] = _value(v, to_id)
+        elif p == BFS + "validUntil":
+            fields["valid_until"] = _value(v, to_id)
+        elif p == BFS + "confidence" and isinstance(v, Literal):
+            value = v.to_python()
+            fields["confidence"] = float(value) if isinstance(value, (int, float)) else None
+        elif p == BFS + "extractionMethod":
+            fields["extraction_method"] = _text(v)
+        else:
+            provenance[to_id(p)].append(_value(v, to_id))
+    return Edge(
+        subject=to_id(key[0]), predicate=to_id(key[1]), object=to_id(key[2]),
+        derived_via=_derived(key[4], to_id),
+        id=to_id(key[3]) if key[3] else None,
+        provenance={k: sorted(v, key=str) for k, v in sorted(provenance.items())} or None,
+        **fields,
+    )
+
+
+def _statement_data(ctx: GraphContext, statements: Sequence[str], graphs: Sequence[str] | None) -> dict[str, list[tuple[str, Term]]]:
+    found: dict[str, list[tuple[str, Term]]] = defaultdict(list)
+    for chunk in _chunks(statements):
+        _, rows = ctx.backend.select(render("native/statement_data", ids=iris(chunk)), graphs=graphs)
+        for r, p, v in rows:
+            if v is not None:
+                found[str(r)].append((str(p), v))
+    return found
+
+
+def _derived(derived_via: str | None, to_id: Any) -> str | None:
+    if derived_via is None:
+        return None
+    kind, iri = derived_via[:-1].split("(", 1)
+    return f"{kind}({to_id(iri)})"
+
+
+def _value(term: Term, to_id: Any) -> Any:
+    if isinstance(term, Literal):
+        return term.to_python()
+    if isinstance(term, Blank):
+        return f"_:{term}"
+    if isinstance(term, str):
+        return to_id(term)
+    return str(term)
+
+
+def _text(term: Term) -> str:
+    return term.value if isinstance(term, Literal) else str(term)
+
+
+def _language_ok(term: Term, language: str) -> bool:
+    if not isinstance(term, Literal) or not term.language:
+        return True
+    return term.language == language or term.language.startswith(language + "-")
+
+
+def _pick(values: list[tuple[str, Term]], predicates: Sequence[str], language: str) -> str | None:
+    from gateway.context import pick_label
+
+    for predicate in predicates:
+        candidates = [v for p, v in values if p == predicate]
+        if candidates:
+            return pick_label(candidates, language)
+    return None
+
+
+def _chunks(items: Sequence[str], size: int = 2000) -> Iterable[Sequence[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,164 @@
+"""What every statement model (profile) provides to the tools.
+
+A profile maps its store's shapes (RDF 1.2 reifiers, `rdf:Statement` nodes, Wikidata
+statement nodes, plain triples) onto one concept: a `Hit` is a statement touching a
+node, with the truth status and positions the traversal filters read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term
+
+Point = int | dt.date | dt.datetime
+
+# Predicates that never make a traversable edge: typing, reification plumbing, schema.
+NON_EDGE_PREDICATES: tuple[str, ...] = (
+    RDF + "type",
+    RDF + "reifies",
+    RDF + "subject",
+    RDF + "predicate",
+    RDF + "object",
+    OWL + "inverseOf",
+    RDFS + "domain",
+    RDFS + "range",
+    RDFS + "subPropertyOf",
+    BFS + "truthStatus",
+    BFS + "assertedAt",
+    BFS + "validFrom",
+    BFS + "validUntil",
+    BFS + "sourceDocument",
+    BFS + "supportingDocument",
+    BFS + "evidence",
+)
+STRUCTURAL_SUBJECT = RDF + "subject"
+STRUCTURAL_OBJECT = RDF + "object"
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One statement found next to frontier node `x`.
+
+    `via` is "o" when `x` is the subject, "i" when it is the object, "s" when `x` is
+    the statement itself (the walk goes on to its subject and object).
+    """
+
+    via: str
+    x: str
+    s: str
+    p: str
+    o: str
+    stmt: str | None
+    status: str
+    asserted_at: Term | None = None
+    valid_from: Term | None = None
+    valid_until: Term | None = None
+    failed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HopPlan:
+    """The traversal settings of one walk, as a profile needs them."""
+
+    direction: str = "both"
+    truth_status: frozenset[str] = frozenset({"asserted_true"})
+    as_of: Point | None = None
+    valid_at: Point | None = None
+    mirror_predicates: tuple[str, ...] = ()
+    graphs: tuple[str, ...] | None = None
+
+    @property
+    def out(self) -> bool:
+        return self.direction in ("out", "both")
+
+    @property
+    def inward(self) -> bool:
+        return self.direction in ("in", "both")
+
+    def failures(self, status: str, at: Term | None, vf: Term | None, vu: Term | None) -> tuple[str, ...]:
+        """The traversal filters a statement fails (empty when it may be crossed)."""
+        failed = []
+        if status not in self.truth_status:
+            failed.append("truth_status")
+        if self.as_of is not None and at is not None and not _leq(as_point(at), self.as_of):
+            failed.append("as_of")
+        if self.valid_at is not None and (
+            (vf is not None and not _leq(as_point(vf), self.valid_at))
+            or (vu is not None and not _leq(self.valid_at, as_point(vu)))
+        ):
+            failed.append("valid_at")
+        return tuple(failed)
+
+
+def as_point(term: Term | None) -> object:
+    """A literal as a Python value comparable with a query's `Point`."""
+    if not isinstance(term, Literal):
+        return term
+    value = term.to_python()
+    if isinstance(value, str) and term.datatype is not None:
+        kind = term.datatype.rsplit("#", 1)[-1]
+        try:
+            if kind == "date":
+                return dt.date.fromisoformat(value)
+            if kind == "dateTime":
+                return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+    return value
+
+
+def _leq(a: object, b: object) -> bool:
+    """a <= b; incomparable values (an integer and a date) fail, as they do in SPARQL."""
+    try:
+        return bool(a <= b)  # type: ignore[operator]
+    except TypeError:
+        return False
+
+
+@dataclass
+class Traits:
+    """Trait declarations: symmetric and transitive predicates, inverse pairs."""
+
+    symmetric: frozenset[str] = frozenset()
+    transitive: frozenset[str] = frozenset()
+    inverses: dict[str, str] = field(default_factory=dict)
+
+    def mirrors(self, p: str, kinds: frozenset[str]) -> list[tuple[str, str]]:
+        """(mirror predicate, derived_via kind) for a statement with predicate p."""
+        found = []
+        if "Symmetric" in kinds and p in self.symmetric:
+            found.append((p, "Symmetric"))
+        if "Inverse" in kinds and p in self.inverses:
+            found.append((self.inverses[p], "Inverse"))
+        return found
+
+
+class Profile(Protocol):
+    """A statement model over one backend."""
+
+    name: str
+    has_reifiers: bool
+
+    def unasserted(self) -> list[Hit]:
+        """Statements the graph holds without asserting them (reifier only)."""
+        ...
+
+    def hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
+        """Traversable statements touching the frontier, at most `limit`; and whether more may exist."""
+        ...
+
+    def hidden(self, frontier: Sequence[str], plan: HopPlan, cap: int) -> list[Hit]:
+        """Statements touching the frontier that the filters keep the walk from crossing."""
+        ...
+
+    def can_hide(self, plan: HopPlan) -> bool:
+        """Whether any statement in the graph could fail these filters."""
+        ...
+
+    def existing(self, iris: Sequence[str], plan: HopPlan) -> set[str]: ...
+
+    def traits(self) -> Traits: ...

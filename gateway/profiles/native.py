@@ -1,0 +1,172 @@
+"""The native profile: statements as RDF 1.2 reifiers, plain triples as asserted_true.
+
+    s p o ~ r {| bfs:truthStatus ... |} .      asserted: base triple and reifier
+    << s p o ~ r >> bfs:truthStatus ... .      unasserted: reifier only
+    s p o .                                    plain: asserted_true, no provenance
+
+A reifier without a status is asserted_true when its triple is asserted and
+hypothetical when it is not. Nothing in the store indexes the inside of a triple
+term, so unasserted statements are read once, when the profile first needs them, and
+kept in memory keyed by subject and object; the rest is one query per hop.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+
+from gateway.backends.base import Backend
+from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan, Traits
+from gateway.sparql import Sparql, integer, iris, literal, render
+from gateway.terms import BFS, Literal, Term
+
+_ALL_FILTERS = ("truth_status", "as_of", "valid_at")
+
+
+def status_name(term: Term | None) -> str:
+    if isinstance(term, str) and term.startswith(BFS):
+        return term[len(BFS) :]
+    return "asserted_true" if term is None else str(term)
+
+
+class NativeProfile:
+    name = "native"
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    # -- what the graph holds ----------------------------------------------------------
+    @cached_property
+    def has_reifiers(self) -> bool:
+        _, rows = self.backend.select(render("native/has_reifiers"))
+        return bool(rows)
+
+    @cached_property
+    def _unasserted(self) -> tuple[dict[str, list[Hit]], dict[str, list[Hit]]]:
+        """Reifier-only statements by subject and by object (as `Hit`s with via unset)."""
+        by_subject: dict[str, list[Hit]] = defaultdict(list)
+        by_object: dict[str, list[Hit]] = defaultdict(list)
+        if not self.has_reifiers:
+            return by_subject, by_object
+        _, rows = self.backend.select(render("native/unasserted"))
+        excluded = set(NON_EDGE_PREDICATES)
+        for r, s, p, o, ts, at, vf, vu in rows:
+            if not isinstance(p, str) or p in excluded:
+                continue
+            status = status_name(ts) if ts is not None else "hypothetical"
+            hit = Hit("", "", str(s), p, str(o), str(r), status, at, vf, vu)
+            by_subject[hit.s].append(hit)
+            by_object[hit.o].append(hit)
+        return dict(by_subject), dict(by_object)
+
+    def unasserted(self) -> list[Hit]:
+        """Every reifier-only statement."""
+        return [h for hits in self._unasserted[0].values() for h in hits]
+
+    def traits(self) -> Traits:
+        return self._traits
+
+    @cached_property
+    def _traits(self) -> Traits:
+        _, rows = self.backend.select(render("native/traits"))
+        symmetric, transitive, inverses = set(), set(), {}
+        for kind, p, q in rows:
+            if not isinstance(p, str):
+                continue
+            if _text(kind) == "symmetric":
+                symmetric.add(p)
+            elif _text(kind) == "transitive":
+                transitive.add(p)
+            elif isinstance(q, str):
+                inverses.setdefault(p, q)
+                inverses.setdefault(q, p)
+        return Traits(frozenset(symmetric), frozenset(transitive), inverses)
+
+    def can_hide(self, plan: HopPlan) -> bool:
+        return self._statement_aware(plan)
+
+    def _statement_aware(self, plan: HopPlan) -> bool:
+        """Whether hops must read statements; a plain graph under the default filter need not."""
+        return self.has_reifiers or "asserted_true" not in plan.truth_status
+
+    def existing(self, iris_: Sequence[str], plan: HopPlan) -> set[str]:
+        if not iris_:
+            return set()
+        _, rows = self.backend.select(render("native/exists", ids=iris(iris_)), graphs=plan.graphs)
+        found = {str(row[0]) for row in rows}
+        by_subject, by_object = self._unasserted
+        found.update(i for i in iris_ if i in by_subject or i in by_object)
+        return found
+
+    # -- one hop -----------------------------------------------------------------------
+    def hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
+        rows = self._select_hop(frontier, plan, limit, mode="traversable")
+        hits = [self._hit(row) for row in rows]
+        hits.extend(h for h in self._unasserted_hits(frontier, plan) if not h.failed)
+        return hits, len(rows) >= limit
+
+    def hidden(self, frontier: Sequence[str], plan: HopPlan, cap: int) -> list[Hit]:
+        if not self._statement_aware(plan):
+            return []
+        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden")]
+        hits.extend(h for h in self._unasserted_hits(frontier, plan) if h.failed)
+        return hits
+
+    def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[Term | None]]:
+        flags = [mode]
+        trait_predicates = plan.mirror_predicates
+        flags.append("out" if plan.out else "out_traits" if trait_predicates else "")
+        flags.append("in" if plan.inward else "in_traits" if trait_predicates else "")
+        if self._statement_aware(plan):
+            flags.append("reified")
+        slots: dict[str, Sparql] = {
+            "frontier": iris(frontier),
+            "excluded": iris(NON_EDGE_PREDICATES, ", "),
+            "truth_status": iris((BFS + s for s in sorted(plan.truth_status)), ", "),
+            "trait_predicates": iris(trait_predicates, ", "),
+            "limit": integer(limit),
+        }
+        if plan.as_of is not None:
+            flags.append("as_of")
+            slots["as_of"] = literal(plan.as_of)
+        if plan.valid_at is not None:
+            flags.append("valid_at")
+            slots["valid_at"] = literal(plan.valid_at)
+        _, rows = self.backend.select(render("native/hop", flags, **slots), graphs=plan.graphs)
+        return rows
+
+    @staticmethod
+    def _hit(row: list[Term | None]) -> Hit:
+        d, x, s, p, o, r, status, at, vf, vu, ok_truth, ok_asof, ok_valid = row
+        failed = tuple(
+            name for name, ok in zip(_ALL_FILTERS, (ok_truth, ok_asof, ok_valid)) if _false(ok)
+        )
+        return Hit(
+            _text(d), str(x), str(s), str(p), str(o), None if r is None else str(r),
+            status_name(status), at, vf, vu, failed,
+        )
+
+    def _unasserted_hits(self, frontier: Iterable[str], plan: HopPlan) -> list[Hit]:
+        """Reifier-only statements touching the frontier, with the filters they fail."""
+        by_subject, by_object = self._unasserted
+        if not by_subject:
+            return []
+        mirrored = set(plan.mirror_predicates)
+        hits = []
+        for x in frontier:
+            for via, index, wanted in (("o", by_subject, plan.out), ("i", by_object, plan.inward)):
+                for h in index.get(x, ()):
+                    if wanted or h.p in mirrored:
+                        failed = plan.failures(h.status, h.asserted_at, h.valid_from, h.valid_until)
+                        hits.append(Hit(via, x, h.s, h.p, h.o, h.stmt, h.status,
+                                        h.asserted_at, h.valid_from, h.valid_until, failed))
+        return hits
+
+
+def _text(term: Term | None) -> str:
+    return term.value if isinstance(term, Literal) else str(term or "")
+
+
+def _false(term: Term | None) -> bool:
+    return isinstance(term, Literal) and term.value in ("false", "0")

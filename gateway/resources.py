@@ -1,0 +1,17 @@
+"""Where the project's data files live: beside the package in a checkout, inside it in a wheel."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@cache
+def resource_dir(name: str) -> Path:
+    """The directory `vocab`, `queries` or `data`, installed or in a checkout."""
+    for candidate in (_PACKAGE / "_resources" / name, _PACKAGE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"the gateway's {name}/ directory is missing from this installation")

@@ -1,0 +1,147 @@
+"""search_entities: names to IDs, from a SQLite FTS5 index kept beside the store.
+
+Ranking, in tiers: an exact label, then an exact synonym (alternative label), then a
+label or synonym that starts with the query, then full-text matches over labels,
+synonyms and descriptions ranked by BM25. Within a tier: shorter names, then IDs.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+import unicodedata
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gateway.models import SearchHit
+from gateway.presentation import entity_type
+from gateway.sparql import render
+from gateway.terms import Literal
+
+if TYPE_CHECKING:
+    from gateway.context import GraphContext
+
+SCHEMA = """
+CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL);
+CREATE TABLE name(entity INTEGER NOT NULL, kind INTEGER NOT NULL, norm TEXT NOT NULL);
+CREATE TABLE type(entity INTEGER NOT NULL, type TEXT NOT NULL);
+CREATE VIRTUAL TABLE fulltext USING fts5(entity UNINDEXED, text, tokenize="unicode61 remove_diacritics 2");
+"""
+INDEXES = """
+CREATE INDEX name_norm ON name(norm);
+CREATE INDEX type_type ON type(type, entity);
+"""
+_LABEL, _ALT = 0, 1
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def normalize(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+class SearchIndex:
+    """A full-text index of entity names. Thread-safe; read-only once built."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self._db = connection
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: Path) -> SearchIndex:
+        uri = f"file:{path}?mode=ro"
+        return cls(sqlite3.connect(uri, uri=True, check_same_thread=False))
+
+    @classmethod
+    def build(cls, ctx: GraphContext, path: Path | None = None) -> SearchIndex:
+        """Read every name in the graph into a new index (in memory unless `path`)."""
+        if path is not None and path.exists():
+            path.unlink()
+        db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False)
+        db.executescript(SCHEMA)
+        names: dict[str, list[tuple[str, Literal]]] = defaultdict(list)
+        _, rows = ctx.backend.select(render("native/names"))
+        for x, kind, text in rows:
+            if isinstance(text, Literal) and isinstance(x, str):
+                names[x].append((kind.value if isinstance(kind, Literal) else "label", text))
+        types: dict[str, list[str]] = defaultdict(list)
+        _, rows = ctx.backend.select(render("native/entity_types"))
+        for x, t in rows:
+            if str(x) in names and isinstance(t, str):
+                types[str(x)].append(t)
+        from gateway.context import pick_label
+
+        with db:
+            for number, (iri, values) in enumerate(sorted(names.items()), start=1):
+                labels = [v for k, v in values if k == "label"]
+                label = pick_label(labels, ctx.settings.language) if labels else None
+                kind = entity_type(types.get(iri, ()), ctx.ids.to_id)
+                db.execute("INSERT INTO entity VALUES (?, ?, ?, ?)", (number, iri, label, kind))
+                db.executemany("INSERT INTO type VALUES (?, ?)", [(number, t) for t in sorted(set(types.get(iri, ())))])
+                seen: set[tuple[int, str]] = set()
+                for k, v in values:
+                    if k != "description":
+                        row = (_LABEL if k == "label" else _ALT, normalize(v.value))
+                        if row not in seen:
+                            seen.add(row)
+                            db.execute("INSERT INTO name VALUES (?, ?, ?)", (number, *row))
+                    db.execute("INSERT INTO fulltext(entity, text) VALUES (?, ?)", (number, v.value))
+            db.executescript(INDEXES)
+        return cls(db)
+
+    def search(self, query: str, types: set[str] | None, limit: int, to_id: object) -> list[SearchHit]:
+        norm = normalize(query)
+        found: dict[int, tuple[int, float, str]] = {}  # entity -> (tier, order key, match)
+        type_clause, type_args = self._type_clause(types)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT entity, kind, norm FROM name WHERE norm = ? {type_clause}", (norm, *type_args)
+            ).fetchall()
+            for entity, kind, _ in rows:
+                tier = 0 if kind == _LABEL else 1
+                self._keep(found, entity, tier, 0.0, "exact_label" if tier == 0 else "alt_label")
+            if norm:
+                rows = self._db.execute(
+                    f"SELECT entity, norm FROM name WHERE norm > ? AND norm < ? {type_clause} "
+                    "ORDER BY length(norm), entity LIMIT ?",
+                    (norm, norm + "\U0010ffff", *type_args, limit * 4),
+                ).fetchall()
+                for entity, name in rows:
+                    self._keep(found, entity, 2, float(len(name)), "prefix")
+            match = " ".join(f'"{word}"' for word in _WORD.findall(query))
+            if match:
+                rows = self._db.execute(
+                    "SELECT entity, min(rank) AS best FROM (SELECT entity, bm25(fulltext) AS rank "
+                    "FROM fulltext WHERE fulltext MATCH ? ORDER BY rank LIMIT ?) "
+                    f"WHERE 1 {type_clause} GROUP BY entity ORDER BY best, entity LIMIT ?",
+                    (match, limit * 20, *type_args, limit * 4),
+                ).fetchall()
+                for entity, rank in rows:
+                    self._keep(found, entity, 3, float(rank), "full_text")
+            ranked = sorted(found.items(), key=lambda item: (item[1][0], item[1][1], item[0]))[:limit]
+            details = {
+                row[0]: row[1:]
+                for row in self._db.execute(
+                    f"SELECT id, iri, label, entity_type FROM entity WHERE id IN ({','.join('?' * len(ranked))})",
+                    [entity for entity, _ in ranked],
+                )
+            }
+        hits = []
+        for entity, (tier, key, how) in ranked:
+            iri, label, kind = details[entity]
+            score = (1.0, 0.9, 0.8, 0.0)[tier] if tier < 3 else round(0.7 * -key / (1 - key), 4)
+            hits.append(SearchHit(id=to_id(iri), label=label, entity_type=kind, score=score, match=how))  # type: ignore[operator,arg-type]
+        return hits
+
+    @staticmethod
+    def _type_clause(types: set[str] | None) -> tuple[str, list[str]]:
+        if types is None:
+            return "", []
+        marks = ",".join("?" * len(types))
+        return f"AND entity IN (SELECT entity FROM type WHERE type IN ({marks}))", sorted(types)
+
+    @staticmethod
+    def _keep(found: dict[int, tuple[int, float, str]], entity: int, tier: int, key: float, how: str) -> None:
+        if entity not in found or (tier, key) < found[entity][:2]:
+            found[entity] = (tier, key, how)

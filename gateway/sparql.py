@@ -1,0 +1,92 @@
+"""SPARQL text: the templates in `queries/` and the one path by which values enter them.
+
+A template is a `.rq` file with slots (`{{name}}`) and optional sections
+(`{{#flag}} ... {{/flag}}`). Slots accept only `Sparql` fragments, and the only
+functions here that make a `Sparql` fragment from a value are `iri`, `iris` and
+`literal`: IRIs must have passed `gateway.ids.check_iri`, literals are written by
+pyoxigraph's escaping serializer, integers are formatted from `int`. So no caller
+string reaches the store as query text without validation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from functools import cache
+
+import pyoxigraph as ox
+
+from gateway.resources import resource_dir
+from gateway.terms import XSD
+
+
+class Sparql(str):
+    """A fragment of SPARQL text that is safe to place in a template slot."""
+
+
+def iri(value: str) -> Sparql:
+    """`<value>` for an IRI that `gateway.ids.check_iri` accepted."""
+    if "<" in value or ">" in value or " " in value:
+        raise ValueError(f"unchecked IRI reached the SPARQL writer: {value!r}")
+    return Sparql(f"<{value}>")
+
+
+def iris(values: Iterable[str], separator: str = " ") -> Sparql:
+    """IRIs for a `VALUES` block (space-separated) or an `IN (...)` list (separator ", ")."""
+    return Sparql(separator.join(iri(v) for v in values))
+
+
+def integer(value: int) -> Sparql:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an int, got {type(value).__name__}")
+    return Sparql(str(value))
+
+
+def literal(value: str | int | float | bool | dt.date | dt.datetime) -> Sparql:
+    """A literal in SPARQL syntax, escaped by pyoxigraph."""
+    if isinstance(value, bool):
+        return Sparql("true" if value else "false")
+    if isinstance(value, int):
+        return integer(value)
+    if isinstance(value, float):
+        return Sparql(str(ox.Literal(repr(value), datatype=ox.NamedNode(XSD + "double"))))
+    if isinstance(value, dt.datetime):
+        return Sparql(str(ox.Literal(value.isoformat(), datatype=ox.NamedNode(XSD + "dateTime"))))
+    if isinstance(value, dt.date):
+        return Sparql(str(ox.Literal(value.isoformat(), datatype=ox.NamedNode(XSD + "date"))))
+    return Sparql(str(ox.Literal(value)))
+
+
+_SECTION = re.compile(r"\{\{([#^])(\w+)\}\}(.*?)\{\{/\2\}\}", re.S)
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+
+
+@cache
+def template(name: str) -> str:
+    """The text of `queries/<name>.rq`."""
+    path = resource_dir("queries") / f"{name}.rq"
+    return path.read_text(encoding="utf-8")
+
+
+def render(name: str, flags: Iterable[str] = (), **slots: Sparql) -> str:
+    """Fill a template: keep `{{#f}}` sections whose flag is set (`{{^f}}` when unset)."""
+    on = set(flags)
+    text = template(name)
+    while True:
+        text, count = _SECTION.subn(
+            lambda m: m.group(3) if (m.group(2) in on) == (m.group(1) == "#") else "", text
+        )
+        if not count:
+            break
+
+    def fill(match: re.Match[str]) -> str:
+        key = match.group(1)
+        value = slots.get(key)
+        if value is None:
+            raise KeyError(f"template {name} needs slot {key!r}")
+        if not isinstance(value, Sparql):
+            raise TypeError(f"slot {key!r} of {name} got raw text; build it with gateway.sparql")
+        return value
+
+    return _SLOT.sub(fill, text)

@@ -1,0 +1,157 @@
+"""RDF terms as the gateway reads them from SPARQL results (TSV)."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+OWL = "http://www.w3.org/2002/07/owl#"
+BFS = "https://w3id.org/bfsql#"
+
+
+class Literal(NamedTuple):
+    """An RDF literal as read from a result."""
+
+    value: str
+    datatype: str | None = None
+    language: str | None = None
+
+    def to_python(self) -> str | int | float | bool:
+        """The literal as a JSON-friendly Python value (dates stay ISO strings)."""
+        kind = self.datatype
+        try:
+            if kind in _INTEGER_TYPES:
+                return int(self.value)
+            if kind in _FLOAT_TYPES:
+                return float(self.value)
+        except ValueError:
+            return self.value
+        if kind == XSD + "boolean":
+            return self.value in ("true", "1")
+        return self.value
+
+
+class Blank(str):
+    """A blank node label. Blank nodes are not entities: traversal does not follow them."""
+
+
+class TripleTerm(NamedTuple):
+    subject: Term
+    predicate: str
+    object: Term
+
+
+Term = str | Literal | Blank | TripleTerm
+
+_INTEGER_TYPES = frozenset(
+    XSD + t
+    for t in (
+        "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
+        "negativeInteger", "nonPositiveInteger", "unsignedInt", "unsignedLong",
+        "unsignedShort", "unsignedByte", "gYear",
+    )
+)
+_FLOAT_TYPES = frozenset(XSD + t for t in ("decimal", "double", "float"))
+
+
+# -- reading TSV -------------------------------------------------------------------
+_ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
+
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0] in "uU" and len(code) > 1:
+            return chr(int(code[1:], 16))
+        return _ESCAPES.get(code, code)
+
+    return _ESCAPE.sub(one, text)
+
+
+def parse_term(cell: str) -> Term | None:
+    """One TSV cell (SPARQL 1.1 TSV results, RDF 1.2 triple terms) as a term; '' is unbound."""
+    if not cell:
+        return None
+    head = cell[0]
+    if head == "<":
+        if cell.startswith("<<("):
+            return _parse_triple_term(cell)
+        return cell[1:-1]
+    if head == '"':
+        end = cell.rfind('"')
+        value = _unescape(cell[1:end])
+        rest = cell[end + 1 :]
+        if rest.startswith("^^<"):
+            return Literal(value, rest[3:-1])
+        if rest.startswith("@"):
+            return Literal(value, RDF + "langString", rest[1:])
+        return Literal(value, XSD + "string")
+    if head == "_":
+        return Blank(cell[2:])
+    if cell in ("true", "false"):
+        return Literal(cell, XSD + "boolean")
+    if re.fullmatch(r"[+-]?\d+", cell):
+        return Literal(cell, XSD + "integer")
+    if re.fullmatch(r"[+-]?\d*\.\d+", cell):
+        return Literal(cell, XSD + "decimal")
+    return Literal(cell, XSD + "double")
+
+
+def _parse_triple_term(cell: str) -> TripleTerm:
+    inner = cell[3:-3].strip()
+    parts = _split_terms(inner)
+    subject, predicate, obj = (parse_term(p) for p in parts)
+    assert isinstance(predicate, str) and subject is not None and obj is not None
+    return TripleTerm(subject, predicate, obj)
+
+
+def _split_terms(text: str) -> list[str]:
+    """Split the three terms of a triple term, respecting nesting and quoted strings."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    i = 0
+    in_string = False
+    while i < len(text):
+        char = text[i]
+        if in_string:
+            if char == "\\":
+                i += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif text.startswith("<<(", i):
+            depth += 1
+            i += 2
+        elif text.startswith(")>>", i):
+            depth -= 1
+            i += 2
+        elif char == " " and depth == 0:
+            if i > start:
+                parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    if start < len(text):
+        parts.append(text[start:])
+    return parts
+
+
+def parse_tsv(data: bytes) -> tuple[list[str], list[list[Term | None]]]:
+    """SPARQL TSV results as (variable names, rows of terms)."""
+    text = data.decode("utf-8")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        return [], []
+    header = [v.lstrip("?$") for v in lines[0].split("\t")]
+    rows = [[parse_term(cell) for cell in line.split("\t")] for line in lines[1:]]
+    return header, rows

@@ -1,0 +1,60 @@
+"""The tools, each a plain function over a `GraphContext` with pydantic input and output.
+
+`TOOLS` is the registry every surface (Python API, CLI, HTTP, MCP) is generated from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from gateway import models
+from gateway.tools.bfs import bfs_query
+from gateway.tools.describe import describe_entities, describe_entity, search_entities
+from gateway.tools.schema import describe_schema
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    input: type[BaseModel]
+    output: Any
+    run: Callable[..., BaseModel]
+    description: str
+    scoped: bool = True
+    """Whether the tool reads the graph through the reader's graphs."""
+
+
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in (
+        Tool(
+            "describe_schema", models.DescribeSchemaInput, models.Schema,
+            lambda ctx, q, graphs=None: describe_schema(ctx),
+            "Orient yourself: the graph's entity types, predicates (with counts, labels, traits), "
+            "truth statuses and time ranges. Call it first on an unfamiliar graph.",
+            scoped=False,
+        ),
+        Tool(
+            "search_entities", models.SearchEntitiesInput, models.SearchResult,
+            lambda ctx, q, graphs=None: search_entities(ctx, q),
+            "Resolve a name to entity IDs, ranked: exact label, synonym, prefix, then full text.",
+            scoped=False,
+        ),
+        Tool(
+            "bfs_query", models.BfsQueryInput, models.Subgraph | models.CompactSubgraph, bfs_query,
+            "Walk out from seed IDs to max_hops and return the subgraph.",
+        ),
+        Tool(
+            "describe_entity", models.DescribeEntityInput, models.EntityDetail, describe_entity,
+            "Full data for one ID (a stub from a walk): labels, types, properties, relationship counts.",
+        ),
+        Tool(
+            "describe_entities", models.DescribeEntitiesInput, models.EntitiesDetail, describe_entities,
+            "Full data for several IDs at once; IDs not in the graph are listed in unresolved.",
+        ),
+    )
+}

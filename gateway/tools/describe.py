@@ -1,0 +1,76 @@
+"""describe_entity / describe_entities / search_entities: expand stubs, resolve names."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gateway.errors import NotFound
+from gateway.models import (
+    DescribeEntitiesInput, DescribeEntityInput, EntitiesDetail, EntityDetail,
+    RelationshipCount, SearchEntitiesInput, SearchResult,
+)
+from gateway.presentation import full_nodes, node_types
+from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
+from gateway.sparql import iri, iris, render
+from gateway.terms import Literal
+
+if TYPE_CHECKING:
+    from gateway.context import GraphContext
+
+
+def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput, graphs: tuple[str, ...] | None = None) -> EntitiesDetail:
+    warnings: list[str] = []
+    ids = query.ids
+    cap = ctx.settings.max_describe
+    if len(ids) > cap:
+        warnings.append(f"ids: only the first {cap} are described; the rest are unresolved")
+    plan = HopPlan(graphs=graphs)
+    present, unresolved = ctx.resolve_seeds(ids[:cap], plan, "ids", warnings)
+    unresolved += [i.strip() for i in ids[cap:]]
+    types = node_types(ctx, present, graphs)
+    details = full_nodes(ctx, present, types, graphs)
+    entities = [
+        EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x, graphs))
+        for x in present
+    ]
+    return EntitiesDetail(entities=entities, unresolved=unresolved, warnings=warnings)
+
+
+def describe_entity(ctx: GraphContext, query: DescribeEntityInput, graphs: tuple[str, ...] | None = None) -> EntityDetail:
+    result = describe_entities(ctx, DescribeEntitiesInput(ids=[query.id]), graphs)
+    if not result.entities:
+        reason = "; ".join(result.warnings)
+        raise NotFound(f"{query.id.strip()!r} is not in this graph" + (f" ({reason})" if reason else ""), field="id")
+    return result.entities[0]
+
+
+def _relationship_counts(ctx: GraphContext, x: str, graphs: tuple[str, ...] | None) -> list[RelationshipCount]:
+    _, rows = ctx.backend.select(
+        render("native/relationship_counts", id=iri(x), excluded=iris(NON_EDGE_PREDICATES, ", ")), graphs=graphs
+    )
+    counts: dict[tuple[str, str], int] = {}
+    for p, d, n in rows:
+        key = (str(p), d.value if isinstance(d, Literal) else str(d))
+        counts[key] = counts.get(key, 0) + (int(n.value) if isinstance(n, Literal) else 0)
+    for hit in ctx.profile.unasserted():
+        for direction, end in (("out", hit.s), ("in", hit.o)):
+            if end == x:
+                counts[(hit.p, direction)] = counts.get((hit.p, direction), 0) + 1
+    to_id = ctx.ids.to_id
+    return [
+        RelationshipCount(predicate=to_id(p), direction=d, count=n)  # type: ignore[arg-type]
+        for (p, d), n in sorted(counts.items(), key=lambda kv: (to_id(kv[0][0]), kv[0][1]))
+    ]
+
+
+def search_entities(ctx: GraphContext, query: SearchEntitiesInput) -> SearchResult:
+    warnings: list[str] = []
+    types = (
+        ctx.resolve_terms(query.entity_types, "entity_types", kind="type", warnings=warnings)
+        if query.entity_types else None
+    )
+    limit = max(1, min(query.limit, 100))
+    hits = ctx.search_index.search(query.query, types, limit, ctx.ids.to_id)
+    if not hits:
+        warnings.append(f"no entity is named like {query.query!r}; try fewer or other words")
+    return SearchResult(query=query.query, results=hits, warnings=warnings)

@@ -1,0 +1,137 @@
+"""Breadth-first walk over statements: one profile query per hop, bookkeeping in Python.
+
+Rules (DESIGN §5): a hop is one relationship. A node at hop h < max_hops is expanded:
+each traversable statement whose subject (direction out) or object (direction in) it
+is leads to the other end. A node that is itself a statement leads on to its own
+subject and object through the structural edges `rdf:subject` / `rdf:object`,
+whatever the direction, if the statement is traversable. With `expand_traits`, a
+statement with a symmetric predicate, or a predicate with a declared inverse, is also
+mirrored (same hop, marked `derived_via`) unless the graph already states the mirror.
+The edges returned are those crossed while expanding nodes at hop < max_hops, so both
+ends of each are in the node set and one is closer than max_hops.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan, Profile
+
+# (subject, predicate, object, statement id, derived_via): one edge of a result.
+EdgeKey = tuple[str, str, str, str | None, str | None]
+
+HIDDEN_CAP = 1000
+"""At most this many hidden statements are read per hop to count them."""
+
+
+@dataclass
+class Cut:
+    reason: str
+    at_hop: int
+    frontier_remaining: int
+
+
+@dataclass
+class WalkResult:
+    hops: dict[str, int]
+    edges: dict[EdgeKey, Hit]
+    cut: Cut | None = None
+    hidden: Counter[str] = field(default_factory=Counter)
+    hidden_capped: bool = False
+
+
+def walk(
+    profile: Profile,
+    seeds: Sequence[str],
+    plan: HopPlan,
+    *,
+    max_hops: int,
+    max_nodes: int,
+    max_edges: int,
+    traits: frozenset[str] = frozenset(),
+    count_hidden: bool = True,
+) -> WalkResult:
+    """Walk from `seeds` (IRIs known to exist) up to `max_hops`, within the budgets."""
+    result = WalkResult(hops={}, edges={})
+    for seed in seeds:
+        if len(result.hops) >= max_nodes:
+            break
+        result.hops.setdefault(seed, 0)
+    declared = profile.traits() if traits else None
+    frontier = sorted(result.hops)
+    hidden_seen: set[tuple[str, ...]] = set()
+    for hop in range(max_hops):
+        if not frontier:
+            break
+        remaining = max_edges - len(result.edges)
+        hits, more = profile.hop(frontier, plan, remaining + 1)
+        if count_hidden and profile.can_hide(plan):
+            _count_hidden(profile, frontier, plan, result, hidden_seen)
+        next_frontier: list[str] = []
+        for key, hit, other in _candidates(hits, plan, declared, traits):
+            if key in result.edges:
+                continue
+            if len(result.edges) >= max_edges:
+                result.cut = Cut("max_edges", hop + 1, len(frontier))
+                break
+            if other not in result.hops:
+                if len(result.hops) >= max_nodes:
+                    result.cut = result.cut or Cut("max_nodes", hop + 1, len(frontier))
+                    continue
+                result.hops[other] = hop + 1
+                next_frontier.append(other)
+            result.edges[key] = hit
+        if result.cut is None and more:
+            result.cut = Cut("max_edges", hop + 1, len(frontier))
+        if result.cut is not None:
+            break
+        frontier = sorted(next_frontier)
+    return result
+
+
+def _candidates(
+    hits: list[Hit], plan: HopPlan, declared: object, traits: frozenset[str]
+) -> list[tuple[EdgeKey, Hit, str]]:
+    """(edge, hit, the node it leads to) for every edge the hits let the walk cross."""
+    stated = {(h.s, h.p, h.o) for h in hits if h.via != "s"}
+    found: list[tuple[EdgeKey, Hit, str]] = []
+    for h in hits:
+        if h.via == "s":
+            found.append(((h.x, STRUCTURAL_SUBJECT, h.s, None, None), h, h.s))
+            found.append(((h.x, STRUCTURAL_OBJECT, h.o, None, None), h, h.o))
+            continue
+        forward = (h.via == "o" and plan.out) or (h.via == "i" and plan.inward)
+        if forward:
+            found.append(((h.s, h.p, h.o, h.stmt, None), h, h.o if h.via == "o" else h.s))
+        if declared is None:
+            continue
+        # A mirror (o q s) leaves x the other way round: out of x when x is the object.
+        if (h.via == "i" and plan.out) or (h.via == "o" and plan.inward):
+            for q, kind in declared.mirrors(h.p, traits):  # type: ignore[attr-defined]
+                if (h.o, q, h.s) in stated:
+                    continue
+                key = (h.o, q, h.s, h.stmt, f"{kind}({h.p})")
+                found.append((key, h, h.s if h.via == "i" else h.o))
+    return found
+
+
+def _count_hidden(
+    profile: Profile, frontier: list[str], plan: HopPlan, result: WalkResult, seen: set[tuple[str, ...]]
+) -> None:
+    hits = profile.hidden(frontier, plan, HIDDEN_CAP)
+    if len(hits) >= HIDDEN_CAP:
+        result.hidden_capped = True
+    mirrored = set(plan.mirror_predicates)
+    for h in hits:
+        relevant = (
+            h.via == "s"
+            or (h.via == "o" and (plan.out or h.p in mirrored))
+            or (h.via == "i" and (plan.inward or h.p in mirrored))
+        )
+        key = (h.stmt,) if h.stmt else (h.s, h.p, h.o)
+        if not relevant or key in seen:
+            continue
+        seen.add(key)
+        result.hidden.update(h.failed)
