@@ -92,8 +92,16 @@ def traversable_edges(
     valid_at: int | None,
     expand_traits: AbstractSet[str],
 ) -> set[Edge]:
-    """Traversable statements plus the mirrors the graph does not already state."""
-    kept = [st for st in g.statements if is_traversable(st, truth_status, as_of, valid_at)]
+    """Traversable statements plus the mirrors the graph does not already state.
+
+    A plain triple whose subject is a reifier is that statement's data (its
+    provenance), not a relationship: only a reified triple about a statement is one.
+    """
+    reifiers = {st.id for st in g.statements if st.id is not None}
+    kept = [
+        st for st in g.statements
+        if is_traversable(st, truth_status, as_of, valid_at) and not (st.id is None and st.s in reifiers)
+    ]
     stated = {st.triple for st in kept}
     partners = inverse_partners(g)
     edges = {_as_edge(st) for st in kept}
