@@ -44,11 +44,25 @@ class Gateway:
         self.context = GraphContext(backend, NativeProfile(backend), settings)
 
     @classmethod
-    def open(cls, source: str | Path | ox.Store, *, lenient: bool = False, settings: Settings | None = None) -> Gateway:
-        """Open an RDF file (into memory), an on-disk store directory, or a pyoxigraph Store."""
+    def open(
+        cls,
+        source: str | Path | ox.Store,
+        *,
+        lenient: bool = False,
+        prefixes: dict[str, str] | None = None,
+        settings: Settings | None = None,
+    ) -> Gateway:
+        """Open an RDF file (into memory), an on-disk store directory, or a pyoxigraph Store.
+
+        `prefixes` add to those the data declares; `lenient` accepts what strict parsers
+        refuse (such as an over-long language tag) and reports it in `load_report`.
+        """
         if isinstance(source, ox.Store):
-            return cls(EmbeddedBackend.from_store(source), settings=settings)
-        return cls(EmbeddedBackend.open(source, lenient=lenient), settings=settings)
+            backend = EmbeddedBackend.from_store(source)
+        else:
+            backend = EmbeddedBackend.open(source, lenient=lenient)
+        backend.prefixes.update(prefixes or {})
+        return cls(backend, settings=settings)
 
     def call(self, name: str, arguments: object = None, *, graphs: tuple[str, ...] | None = None) -> BaseModel:
         """Run a tool by name with JSON-like arguments (the surfaces' entry point)."""
