@@ -87,6 +87,11 @@ class Gateway:
     def describe_entities(self, ids: list[str]) -> models.EntitiesDetail:
         return self.call("describe_entities", {"ids": ids})  # type: ignore[return-value]
 
+    def load_warnings(self) -> list[str]:
+        """What a lenient load let through (empty for a strict load)."""
+        report = getattr(self.backend, "report", None)
+        return report.warnings() if report is not None else []
+
     def close(self) -> None:
         self.backend.close()
 

@@ -90,6 +90,9 @@ class SearchIndex:
             db.executescript(INDEXES)
         return cls(db)
 
+    def close(self) -> None:
+        self._db.close()
+
     def search(self, query: str, types: set[str] | None, limit: int, to_id: object) -> list[SearchHit]:
         norm = normalize(query)
         found: dict[int, tuple[int, float, str]] = {}  # entity -> (tier, order key, match)

@@ -440,7 +440,11 @@ def naive_bfs(
     expand_traits: AbstractSet[str],
 ) -> tuple[dict[str, int], set[Edge]]:
     """The rules as a textbook queue, to catch misuse of networkx in the oracle."""
-    live = [st for st in g.statements if is_traversable(st, truth_status, as_of, valid_at)]
+    reifiers = {st.id for st in g.statements if st.id is not None}
+    live = [
+        st for st in g.statements
+        if is_traversable(st, truth_status, as_of, valid_at) and not (st.id is None and st.s in reifiers)
+    ]
     stated = {st.triple for st in live}
     partners = inverse_partners(g)
     candidates: list[Edge] = [(st.s, st.p, st.o, st.id, None) for st in live]

@@ -1,0 +1,47 @@
+"""`bfsql load`: bulk-load RDF files into an on-disk store, with the gateway's sidecar files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyoxigraph as ox
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+from gateway.backends.embedded import META_FILE, STORE_DIR, EmbeddedBackend, LoadReport, load_files, rdf_format, scan_prefixes, write_meta
+from gateway.context import SEARCH_FILE, GraphContext
+from gateway.errors import InvalidInput
+from gateway.profiles.native import NativeProfile
+from gateway.search import SearchIndex
+
+
+def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False, show_progress: bool = True) -> LoadReport:
+    """Load `files` into the store at `directory` (created if needed) and rebuild its search index."""
+    for path in files:
+        if not path.is_file():
+            raise InvalidInput(f"{path}: no such file", field="files")
+        rdf_format(path)
+    directory.mkdir(parents=True, exist_ok=True)
+    previous = json.loads((directory / META_FILE).read_text()) if (directory / META_FILE).is_file() else {}
+    store = ox.Store(str(directory / STORE_DIR))
+    total = sum(p.stat().st_size for p in files)
+    with Progress(
+        TextColumn("loading"), BarColumn(), DownloadColumn(), TimeRemainingColumn(), disable=not show_progress
+    ) as progress:
+        task = progress.add_task("load", total=total)
+        report = load_files(store, files, lenient=lenient, bulk=True, progress=lambda n: progress.advance(task, n))
+    store.flush()
+    prefixes = dict(previous.get("prefixes", {}))
+    for path in files:
+        if rdf_format(path) in (ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3):
+            prefixes.update(scan_prefixes(path))
+    before = previous.get("report", {})
+    report.files = [*before.get("files", []), *report.files]
+    report.quads = len(store)
+    for tag, count in before.get("invalid_language_tags", {}).items():
+        report.invalid_language_tags[tag] = report.invalid_language_tags.get(tag, 0) + count
+    write_meta(directory, prefixes, report)
+    context = GraphContext(backend := EmbeddedBackend(store, prefixes=prefixes), NativeProfile(backend))
+    SearchIndex.build(context, directory / SEARCH_FILE).close()
+    return report

@@ -1,0 +1,1 @@
+"""Thin adapters over the tools: command line (and, later, HTTP, MCP, SPARQL)."""
