@@ -82,8 +82,8 @@ class GraphContext:
                 found.add(resolution.iri)
                 continue
             hint = self.did_you_mean(name, known)
-            why = resolution.reason or f"no {kind} {name!r} in this graph"
-            warnings.append(f"{field}: {why}{hint}")
+            why = resolution.reason or f"no such {kind} in this graph"
+            warnings.append(f"{field}[{i}]: {_short(name)}: {why}{hint}")
         return found
 
     def did_you_mean(self, name: str, known: Iterable[str]) -> str:
@@ -111,7 +111,7 @@ class GraphContext:
             if i >= cap or resolution.iri is None:
                 unresolved.append(seed.strip())
                 if resolution.reason:
-                    warnings.append(f"{field}[{i}]: {resolution.reason}")
+                    warnings.append(f"{field}[{i}]: {_short(seed)}: {resolution.reason}")
                 continue
             iris_.append(resolution.iri)
         present = self.profile.existing(list(dict.fromkeys(iris_)), plan) if iris_ else set()
@@ -132,6 +132,10 @@ class GraphContext:
         for x, label in rows:
             found.setdefault(str(x), []).append(label)
         return {x: pick_label(values, self.settings.language) for x, values in found.items() if values}
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
 def pick_label(values: Sequence[object], language: str) -> str:

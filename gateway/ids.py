@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -28,6 +29,8 @@ MAX_ID_LENGTH = 4096
 
 # Characters that can never appear in an IRI (RFC 3987) and would break out of `<...>`.
 _FORBIDDEN = re.compile(r'[\x00-\x20\x7f<>"{}|^`\\]')
+# Control, format (bidi overrides, zero-width), separator, private-use and surrogate characters.
+_INVISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cs"})
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 # IRIs whose scheme is one of these are taken as IRIs even without "//".
 _OPAQUE_SCHEMES = frozenset({"urn", "mailto", "tag", "info", "doi", "isbn", "data"})
@@ -52,8 +55,7 @@ def build_converter(extra_prefixes: Mapping[str, str] | None = None) -> curies.C
     """One converter from the project's prefix map plus a store's own prefixes.
 
     A store's prefix wins a name clash (its author chose it); a store prefix whose
-    namespace the project map already covers adds nothing. Every prefix also answers
-    to its lower- and upper-case spellings.
+    namespace the project map already covers adds nothing.
     """
     records = [curies.Record(**r) for r in load_prefix_records()]  # type: ignore[arg-type]
     known_uris = {uri for r in records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)}
@@ -63,13 +65,6 @@ def build_converter(extra_prefixes: Mapping[str, str] | None = None) -> curies.C
         records = [r for r in records if r.prefix != prefix and prefix not in r.prefix_synonyms]
         records.append(curies.Record(prefix=prefix, uri_prefix=uri))
         known_uris.add(uri)
-    taken = {p for r in records for p in (r.prefix, *r.prefix_synonyms)}
-    for record in records:
-        for name in (record.prefix, *list(record.prefix_synonyms)):
-            for variant in (name.lower(), name.upper()):
-                if variant not in taken:
-                    record.prefix_synonyms.append(variant)
-                    taken.add(variant)
     return curies.Converter(records, strict=False)
 
 
@@ -84,6 +79,11 @@ class IdMapper:
         self.converter = converter
         self._out: dict[str, str] = {}
         self._local_names: dict[str, list[str]] = {}
+        # Prefixes match in any case: "RXNORM:3251" and "rxnorm:3251" mean RxNorm:3251.
+        self._prefix_by_fold: dict[str, str] = {}
+        for record in converter.records:
+            for name in (record.prefix, *record.prefix_synonyms):
+                self._prefix_by_fold.setdefault(name.casefold(), record.prefix)
 
     # -- output ---------------------------------------------------------------
     def to_id(self, iri: str) -> str:
@@ -127,7 +127,9 @@ class IdMapper:
             if ":" in text:
                 prefix = text.split(":", 1)[0]
                 return Resolution(None, f"unknown prefix {prefix!r}")
-            return Resolution(None, f"{text!r} is a bare name, not an ID; use search_entities")
+            if allow_local_name:
+                return Resolution(None)
+            return Resolution(None, "a bare name, not an ID; use search_entities to find the ID")
         return Resolution(check_iri(iri, field))
 
     def _expand(self, text: str) -> str | None:
@@ -138,7 +140,13 @@ class IdMapper:
                 return standard or text
         if ":" not in text:
             return None
-        return self.converter.expand(text)
+        expanded = self.converter.expand(text)
+        if expanded is None:
+            prefix, local = text.split(":", 1)
+            canonical = self._prefix_by_fold.get(prefix.casefold())
+            if canonical is not None:
+                expanded = self.converter.expand(f"{canonical}:{local}")
+        return expanded
 
 
 def check_id_text(value: object, field: str) -> str:
@@ -155,7 +163,7 @@ def check_id_text(value: object, field: str) -> str:
 
 def check_iri(iri: str, field: str) -> str:
     """An IRI safe to write as `<iri>` in SPARQL, or `InvalidInput`."""
-    if _FORBIDDEN.search(iri) or not _SCHEME.match(iri):
+    if _FORBIDDEN.search(iri) or not _SCHEME.match(iri) or any(unicodedata.category(c) in _INVISIBLE for c in iri):
         raise InvalidInput(f"{field}: {_show(iri)} is not a valid IRI", field=field)
     try:
         ox.NamedNode(iri)

@@ -112,8 +112,11 @@ class SearchIndex:
                 ).fetchall()
                 for entity, name in rows:
                     self._keep(found, entity, 2, float(len(name)), "prefix")
-            match = " ".join(f'"{word}"' for word in _WORD.findall(query))
-            if match:
+            words = [f'"{word}"' for word in _WORD.findall(query)]
+            # Every word first; if nothing has them all, any of them (ranked lower by BM25).
+            for match in dict.fromkeys((" ".join(words), " OR ".join(words))):
+                if not match:
+                    continue
                 rows = self._db.execute(
                     "SELECT entity, min(rank) AS best FROM (SELECT entity, bm25(fulltext) AS rank "
                     "FROM fulltext WHERE fulltext MATCH ? ORDER BY rank LIMIT ?) "
@@ -122,6 +125,8 @@ class SearchIndex:
                 ).fetchall()
                 for entity, rank in rows:
                     self._keep(found, entity, 3, float(rank), "full_text")
+                if rows:
+                    break
             ranked = sorted(found.items(), key=lambda item: (item[1][0], item[1][1], item[0]))[:limit]
             details = {
                 row[0]: row[1:]

@@ -1,0 +1,78 @@
+"""Canonical IDs: data-driven cases (tests/resources/canonical_ids.tsv) and resolution rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gateway import Gateway, InvalidInput
+from gateway.backends.embedded import scan_prefixes
+from gateway.ids import IdMapper, build_converter
+from tests.conftest import DEMO
+
+CASES = [
+    line.split("\t")
+    for line in (Path(__file__).parent / "resources" / "canonical_ids.tsv").read_text().splitlines()
+    if line and not line.startswith("#")
+]
+
+
+@pytest.fixture(scope="module")
+def ids() -> IdMapper:
+    return IdMapper(build_converter(scan_prefixes(DEMO)))
+
+
+@pytest.mark.parametrize(("given", "expected"), CASES, ids=[c[0].strip() for c in CASES])
+def test_every_form_maps_to_one_canonical_id(ids: IdMapper, given: str, expected: str) -> None:
+    resolution = ids.resolve(given, "seeds[0]")
+    assert resolution.iri is not None, resolution.reason
+    assert ids.to_id(resolution.iri) == expected
+
+
+def test_unknown_prefix_is_unresolved_not_an_error(ids: IdMapper) -> None:
+    resolution = ids.resolve("nosuch:thing", "seeds[0]")
+    assert resolution.iri is None and "unknown prefix" in (resolution.reason or "")
+
+
+def test_bare_local_names_resolve_only_when_unambiguous(ids: IdMapper) -> None:
+    ids.register_local_names(["https://a.example/Person", "https://b.example/Person", "https://a.example/Place"])
+    assert ids.resolve("Place", "types", allow_local_name=True).iri == "https://a.example/Place"
+    assert ids.resolve("place", "types", allow_local_name=True).iri == "https://a.example/Place"
+    ambiguous = ids.resolve("Person", "types", allow_local_name=True)
+    assert ambiguous.iri is None and "ambiguous" in (ambiguous.reason or "")
+    assert ids.resolve("Place", "seeds").iri is None  # entities need a real ID
+
+
+@pytest.mark.parametrize("bad", ["", "   ", 42, None, "x" * 5000])
+def test_non_ids_are_invalid_input_naming_the_field(ids: IdMapper, bad: object) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        ids.resolve(bad, "seeds[3]")
+    assert caught.value.field == "seeds[3]"
+
+
+def test_url_seed_and_output_are_canonical(demo: Gateway) -> None:
+    result = demo.bfs_query(seeds=["https://example.org/wiki/Mrs_Hudson"], max_hops=1, topology_only=True)
+    assert result.seeds == ["wiki:Mrs_Hudson"]
+    assert all(":" in n.id and not n.id.startswith("http") for n in result.nodes)  # type: ignore[union-attr]
+
+
+def test_predicates_and_types_by_bare_name(demo: Gateway) -> None:
+    result = demo.bfs_query(
+        seeds=["wiki:Dr_Watson"], max_hops=1, node_filter={"entity_types": ["publication"]},
+        edge_filter={"predicates": ["AUTHORED"]},
+    )
+    assert not result.warnings
+    assert {e.predicate for e in result.edges if e.id} == {"rel:Authored"}  # type: ignore[union-attr]
+
+
+def test_hallucinated_names_get_did_you_mean(demo: Gateway) -> None:
+    result = demo.bfs_query(
+        seeds=["wiki:Sherlock_Holms"], max_hops=1, edge_filter={"predicates": ["Posesses"]},
+        node_filter={"entity_types": ["Persn"]},
+    )
+    text = " ".join(result.warnings)
+    assert "did you mean rel:Possesses" in text
+    assert "did you mean sh:Person" in text
+    assert "wiki:Sherlock_Holmes" in text  # the seed suggestion comes from the search index
+    assert result.unresolved_seeds == ["wiki:Sherlock_Holms"]
