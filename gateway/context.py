@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import difflib
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 from gateway.backends.base import Backend
 from gateway.ids import IdMapper, build_converter, local_name
@@ -17,6 +18,7 @@ from gateway.terms import BFS
 
 
 SEARCH_FILE = "search.sqlite"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,14 @@ class GraphContext:
         self.settings = settings or Settings()
         self.ids = IdMapper(build_converter(backend.prefixes))
         self._lock = threading.RLock()
+        self._memo: dict[str, object] = {}
+
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
+        """A value computed once per open graph (the store is read-only)."""
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = compute()
+            return self._memo[key]  # type: ignore[return-value]
 
     @cached_property
     def search_index(self) -> SearchIndex:

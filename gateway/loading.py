@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pyoxigraph as ox
+from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from gateway.backends.embedded import META_FILE, STORE_DIR, EmbeddedBackend, LoadReport, load_files, rdf_format, scan_prefixes, write_meta
@@ -27,7 +28,8 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
     store = ox.Store(str(directory / STORE_DIR))
     total = sum(p.stat().st_size for p in files)
     with Progress(
-        TextColumn("loading"), BarColumn(), DownloadColumn(), TimeRemainingColumn(), disable=not show_progress
+        TextColumn("loading"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+        console=Console(stderr=True), disable=not show_progress,
     ) as progress:
         task = progress.add_task("load", total=total)
         report = load_files(store, files, lenient=lenient, bulk=True, progress=lambda n: progress.advance(task, n))

@@ -35,6 +35,10 @@ def count_types(ctx: GraphContext) -> dict[str, int]:
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
+    return ctx.memo("schema", lambda: _describe(ctx))
+
+
+def _describe(ctx: GraphContext) -> Schema:
     predicates, types = ctx.vocabulary
     traits = ctx.profile.traits()
     labels = ctx.labels(sorted({*predicates, *types}))

@@ -1,0 +1,79 @@
+"""describe_entity / describe_entities and input validation."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway import Gateway, InvalidInput, NotFound
+
+
+def test_describe_entity_gives_full_data_and_relationship_counts(demo: Gateway) -> None:
+    irene = demo.describe_entity("https://example.org/wiki/Irene_Adler")
+    assert irene.id == "wiki:Irene_Adler" and irene.label == "Irene Adler"
+    assert irene.alt_labels == ["Irene Norton", "The Woman"]
+    counts = {(r.predicate, r.direction): r.count for r in irene.relationships}
+    assert counts[("rel:Possesses", "out")] == 2  # s19 asserted, s40 reifier only
+    assert counts[("rel:Loves", "in")] == 1  # s1, asserted_false, reifier only
+
+
+def test_describe_a_statement(demo: Gateway) -> None:
+    s12 = demo.describe_entity("stmt:s12")
+    assert s12.entity_type == "Statement" and s12.statement is not None
+    assert (s12.statement.subject, s12.statement.predicate, s12.statement.object) == (
+        "wiki:Sherlock_Holmes", "rel:Possesses", "obj:cigar_case")
+    assert s12.statement.confidence == 0.94 and s12.statement.asserted_at == 412
+    s42 = demo.describe_entity("stmt:s42")
+    assert s42.statement is not None and s42.statement.truth_status == "hypothetical"
+
+
+def test_describe_entities_lists_unresolved(demo: Gateway) -> None:
+    result = demo.describe_entities(["wiki:Dr_Watson", "wiki:Moriarty", "nosuch:x"])
+    assert [e.id for e in result.entities] == ["wiki:Dr_Watson"]
+    assert result.unresolved == ["nosuch:x", "wiki:Moriarty"] or set(result.unresolved) == {"nosuch:x", "wiki:Moriarty"}
+
+
+def test_absent_entity_is_not_found(demo: Gateway) -> None:
+    with pytest.raises(NotFound) as caught:
+        demo.describe_entity("wiki:Moriarty")
+    assert caught.value.field == "id"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"seeds": []}, "seeds"),
+        ({"seeds": ["wiki:Sherlock_Holmes"], "truth_status": ["true"]}, "truth_status.0"),
+        ({"seeds": ["wiki:Sherlock_Holmes"], "direction": "sideways"}, "direction"),
+        ({"seeds": ["wiki:Sherlock_Holmes"], "max_hop": 2}, "max_hop"),
+        ({"seeds": ["wiki:Sherlock_Holmes"], "as_of": 1.5}, "as_of"),
+        ({"seeds": ["wiki:Sherlock_Holmes"], "as_of": "yesterday"}, "as_of"),
+        ({"seeds": ["wiki:Sherlock_Holmes"], "expand_traits": ["Transitive"]}, "expand_traits.0"),
+        ({"seeds": "wiki:Sherlock_Holmes"}, "seeds"),
+    ],
+)
+def test_bad_arguments_name_the_field(demo: Gateway, arguments: dict[str, object], field: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        demo.call("bfs_query", arguments)
+    assert caught.value.field == field
+
+
+def test_unknown_tool(demo: Gateway) -> None:
+    with pytest.raises(InvalidInput):
+        demo.call("drop_graph", {})
+
+
+def test_describe_schema_summarises_the_graph(demo: Gateway) -> None:
+    schema = demo.describe_schema()
+    assert schema.profile == "native"
+    assert schema.graph_description == "Sherlock Holmes demo graph"
+    types = {t.id: t.count for t in schema.entity_types}
+    assert types == {"sh:Person": 11, "sh:Location": 9, "sh:Object": 4, "sh:Publication": 4, "sh:Organization": 2}
+    predicates = {p.id: p for p in schema.predicates}
+    assert predicates["rel:Knows"].traits == ["Symmetric"]
+    assert predicates["rel:DisguisedAs"].inverse_of == "rel:HasTrueIdentity"
+    assert predicates["rel:Possesses"].count == 6
+    assert schema.truth_statuses == {"asserted_false": 1, "asserted_true": 38, "disputed": 2, "hypothetical": 4, "retracted": 1}
+    assert schema.statements.total == 46 and schema.statements.without_asserted_at == 21
+    assert schema.as_of_range and (schema.as_of_range.min, schema.as_of_range.max) == (3, 760)
+    assert schema.valid_at_range and (schema.valid_at_range.min, schema.valid_at_range.max) == (1881, 1904)
+    assert schema.prefixes["wiki"] == "https://example.org/wiki/"

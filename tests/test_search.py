@@ -1,0 +1,35 @@
+"""search_entities: ranking tiers and type filters on the demo graph."""
+
+from __future__ import annotations
+
+from gateway import Gateway
+
+
+def ranked(demo: Gateway, query: str, **fields: object) -> list[tuple[str, str]]:
+    return [(h.id, h.match) for h in demo.search_entities(query, **fields).results]
+
+
+def test_exact_label_ranks_first_then_synonym_then_prefix_then_text(demo: Gateway) -> None:
+    assert ranked(demo, "Irene Adler")[0] == ("wiki:Irene_Adler", "exact_label")
+    assert ranked(demo, "the woman")[0] == ("wiki:Irene_Adler", "alt_label")
+    assert ranked(demo, "Sherl")[0] == ("wiki:Sherlock_Holmes", "prefix")
+    hits = ranked(demo, "photograph")
+    matches = [m for _, m in hits]
+    assert matches == sorted(matches, key=["exact_label", "alt_label", "prefix", "full_text"].index)
+    assert {"obj:photograph", "obj:portrait_of_irene"} <= {i for i, _ in hits}
+
+
+def test_synonyms_and_descriptions_are_searched(demo: Gateway) -> None:
+    assert ranked(demo, "Sign of Four")[0][0] == "wiki:Sign_of_the_Four"
+    assert "wiki:Irene_Adler" in [i for i, _ in ranked(demo, "contralto adventuress")]
+
+
+def test_type_filter_and_limit(demo: Gateway) -> None:
+    people = demo.search_entities("Irene", entity_types=["Person"], limit=50)
+    assert people.results and all(h.entity_type == "sh:Person" for h in people.results)
+    assert len(demo.search_entities("the", limit=2).results) <= 2
+
+
+def test_no_match_is_an_answer_with_a_warning(demo: Gateway) -> None:
+    result = demo.search_entities("zzzqqq")
+    assert result.results == [] and result.warnings
