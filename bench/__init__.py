@@ -1,0 +1,1 @@
+"""Benchmarks for the BFS-QL gateway: `PYTHONPATH=. python -m bench [--quick]` (see README.md)."""

@@ -1,0 +1,204 @@
+"""bfs_query against the raw SPARQL it issues and against one query per frontier node.
+
+For every scenario (graph, seed class, hops, budget) and every seed, three things are
+timed side by side, interleaved and in rotating order:
+
+(a) ``gateway``: ``gw.bfs_query(seeds=[seed], max_hops=h, topology_only=True, ...)``;
+(b) ``raw``: exactly the SPARQL texts (a) issued, captured through
+    ``backend.query_log``, re-run on the store and serialized as TSV, times summed;
+(c) ``naive``: the same budgeted BFS issuing two queries per frontier node (out- and
+    inbound neighbours), the way simple BFS-QL implementations walk a store.
+
+Each seed first gets one untimed bfs_query (it fills the gateway's caches, such as
+IRI -> CURIE, and captures the queries (b) replays).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from bench.data import Graph
+from gateway import Gateway, Settings
+from gateway.synth import ENTITY, PREDICATE, STATEMENT
+
+PREFIXES = {"e": ENTITY, "p": PREDICATE, "s": STATEMENT}
+TSV = ox.QueryResultsFormat.TSV
+
+
+@dataclass(frozen=True)
+class Budget:
+    name: str
+    max_nodes: int
+    max_edges: int
+
+
+DEFAULT = Budget("default", Settings.default_max_nodes, Settings.default_max_edges)
+"""What a call that names no budget gets."""
+MAX = Budget("max", Settings.max_nodes, Settings.max_edges)
+"""The most a caller may ask for (the `Settings` caps, not raised)."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    seed_class: str
+    hops: int
+    budget: Budget
+
+
+SCENARIOS: tuple[Scenario, ...] = tuple(
+    Scenario(seed_class, hops, budget)
+    for budget in (DEFAULT, MAX)
+    for hops, classes in ((1, ("low", "median", "hub")), (2, ("low", "median", "hub")), (3, ("median",)))
+    for seed_class in classes
+)
+
+
+@dataclass
+class Outcome:
+    """What one seed's walk returned (the same on every repetition)."""
+
+    nodes: int
+    edges: int
+    truncated: bool
+    queries: int
+    naive_nodes: int
+    naive_edges: int
+    naive_queries: int
+
+
+@dataclass
+class Result:
+    graph: str
+    scenario: Scenario
+    outcomes: list[Outcome] = field(default_factory=list)
+    gateway: list[float] = field(default_factory=list)
+    """Seconds per sample, one sample per seed and repetition; `raw` and `naive` alike."""
+    raw: list[float] = field(default_factory=list)
+    naive: list[float] = field(default_factory=list)
+    reps: int = 0
+
+
+# -- (c) one query per frontier node -------------------------------------------------
+_OUT = "SELECT ?p ?o WHERE {{ <{x}> ?p ?o FILTER(isIRI(?o)) }} LIMIT {limit}"
+_IN = "SELECT ?s ?p WHERE {{ ?s ?p <{x}> FILTER(isIRI(?s)) }} LIMIT {limit}"
+
+
+def naive_bfs(store: ox.Store, seed: str, max_hops: int, max_nodes: int, max_edges: int) -> tuple[int, int, int]:
+    """(nodes, edges, queries) of a BFS asking the store for each frontier node's neighbours.
+
+    Budgets follow `gateway.walk`: an edge to a new node is dropped once `max_nodes` is
+    reached, and the walk stops at `max_edges`. Each query has `LIMIT` edges-left + 1.
+    """
+    hops = {seed: 0}
+    edges: set[tuple[str, str, str]] = set()
+    frontier = [seed]
+    queries = 0
+    for hop in range(max_hops):
+        next_frontier: list[str] = []
+        for x in frontier:
+            for template, outward in ((_OUT, True), (_IN, False)):
+                queries += 1
+                text = template.format(x=x, limit=max_edges - len(edges) + 1)
+                for row in store.query(text, use_default_graph_as_union=True):  # type: ignore[union-attr]
+                    a, p = row[0].value, row[1].value  # type: ignore[index,union-attr]
+                    key, other = ((x, a, p), p) if outward else ((a, p, x), a)
+                    if key in edges:
+                        continue
+                    if len(edges) >= max_edges:
+                        return len(hops), len(edges), queries
+                    if other not in hops:
+                        if len(hops) >= max_nodes:
+                            continue
+                        hops[other] = hop + 1
+                        next_frontier.append(other)
+                    edges.add(key)
+        frontier = next_frontier
+    return len(hops), len(edges), queries
+
+
+# -- one seed, three ways ------------------------------------------------------------
+class Runner:
+    """A gateway over one loaded graph, with the query log wired to a list."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.store = graph.store
+        self.gw = Gateway.open(graph.store, prefixes=PREFIXES)
+        self.log: list[str] = []
+        self.gw.backend.query_log = lambda text, rows: self.log.append(text)  # type: ignore[attr-defined]
+
+    def first_call(self, seed: int) -> float:
+        """Seconds of the first bfs_query, which also reads what the profile caches."""
+        started = time.perf_counter()
+        self.gw.bfs_query(seeds=[f"e:{seed}"], max_hops=1, topology_only=True)
+        return time.perf_counter() - started
+
+    def gateway(self, seed: int, s: Scenario) -> tuple[float, Outcome]:
+        self.log.clear()
+        started = time.perf_counter()
+        out = self.gw.bfs_query(
+            seeds=[f"e:{seed}"], max_hops=s.hops, topology_only=True,
+            max_nodes=s.budget.max_nodes, max_edges=s.budget.max_edges,
+        )
+        elapsed = time.perf_counter() - started
+        return elapsed, Outcome(out.node_count, out.edge_count, out.truncated, len(self.log), 0, 0, 0)
+
+    def raw(self, queries: list[str]) -> float:
+        total = 0.0
+        for text in queries:
+            started = time.perf_counter()
+            self.store.query(text, use_default_graph_as_union=True).serialize(format=TSV)  # type: ignore[union-attr]
+            total += time.perf_counter() - started
+        return total
+
+    def naive(self, seed: int, s: Scenario) -> tuple[float, tuple[int, int, int]]:
+        started = time.perf_counter()
+        found = naive_bfs(self.store, f"{ENTITY}{seed}", s.hops, s.budget.max_nodes, s.budget.max_edges)
+        return time.perf_counter() - started, found
+
+
+def measure(
+    runner: Runner, scenario: Scenario, seeds: list[int], *, reps: int, seconds: float,
+    progress: Callable[[str], None] = print,
+) -> Result:
+    """One untimed bfs_query per seed, then up to `reps` interleaved repetitions of all
+    seeds: fewer (never under one) when the next one would end past `seconds`."""
+    result = Result(runner.graph.spec.name, scenario)
+    queries: dict[int, list[str]] = {}
+    for seed in seeds:
+        _, outcome = runner.gateway(seed, scenario)
+        queries[seed] = list(runner.log)
+        result.outcomes.append(outcome)
+    orders = ("abc", "bca", "cab")
+    started = time.perf_counter()
+    while result.reps < reps:
+        elapsed = time.perf_counter() - started
+        if result.reps and elapsed * (result.reps + 1) / result.reps > seconds:
+            break
+        for i, (seed, outcome) in enumerate(zip(seeds, result.outcomes)):
+            for step in orders[(result.reps + i) % 3]:
+                if step == "a":
+                    result.gateway.append(runner.gateway(seed, scenario)[0])
+                elif step == "b":
+                    result.raw.append(runner.raw(queries[seed]))
+                else:
+                    elapsed_naive, found = runner.naive(seed, scenario)
+                    result.naive.append(elapsed_naive)
+                    outcome.naive_nodes, outcome.naive_edges, outcome.naive_queries = found
+        result.reps += 1
+    progress(
+        f"  {result.graph:8} {scenario.hops} hop {scenario.seed_class:6} {scenario.budget.name:7} "
+        f"gateway {ms(statistics.median(result.gateway))} ms, raw {ms(statistics.median(result.raw))} ms, "
+        f"naive {ms(statistics.median(result.naive))} ms ({result.reps} reps x {len(seeds)} seeds)"
+    )
+    return result
+
+
+def ms(seconds: float) -> str:
+    value = seconds * 1e3
+    return f"{value:.3f}" if value < 1 else f"{value:.2f}" if value < 100 else f"{value:.0f}"
