@@ -87,6 +87,21 @@ class Gateway:
     def describe_entities(self, ids: list[str]) -> models.EntitiesDetail:
         return self.call("describe_entities", {"ids": ids})  # type: ignore[return-value]
 
+    def intersect_subgraphs(self, query: models.IntersectSubgraphsInput | None = None, **fields: Any) -> models.Intersection:
+        return self.call("intersect_subgraphs", query if query is not None else fields)  # type: ignore[return-value]
+
+    def transitive_closure_query(self, query: models.TransitiveClosureInput | None = None, **fields: Any) -> models.Closure:
+        return self.call("transitive_closure_query", query if query is not None else fields)  # type: ignore[return-value]
+
+    def scan_query(self, query: models.ScanQueryInput | None = None, **fields: Any) -> models.ScanPage:
+        return self.call("scan_query", query if query is not None else fields)  # type: ignore[return-value]
+
+    def shortest_path(self, query: models.ShortestPathInput | None = None, **fields: Any) -> models.ShortestPath:
+        return self.call("shortest_path", query if query is not None else fields)  # type: ignore[return-value]
+
+    def communities(self, query: models.CommunitiesInput | None = None, **fields: Any) -> models.Communities:
+        return self.call("communities", query if query is not None else fields)  # type: ignore[return-value]
+
     def load_warnings(self) -> list[str]:
         """What a lenient load let through (empty for a strict load)."""
         report = getattr(self.backend, "report", None)

@@ -34,6 +34,9 @@ class Settings:
     max_edges: int = 50_000
     max_describe: int = 100
     description: str | None = None
+    cursor_secret: str = "bfsql-scan-cursor"
+    """Signs scan cursors; set your own so cursors cannot be forged (they stay valid across restarts)."""
+    communities_max_edges: int = 100_000
 
 
 def clamp(value: int | None, default: int, low: int, high: int) -> int:

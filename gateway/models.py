@@ -133,6 +133,46 @@ class DescribeEntitiesInput(Strict):
     ids: list[str] = Field(min_length=1, description="Entity IDs to describe (at most 100).")
 
 
+class IntersectSubgraphsInput(TraversalFilters):
+    seeds: list[str] = Field(min_length=2, description="2 to 8 (at most 16) entity IDs whose common neighbourhood you want.")
+    k: int = Field(default=2, description="Hops from each seed (clamped to 1..4).")
+    direction: Direction = "both"
+    node_filter: NodeFilter | None = None
+    edge_filter: EdgeFilter | None = None
+    topology_only: bool = False
+    max_nodes: int | None = Field(default=None, description="Node budget per seed walk (clamped).")
+    max_edges: int | None = Field(default=None, description="Edge budget per seed walk (clamped).")
+
+
+class TransitiveClosureInput(TraversalFilters):
+    start: str = Field(description="The entity ID to start from.")
+    predicate: str = Field(description="The one predicate to follow, e.g. rel:PartOf or rdfs:subClassOf.")
+    direction: Direction = Field(default="out", description='"out" follows subject to object; "in" the inverse.')
+    limit: int = Field(default=10_000, description="At most this many IDs (clamped to 1..500,000).")
+
+
+class ScanQueryInput(TraversalFilters):
+    node_types: list[str] = Field(default_factory=list, description="List every entity of these types.")
+    edge_predicates: list[str] = Field(default_factory=list, description="List every statement with these predicates.")
+    limit: int = Field(default=100, description="Items per page (clamped to 1..1,000).")
+    cursor: str | None = Field(default=None, max_length=4096, description="next_cursor of the previous page.")
+
+
+class ShortestPathInput(TraversalFilters):
+    source: str
+    target: str
+    predicates: list[str] = Field(default_factory=list, description="Only these predicates (default: any).")
+    max_hops: int = Field(default=4, description="Longest path searched (clamped to 1..8).")
+    direction: Direction = "both"
+
+
+class CommunitiesInput(TraversalFilters):
+    seeds: list[str] = Field(default_factory=list, description="Partition the neighbourhood of these IDs; none: the whole graph.")
+    max_hops: int = Field(default=2, description="Neighbourhood radius when seeds are given (clamped to 1..4).")
+    edge_predicates: list[str] = Field(default_factory=list, description="Only these predicates (default: any).")
+    resolution: float = Field(default=1.0, gt=0, le=10, description="Louvain resolution; higher gives smaller communities.")
+
+
 # -- outputs ------------------------------------------------------------------------
 class Node(Out):
     id: str
@@ -143,6 +183,7 @@ class Node(Out):
     alt_labels: list[str] | None = None
     properties: dict[str, list[Value]] | None = None
     statement: Edge | None = Field(default=None, description="For a statement node: the statement itself.")
+    distances: dict[str, int] | None = Field(default=None, description="intersect_subgraphs: hops from each seed.")
 
 
 class Edge(Out):
@@ -273,6 +314,84 @@ class Schema(Out):
     valid_at_range: Range | None = None
     named_graphs: list[str] = Field(default_factory=list)
     prefixes: dict[str, str]
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Intersection(Out):
+    seeds: list[str]
+    k: int
+    node_count: int
+    edge_count: int
+    nodes: list[Node] = Field(description="Nodes within k hops of every seed, with their distance to each.")
+    edges: list[Edge] = Field(description="Statements among those nodes.")
+    limits: Limits
+    truncated: bool = False
+    truncation: Truncation | None = None
+    unresolved_seeds: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Closure(Out):
+    start: str
+    predicate: str
+    direction: Direction
+    count: int
+    reachable: list[str] = Field(description="Every ID reachable in one or more steps, sorted.")
+    limit: int
+    truncated: bool = False
+    method: Literal["property_path", "per_level"]
+    unresolved: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class ScanPage(Out):
+    kind: Literal["entities", "statements"]
+    count: int
+    nodes: list[Node] = Field(default_factory=list)
+    edges: list[Edge] = Field(default_factory=list)
+    limit: int
+    next_cursor: str | None = Field(default=None, description="Pass it back as cursor for the next page; null at the end.")
+    warnings: list[str] = Field(default_factory=list)
+
+
+class ShortestPath(Out):
+    source: str
+    target: str
+    found: bool
+    hops: int | None = None
+    nodes: list[str] = Field(default_factory=list, description="The IDs along the path, source first.")
+    edges: list[Edge] = Field(default_factory=list, description="The statements along the path, in order.")
+    confidence_product: float | None = Field(default=None, description="Omitted when any edge states no confidence.")
+    weakest_edge: Edge | None = None
+    reason: str | None = None
+    max_hops: int
+    unresolved: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Member(Out):
+    id: str
+    label: str | None = None
+
+
+class Community(Out):
+    id: int
+    size: int
+    members: list[Member]
+
+
+class CommunityLevel(Out):
+    level: int = Field(description="0 is the coarsest.")
+    modularity: float
+    communities: list[Community]
+
+
+class Communities(Out):
+    node_count: int
+    edge_count: int
+    levels: list[CommunityLevel] = Field(description="Coarsest first.")
+    max_edges: int
+    unresolved_seeds: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
 

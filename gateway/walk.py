@@ -70,7 +70,7 @@ def walk(
         if count_hidden and profile.can_hide(plan):
             _count_hidden(profile, frontier, plan, result, hidden_seen)
         next_frontier: list[str] = []
-        for key, hit, other in _candidates(hits, plan, declared, traits):
+        for key, hit, other in candidates(hits, plan, declared, traits):
             if key in result.edges:
                 continue
             if len(result.edges) >= max_edges:
@@ -91,7 +91,7 @@ def walk(
     return result
 
 
-def _candidates(
+def candidates(
     hits: list[Hit], plan: HopPlan, declared: object, traits: frozenset[str]
 ) -> list[tuple[EdgeKey, Hit, str]]:
     """(edge, hit, the node it leads to) for every edge the hits let the walk cross."""

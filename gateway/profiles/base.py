@@ -69,6 +69,8 @@ class HopPlan:
     as_of: Point | None = None
     valid_at: Point | None = None
     mirror_predicates: tuple[str, ...] = ()
+    predicates: tuple[str, ...] | None = None
+    """Only statements with these predicates (None: any)."""
     graphs: tuple[str, ...] | None = None
 
     @property

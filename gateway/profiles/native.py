@@ -127,6 +127,9 @@ class NativeProfile:
             "trait_predicates": iris(trait_predicates, ", "),
             "limit": integer(limit),
         }
+        if plan.predicates is not None:
+            flags.append("predicates")
+            slots["predicates"] = iris(plan.predicates or ("urn:bfsql:none",), ", ")
         if plan.as_of is not None:
             flags.append("as_of")
             slots["as_of"] = literal(plan.as_of)
@@ -153,10 +156,13 @@ class NativeProfile:
         if not by_subject:
             return []
         mirrored = set(plan.mirror_predicates)
+        allowed = None if plan.predicates is None else set(plan.predicates)
         hits = []
         for x in frontier:
             for via, index, wanted in (("o", by_subject, plan.out), ("i", by_object, plan.inward)):
                 for h in index.get(x, ()):
+                    if allowed is not None and h.p not in allowed:
+                        continue
                     if wanted or h.p in mirrored:
                         failed = plan.failures(h.status, h.asserted_at, h.valid_from, h.valid_until)
                         hits.append(Hit(via, x, h.s, h.p, h.o, h.stmt, h.status,

@@ -48,8 +48,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput, graphs: tuple[str, ...] |
     traits = frozenset(query.expand_traits)
     plan = make_plan(ctx, query, traits, graphs)
     seeds, unresolved = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings)
-    node_filter = _type_filter(ctx, query, warnings)
-    edge_filter = _predicate_filter(ctx, query, warnings)
+    node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
     result = walk(
         ctx.profile, seeds, plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
         max_edges=limits.max_edges, traits=traits,
@@ -79,16 +78,21 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput, graphs: tuple[str, ...] |
     return Subgraph(nodes=nodes, edges=edges, **common)  # type: ignore[arg-type]
 
 
-def _type_filter(ctx: GraphContext, query: BfsQueryInput, warnings: list[str]) -> set[str] | None:
-    if query.topology_only or query.node_filter is None:
-        return None
-    return ctx.resolve_terms(query.node_filter.entity_types, "node_filter.entity_types", kind="type", warnings=warnings)
-
-
-def _predicate_filter(ctx: GraphContext, query: BfsQueryInput, warnings: list[str]) -> set[str] | None:
-    if query.topology_only or query.edge_filter is None:
-        return None
-    return ctx.resolve_terms(query.edge_filter.predicates, "edge_filter.predicates", kind="predicate", warnings=warnings)
+def resolve_presentation(ctx: GraphContext, query: object, warnings: list[str]) -> tuple[set[str] | None, set[str] | None]:
+    """(types whose nodes are full, predicates whose edges are full); None means all."""
+    if getattr(query, "topology_only", False):
+        return None, None
+    node_filter = getattr(query, "node_filter", None)
+    edge_filter = getattr(query, "edge_filter", None)
+    types = (
+        None if node_filter is None
+        else ctx.resolve_terms(node_filter.entity_types, "node_filter.entity_types", kind="type", warnings=warnings)
+    )
+    predicates = (
+        None if edge_filter is None
+        else ctx.resolve_terms(edge_filter.predicates, "edge_filter.predicates", kind="predicate", warnings=warnings)
+    )
+    return types, predicates
 
 
 def _present(

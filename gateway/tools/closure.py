@@ -1,0 +1,76 @@
+"""transitive_closure_query: everything reachable along one predicate, to a fixed point.
+
+On plain data this is one SPARQL property path (`p+`). When statements carry truth
+status or positions, the traversal filters must hold on every step, which a property
+path cannot express, so the closure is walked level by level with the frontier in
+`VALUES`, visited nodes kept in Python (cycles end the walk, they do not loop it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from gateway.models import Closure, TransitiveClosureInput
+from gateway.profiles.base import HopPlan
+from gateway.sparql import integer, iri, render
+from gateway.tools.bfs import make_plan
+
+if TYPE_CHECKING:
+    from gateway.context import GraphContext
+
+MAX_LIMIT = 500_000
+ROWS_PER_LEVEL = 4 * MAX_LIMIT
+"""A level reading more statement rows than this is cut (and the answer marked truncated)."""
+
+
+def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput, graphs: tuple[str, ...] | None = None) -> Closure:
+    warnings: list[str] = []
+    limit = max(1, min(query.limit, MAX_LIMIT))
+    predicates = ctx.resolve_terms([query.predicate], "predicate", kind="predicate", warnings=warnings)
+    plan = make_plan(ctx, query, graphs=graphs)
+    starts, unresolved = ctx.resolve_seeds([query.start], plan, "start", warnings)
+    to_id = ctx.ids.to_id
+    answer = dict(
+        start=to_id(starts[0]) if starts else query.start.strip(),
+        predicate=to_id(next(iter(predicates))) if predicates else query.predicate.strip(),
+        direction=query.direction, limit=limit, unresolved=unresolved, warnings=warnings,
+    )
+    if not starts or not predicates:
+        return Closure(count=0, reachable=[], method="per_level", **answer)  # type: ignore[arg-type]
+    predicate = next(iter(predicates))
+    plain = not ctx.profile.has_reifiers and "asserted_true" in plan.truth_status and query.direction != "both"
+    if plain:
+        found, truncated = _property_path(ctx, starts[0], predicate, query.direction == "out", limit, graphs)
+    else:
+        found, truncated = _per_level(ctx, starts[0], predicate, plan, limit)
+    reachable = sorted(to_id(x) for x in found)
+    return Closure(
+        count=len(reachable), reachable=reachable, truncated=truncated,
+        method="property_path" if plain else "per_level", **answer,  # type: ignore[arg-type]
+    )
+
+
+def _property_path(
+    ctx: GraphContext, start: str, predicate: str, out: bool, limit: int, graphs: tuple[str, ...] | None
+) -> tuple[set[str], bool]:
+    text = render("native/closure", ["out"] if out else [], start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
+    _, rows = ctx.backend.select(text, graphs=graphs)
+    found = {str(row[0]) for row in rows[:limit]}
+    return found, len(rows) > limit
+
+
+def _per_level(ctx: GraphContext, start: str, predicate: str, plan: HopPlan, limit: int) -> tuple[set[str], bool]:
+    plan = replace(plan, predicates=(predicate,), mirror_predicates=())
+    found: set[str] = set()
+    frontier = [start]
+    while frontier:
+        hits, more = ctx.profile.hop(frontier, plan, ROWS_PER_LEVEL)
+        step = {h.o if h.via == "o" else h.s for h in hits if (h.via == "o" and plan.out) or (h.via == "i" and plan.inward)}
+        new = sorted(step - found)
+        if more or len(found) + len(new) > limit:
+            found.update(new[: limit - len(found)])
+            return found, True
+        found.update(new)
+        frontier = [x for x in new if x != start]
+    return found, False

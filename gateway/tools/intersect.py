@@ -1,0 +1,81 @@
+"""intersect_subgraphs: the nodes within k hops of every seed, and the statements among them.
+
+Each seed is walked on its own (same traversal filters as bfs_query); a node is in the
+answer when every walk reached it, and carries its distance to each seed. The edges are
+every traversable statement with both ends in the answer, read with one more hop query
+over the answer's nodes, so an edge between two nodes at distance k is not missed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gateway.models import Intersection, IntersectSubgraphsInput, Limits, Truncation
+from gateway.presentation import entity_type, full_edges, full_nodes, node_types, stub_edge
+from gateway.models import Node
+from gateway.tools.bfs import make_plan, resolve_presentation
+from gateway.walk import EdgeKey, candidates, walk
+
+if TYPE_CHECKING:
+    from gateway.context import GraphContext
+
+MAX_SEEDS = 16
+MAX_K = 4
+
+
+def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput, graphs: tuple[str, ...] | None = None) -> Intersection:
+    settings = ctx.settings
+    warnings: list[str] = []
+    if len(query.seeds) > MAX_SEEDS:
+        warnings.append(f"seeds: only the first {MAX_SEEDS} are intersected; the rest are unresolved")
+    k = max(1, min(query.k, MAX_K))
+    limits = Limits(
+        max_hops=k,
+        max_nodes=max(1, min(query.max_nodes or settings.default_max_nodes, settings.max_nodes)),
+        max_edges=max(0, min(settings.default_max_edges if query.max_edges is None else query.max_edges, settings.max_edges)),
+        seeds=min(len(query.seeds), MAX_SEEDS),
+    )
+    plan = make_plan(ctx, query, graphs=graphs)
+    seeds, unresolved = ctx.resolve_seeds(query.seeds[:MAX_SEEDS], plan, "seeds", warnings)
+    unresolved += [s.strip() for s in query.seeds[MAX_SEEDS:]]
+    node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
+    distances: dict[str, dict[str, int]] = {}
+    cut = None
+    for seed in seeds:
+        result = walk(ctx.profile, [seed], plan, max_hops=k, max_nodes=limits.max_nodes,
+                      max_edges=limits.max_edges, count_hidden=False)
+        cut = cut or result.cut
+        for node, hop in result.hops.items():
+            distances.setdefault(node, {})[seed] = hop
+    common = sorted(n for n, d in distances.items() if len(d) == len(seeds)) if len(seeds) >= 2 else []
+    if len(seeds) < 2:
+        warnings.append("fewer than two seeds are in the graph: nothing to intersect")
+    to_id = ctx.ids.to_id
+    inside = set(common)
+    edges: dict[EdgeKey, object] = {}
+    if common:
+        hits, more = ctx.profile.hop(common, plan, limits.max_edges + 1)
+        for key, hit, other in candidates(hits, plan, None, frozenset()):
+            if other in inside and key[0] in inside and key[2] in inside:
+                edges.setdefault(key, hit)
+        if more and cut is None:
+            from gateway.walk import Cut
+
+            cut = Cut("max_edges", k, len(common))
+    order = sorted(common, key=lambda n: (sum(distances[n].values()), to_id(n)))
+    types = node_types(ctx, order, graphs)
+    full = [] if query.topology_only else [n for n in order if node_filter is None or node_filter & set(types.get(n, ()))]
+    details = full_nodes(ctx, full, types, graphs) if full else {}
+    nodes = []
+    for n in order:
+        node = details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id))
+        nodes.append(node.model_copy(update={"distances": {to_id(s): distances[n][s] for s in seeds}}))
+    keyed = sorted(edges.items(), key=lambda item: tuple(to_id(x) if x else "" for x in item[0]))
+    wanted = [] if query.topology_only else [(k_, h) for k_, h in keyed if edge_filter is None or k_[1] in edge_filter]
+    detailed = dict(zip((k_ for k_, _ in wanted), full_edges(ctx, wanted, graphs))) if wanted else {}  # type: ignore[arg-type]
+    return Intersection(
+        seeds=[to_id(s) for s in seeds], k=k, node_count=len(nodes), edge_count=len(keyed),
+        nodes=nodes, edges=[detailed.get(k_) or stub_edge(ctx, k_) for k_, _ in keyed],
+        limits=limits, truncated=cut is not None, truncation=Truncation(**vars(cut)) if cut else None,
+        unresolved_seeds=unresolved, warnings=warnings,
+    )

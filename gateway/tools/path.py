@@ -1,0 +1,173 @@
+"""shortest_path: fewest hops between two IDs, by a bidirectional walk, ties broken by key.
+
+The walk expands the smaller frontier one level at a time (one hop query per level),
+forward from the source and backward from the target, until the two meet. Every step
+that stays on some shortest path is kept, and the path is then read from the source
+taking, at each node, the step with the smallest key (predicate ID, next node ID,
+statement ID): the answer does not depend on the store's row order.
+
+The confidence product and the weakest edge summarise the path found; both are omitted
+when any edge on it states no confidence (an absent confidence is not a zero). The path
+is the shortest, not the most confident.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from gateway.models import ShortestPath, ShortestPathInput
+from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
+from gateway.presentation import full_edges
+from gateway.tools.bfs import make_plan
+from gateway.walk import EdgeKey, candidates
+
+if TYPE_CHECKING:
+    from gateway.context import GraphContext
+
+MAX_HOPS = 8
+ROWS_PER_LEVEL = 200_000
+Step = tuple[str, EdgeKey, Hit]  # (next node, edge, hit)
+
+
+def shortest_path(ctx: GraphContext, query: ShortestPathInput, graphs: tuple[str, ...] | None = None) -> ShortestPath:
+    warnings: list[str] = []
+    max_hops = max(1, min(query.max_hops, MAX_HOPS))
+    plan = make_plan(ctx, query, graphs=graphs)
+    if query.predicates:
+        predicates = ctx.resolve_terms(query.predicates, "predicates", kind="predicate", warnings=warnings)
+        plan = replace(plan, predicates=tuple(sorted(predicates)))
+    ends, unresolved = ctx.resolve_seeds([query.source, query.target], plan, "source", warnings)
+    to_id = ctx.ids.to_id
+    source = ctx.ids.resolve(query.source, "source").iri
+    target = ctx.ids.resolve(query.target, "target").iri
+    answer = dict(
+        source=to_id(source) if source else query.source.strip(),
+        target=to_id(target) if target else query.target.strip(),
+        max_hops=max_hops, unresolved=unresolved, warnings=warnings,
+    )
+    if source not in ends or target not in ends:
+        return ShortestPath(found=False, reason="source or target is not in this graph", **answer)  # type: ignore[arg-type]
+    if source == target:
+        return ShortestPath(found=True, hops=0, nodes=[to_id(source)], reason="source and target are the same", **answer)  # type: ignore[arg-type]
+    search = _Search(ctx, plan, source, target)
+    length = search.run(max_hops)
+    if length is None:
+        return ShortestPath(found=False, reason=search.reason or f"no path within {max_hops} hops", **answer)  # type: ignore[arg-type]
+    steps = search.read_path(length)
+    nodes = [source, *(node for node, _, _ in steps)]
+    edges = full_edges(ctx, [(key, hit) for _, key, hit in steps], graphs)
+    confidences = [e.confidence for e in edges]
+    product = weakest = None
+    if all(c is not None for c in confidences):
+        product = 1.0
+        for c in confidences:
+            product *= c  # type: ignore[operator]
+        weakest = min(edges, key=lambda e: e.confidence)  # type: ignore[arg-type,return-value]
+    return ShortestPath(
+        found=True, hops=length, nodes=[to_id(n) for n in nodes], edges=edges,
+        confidence_product=product, weakest_edge=weakest, **answer,  # type: ignore[arg-type]
+    )
+
+
+class _Search:
+    """Level-by-level search from both ends, keeping every step on a shortest path."""
+
+    def __init__(self, ctx: GraphContext, plan: HopPlan, source: str, target: str) -> None:
+        self.ctx = ctx
+        self.plan = plan
+        self.structural = plan.predicates is None
+        self.forward_dist = {source: 0}
+        self.backward_dist = {target: 0}
+        self.forward_frontier = [source]
+        self.backward_frontier = [target]
+        self.forward_steps: dict[str, list[Step]] = defaultdict(list)  # u -> steps u->v, dist_f(v) = dist_f(u)+1
+        self.backward_steps: dict[str, list[Step]] = defaultdict(list)  # z -> steps z->y, dist_b(y) = dist_b(z)-1
+        self.source, self.target = source, target
+        self.reason: str | None = None
+
+    def run(self, max_hops: int) -> int | None:
+        radius = 0
+        while radius < max_hops and self.forward_frontier and self.backward_frontier:
+            if len(self.forward_frontier) <= len(self.backward_frontier):
+                self._expand_forward()
+            else:
+                self._expand_backward()
+            radius += 1
+            meeting = [self.forward_dist[n] + self.backward_dist[n] for n in self.forward_dist if n in self.backward_dist]
+            if meeting:
+                return min(meeting)
+        return None
+
+    def _hits(self, frontier: list[str], plan: HopPlan) -> list[Hit]:
+        hits, more = self.ctx.profile.hop(sorted(frontier), plan, ROWS_PER_LEVEL)
+        if more:
+            self.reason = f"a level read more than {ROWS_PER_LEVEL} statements; the search stopped there"
+            return []
+        return hits
+
+    def _expand_forward(self) -> None:
+        hits = self._hits(self.forward_frontier, self.plan)
+        new: set[str] = set()
+        for key, hit, other in candidates(hits, self.plan, None, frozenset()):
+            if hit.via == "s" and not self.structural:
+                continue
+            here = hit.x
+            depth = self.forward_dist[here] + 1
+            if self.forward_dist.setdefault(other, depth) == depth:
+                self.forward_steps[here].append((other, key, hit))
+                new.add(other)
+        self.forward_frontier = sorted(new)
+
+    def _expand_backward(self) -> None:
+        """Steps z -> y into the frontier: z is the other end, or the statement itself."""
+        hits = self._hits(self.backward_frontier, replace(self.plan, direction="both"))
+        new: set[str] = set()
+        for h in hits:
+            if h.via == "s":
+                continue
+            y = h.x
+            into = []
+            if h.via == "i" and self.plan.out:
+                into.append((h.s, (h.s, h.p, h.o, h.stmt, None)))
+            if h.via == "o" and self.plan.inward:
+                into.append((h.o, (h.s, h.p, h.o, h.stmt, None)))
+            if h.stmt is not None and self.structural:
+                into.append((h.stmt, (h.stmt, STRUCTURAL_SUBJECT if h.via == "o" else STRUCTURAL_OBJECT, y, None, None)))
+            depth = self.backward_dist[y] + 1
+            for z, key in into:
+                if self.backward_dist.setdefault(z, depth) == depth:
+                    self.backward_steps[z].append((y, key, h))  # type: ignore[arg-type]
+                    new.add(z)
+        self.backward_frontier = sorted(new)
+
+    def read_path(self, length: int) -> list[Step]:
+        """From the source, the smallest-key step that keeps a shortest path, until the target."""
+        to_id = self.ctx.ids.to_id
+        on_path = self._forward_nodes_on_path(length)
+        steps: list[Step] = []
+        here = self.source
+        for position in range(length):
+            remaining = length - position - 1
+            options = [
+                s for s in self.forward_steps.get(here, ())
+                if s[0] in on_path and self.forward_dist[s[0]] == position + 1
+            ] + [
+                s for s in self.backward_steps.get(here, ()) if self.backward_dist.get(s[0]) == remaining
+            ] + [
+                s for s in self.forward_steps.get(here, ()) if self.backward_dist.get(s[0]) == remaining
+            ]
+            best = min(options, key=lambda s: (to_id(s[1][1]), to_id(s[0]), to_id(s[1][3]) if s[1][3] else ""))
+            steps.append(best)
+            here = best[0]
+        return steps
+
+    def _forward_nodes_on_path(self, length: int) -> set[str]:
+        """Forward-explored nodes from which the target is reachable in exactly the remaining hops."""
+        good = {n for n, d in self.forward_dist.items() if self.backward_dist.get(n) == length - d}
+        by_depth = sorted(self.forward_dist, key=lambda n: -self.forward_dist[n])
+        for node in by_depth:
+            if node not in good and any(next_ in good for next_, _, _ in self.forward_steps.get(node, ())):
+                good.add(node)
+        return good

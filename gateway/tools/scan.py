@@ -1,0 +1,146 @@
+"""scan_query: every matching entity or statement, with no seed, a page at a time.
+
+Pages follow a keyset: the order is by IRI (entities) or by subject, predicate, object
+and statement ID (statements), and the cursor holds the last key of the page. It is
+signed together with the query it belongs to, so it survives a restart, and a cursor
+that was altered, or is replayed with other filters, is refused.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from typing import TYPE_CHECKING
+
+from gateway.errors import InvalidInput
+from gateway.models import ScanPage, ScanQueryInput
+from gateway.presentation import full_edges, full_nodes, node_types
+from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan
+from gateway.sparql import Sparql, integer, iris, literal, render
+from gateway.terms import BFS, Literal
+from gateway.tools.bfs import make_plan
+from gateway.walk import EdgeKey
+
+if TYPE_CHECKING:
+    from gateway.context import GraphContext
+
+MAX_PAGE = 1000
+_STATEMENT_FILTERS = ("edge_predicates", "truth_status", "as_of", "valid_at")
+
+
+def scan_query(ctx: GraphContext, query: ScanQueryInput, graphs: tuple[str, ...] | None = None) -> ScanPage:
+    warnings: list[str] = []
+    limit = max(1, min(query.limit, MAX_PAGE))
+    statement_filters = [f for f in _STATEMENT_FILTERS if getattr(query, f)]
+    if query.node_types and statement_filters:
+        raise InvalidInput(
+            "scan_query lists entities (node_types) or statements "
+            f"({', '.join(_STATEMENT_FILTERS)}), not both; got node_types and {', '.join(statement_filters)}",
+            field="node_types",
+        )
+    kind = "entities" if query.node_types else "statements"
+    after = _read_cursor(ctx, query, kind) if query.cursor else None
+    if kind == "entities":
+        types = ctx.resolve_terms(query.node_types, "node_types", kind="type", warnings=warnings)
+        return _scan_entities(ctx, sorted(types), after, limit, warnings, query, graphs)
+    return _scan_statements(ctx, query, after, limit, warnings, graphs)
+
+
+def _scan_entities(
+    ctx: GraphContext, types: list[str], after: str | None, limit: int, warnings: list[str],
+    query: ScanQueryInput, graphs: tuple[str, ...] | None,
+) -> ScanPage:
+    if not types:
+        return ScanPage(kind="entities", count=0, limit=limit, warnings=warnings)
+    slots = {"types": iris(types, ", "), "limit": integer(limit + 1)}
+    if after is not None:
+        slots["after"] = literal(after)
+    _, rows = ctx.backend.select(render("native/scan_entities", ["after"] if after else [], **slots), graphs=graphs)
+    page = [str(row[0]) for row in rows[:limit]]
+    details = full_nodes(ctx, page, node_types(ctx, page, graphs), graphs)
+    cursor = _make_cursor(ctx, query, "entities", page[-1]) if len(rows) > limit else None
+    return ScanPage(kind="entities", count=len(page), nodes=[details[x] for x in page], limit=limit,
+                    next_cursor=cursor, warnings=warnings)
+
+
+def _scan_statements(
+    ctx: GraphContext, query: ScanQueryInput, after: str | None, limit: int, warnings: list[str],
+    graphs: tuple[str, ...] | None,
+) -> ScanPage:
+    plan = make_plan(ctx, query, graphs=graphs)
+    predicates = None
+    if query.edge_predicates:
+        predicates = ctx.resolve_terms(query.edge_predicates, "edge_predicates", kind="predicate", warnings=warnings)
+        if not predicates:
+            return ScanPage(kind="statements", count=0, limit=limit, warnings=warnings)
+    rows = statement_rows(ctx, plan, predicates, after, limit + 1)
+    page = rows[:limit]
+    edges = full_edges(ctx, [(key, hit) for _, key, hit in page], graphs)
+    cursor = _make_cursor(ctx, query, "statements", page[-1][0]) if len(rows) > limit else None
+    return ScanPage(kind="statements", count=len(edges), edges=edges, limit=limit, next_cursor=cursor, warnings=warnings)
+
+
+def statement_rows(
+    ctx: GraphContext, plan: HopPlan, predicates: set[str] | None, after: str | None, limit: int
+) -> list[tuple[str, EdgeKey, Hit]]:
+    """(sort key, edge, hit) of up to `limit` statements passing the plan's filters, in key order."""
+    flags = []
+    slots: dict[str, Sparql] = {
+        "excluded": iris(NON_EDGE_PREDICATES, ", "),
+        "truth_status": iris((BFS + s for s in sorted(plan.truth_status)), ", "),
+        "limit": integer(limit),
+    }
+    if predicates:
+        flags.append("predicates")
+        slots["predicates"] = iris(sorted(predicates), ", ")
+    for name in ("as_of", "valid_at"):
+        value = getattr(plan, name)
+        if value is not None:
+            flags.append(name)
+            slots[name] = literal(value)
+    if after is not None:
+        flags.append("after")
+        slots["after"] = literal(after)
+    _, rows = ctx.backend.select(render("native/scan_statements", flags, **slots), graphs=plan.graphs)
+    found = []
+    for key, r, s, p, o, status, at, vf, vu in rows:
+        stmt = str(r) if r is not None else None
+        name = str(status)[len(BFS):] if str(status).startswith(BFS) else "asserted_true"
+        hit = Hit("", "", str(s), str(p), str(o), stmt, name, at, vf, vu)
+        found.append((key.value if isinstance(key, Literal) else str(key), (hit.s, hit.p, hit.o, stmt, None), hit))
+    return found
+
+
+# -- cursors ---------------------------------------------------------------------------
+def _fingerprint(query: ScanQueryInput, kind: str) -> str:
+    fields = query.model_dump(mode="json", exclude={"cursor", "limit"})
+    return json.dumps([kind, fields], sort_keys=True)
+
+
+def _sign(ctx: GraphContext, payload: bytes) -> str:
+    key = ctx.settings.cursor_secret.encode()
+    return hmac.new(key, payload, hashlib.sha256).hexdigest()[:32]
+
+
+def _make_cursor(ctx: GraphContext, query: ScanQueryInput, kind: str, last_key: str) -> str:
+    body = json.dumps({"after": last_key, "query": _fingerprint(query, kind)}, separators=(",", ":")).encode()
+    token = {"b": base64.urlsafe_b64encode(body).decode(), "s": _sign(ctx, body)}
+    return base64.urlsafe_b64encode(json.dumps(token, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def _read_cursor(ctx: GraphContext, query: ScanQueryInput, kind: str) -> str:
+    refused = InvalidInput("cursor: not a cursor this scan issued (altered, or from other filters)", field="cursor")
+    try:
+        text = query.cursor or ""
+        token = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        body = base64.urlsafe_b64decode(token["b"])
+        if not hmac.compare_digest(_sign(ctx, body), str(token["s"])):
+            raise refused
+        data = json.loads(body)
+    except (ValueError, KeyError, TypeError):
+        raise refused from None
+    if data.get("query") != _fingerprint(query, kind) or not isinstance(data.get("after"), str):
+        raise refused
+    return str(data["after"])
