@@ -207,7 +207,10 @@ def reference_closure(
     """
     _check_arguments(0, direction, frozenset())
     steps = nx.DiGraph()
+    reifiers = {st.id for st in g.statements if st.id is not None}
     for st in g.statements:
+        if st.id is None and st.s in reifiers:
+            continue  # statement data, not a relationship
         if st.p == predicate and is_traversable(st, truth_status, as_of, valid_at):
             if direction in ("out", "both"):
                 steps.add_edge(st.s, st.o)

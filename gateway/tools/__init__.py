@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from gateway import models
 from gateway.tools.bfs import bfs_query
 from gateway.tools.closure import transitive_closure_query
-from gateway.tools.communities import communities
+from gateway.tools.community import communities
 from gateway.tools.intersect import intersect_subgraphs
 from gateway.tools.path import shortest_path
 from gateway.tools.scan import scan_query

@@ -1,0 +1,107 @@
+"""communities: deterministic across hash seeds, connected, and at least networkx's modularity."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import networkx as nx
+import pytest
+
+from gateway import Gateway, Settings, TooLarge
+from gateway.synth import random_graph
+from tests.conftest import ROOT, gateway_from_ntriples
+
+SCRIPT = """
+import json, random, sys
+sys.path.insert(0, {root!r})
+from gateway.synth import random_graph
+from tests.conftest import gateway_from_ntriples
+graph = random_graph(random.Random(3), 300, 900, reified=False, with_traits=False)
+result = gateway_from_ntriples(graph.to_ntriples()).communities()
+print(json.dumps(result.model_dump(mode="json")))
+"""
+
+
+def test_identical_partition_under_five_hash_seeds() -> None:
+    outputs = set()
+    for seed in ("0", "1", "42", "12345", "random"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", SCRIPT.format(root=str(ROOT))], capture_output=True, text=True,
+                              env=env, cwd=ROOT, timeout=300)
+        assert done.returncode == 0, done.stderr
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+    levels = json.loads(outputs.pop())["levels"]
+    assert len(levels) >= 1 and levels[0]["communities"]
+
+
+def as_graph(gateway: Gateway, graph: object) -> nx.Graph:
+    to_id = gateway.context.ids.to_id
+    g = nx.Graph()
+    for st in graph.statements:  # type: ignore[attr-defined]
+        if st.status == "asserted_true" and st.s != st.o:
+            g.add_edge(to_id(st.s), to_id(st.o))
+    return g
+
+
+@pytest.mark.parametrize("number", range(8))
+def test_communities_are_connected_and_at_least_as_modular_as_networkx(number: int) -> None:
+    rng = random.Random(100 + number)
+    graph = random_graph(rng, 120, 300, reified=False, with_traits=False)
+    gateway = gateway_from_ntriples(graph.to_ntriples())
+    result = gateway.communities()
+    g = as_graph(gateway, graph)
+    weights = {}
+    for st in graph.statements:
+        if st.s != st.o:
+            a, b = sorted((gateway.context.ids.to_id(st.s), gateway.context.ids.to_id(st.o)))
+            weights.setdefault((a, b), set()).add((st.p, st.s <= st.o))
+    for (a, b), kinds in weights.items():
+        g[a][b]["weight"] = len(kinds)
+    for level in result.levels:
+        parts = [{m.id for m in c.members} for c in level.communities]
+        assert sorted(n for p in parts for n in p) == sorted(set(n for p in parts for n in p))  # a partition
+        for part in parts:
+            sub = g.subgraph(part)
+            assert len(part) == 1 or nx.is_connected(sub)
+        if g.number_of_edges():
+            q = nx.community.modularity(g, [p & set(g.nodes) for p in parts if p & set(g.nodes)], weight="weight")
+            assert abs(q - level.modularity) < 1e-5
+    # networkx's Louvain on the same graph, numbered the same way (nodes in ID order) with
+    # the same seed: splitting communities into components can only add modularity.
+    order = sorted(set(g.nodes) | {m.id for c in result.levels[0].communities for m in c.members})
+    numbered = nx.Graph()
+    numbered.add_nodes_from(range(len(order)))
+    index = {n: i for i, n in enumerate(order)}
+    numbered.add_weighted_edges_from(
+        sorted((*sorted((index[a], index[b])), d["weight"]) for a, b, d in g.edges(data=True))
+    )
+    reference = nx.community.louvain_communities(numbered, weight="weight", seed=0)
+    best = nx.community.modularity(numbered, reference, weight="weight")
+    assert result.levels[0].modularity >= best - 1e-6
+
+
+def test_levels_are_nested_coarsest_first(demo: Gateway) -> None:
+    result = demo.communities(seeds=["wiki:Sherlock_Holmes"], max_hops=2)
+    assert [l.level for l in result.levels] == list(range(len(result.levels)))
+    sizes = [len(l.communities) for l in result.levels]
+    assert sizes == sorted(sizes)  # coarser levels have fewer communities
+    for coarse, fine in zip(result.levels, result.levels[1:]):
+        owner = {m.id: c.id for c in coarse.communities for m in c.members}
+        for community in fine.communities:
+            assert len({owner[m.id] for m in community.members}) == 1
+    assert all(m.label for c in result.levels[0].communities for m in c.members if not m.id.startswith("stmt:"))
+
+
+def test_over_the_edge_bound_is_refused_not_sampled() -> None:
+    from tests.conftest import DEMO
+
+    small = Gateway.open(DEMO, settings=Settings(communities_max_edges=10))
+    with pytest.raises(TooLarge):
+        small.communities()
+    with pytest.raises(TooLarge):
+        small.communities(seeds=["wiki:Sherlock_Holmes"], max_hops=2)
