@@ -97,8 +97,8 @@ def oracle_path(graph: object, source: str, target: str, max_hops: int, directio
     if len(paths[0]) - 1 > max_hops:
         return None
 
-    def step_key(edge: tuple[str, str, str, str | None, str | None], after: str) -> tuple[str, str, str]:
-        return (to_id(edge[1]), to_id(after), to_id(edge[3]) if edge[3] else "")
+    def step_key(edge: tuple[str, str, str, str | None, str | None], after: str) -> tuple[str, str, str, str]:
+        return (to_id(edge[1]), to_id(after), to_id(edge[3]) if edge[3] else "", to_id(edge[0]))
 
     best = None
     for path in paths:

@@ -4,7 +4,7 @@ The walk expands the smaller frontier one level at a time (one hop query per lev
 forward from the source and backward from the target, until the two meet. Every step
 that stays on some shortest path is kept, and the path is then read from the source
 taking, at each node, the step with the smallest key (predicate ID, next node ID,
-statement ID): the answer does not depend on the store's row order.
+statement ID, subject ID): the answer does not depend on the store's row order.
 
 The confidence product and the weakest edge summarise the path found; both are omitted
 when any edge on it states no confidence (an absent confidence is not a zero). The path
@@ -158,7 +158,7 @@ class _Search:
             ] + [
                 s for s in self.forward_steps.get(here, ()) if self.backward_dist.get(s[0]) == remaining
             ]
-            best = min(options, key=lambda s: (to_id(s[1][1]), to_id(s[0]), to_id(s[1][3]) if s[1][3] else ""))
+            best = min(options, key=lambda s: (to_id(s[1][1]), to_id(s[0]), to_id(s[1][3]) if s[1][3] else "", to_id(s[1][0])))
             steps.append(best)
             here = best[0]
         return steps
