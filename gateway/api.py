@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -10,7 +11,9 @@ from pydantic import BaseModel, ValidationError
 
 from gateway import models
 from gateway.backends.base import Backend
+from gateway.auth import Reader
 from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.scoped import ScopedBackend
 from gateway.context import GraphContext, Settings
 from gateway.errors import InvalidInput
 from gateway.profiles.native import NativeProfile
@@ -41,7 +44,20 @@ class Gateway:
 
     def __init__(self, backend: Backend, *, settings: Settings | None = None) -> None:
         self.backend = backend
-        self.context = GraphContext(backend, NativeProfile(backend), settings)
+        self.settings = settings or Settings()
+        self.context = GraphContext(backend, NativeProfile(backend), self.settings)
+        self._scoped: dict[tuple[str, ...], GraphContext] = {}
+        self._lock = threading.Lock()
+
+    def context_for(self, reader: Reader | None) -> GraphContext:
+        """The graph as `reader` may see it: every query restricted to its named graphs."""
+        if reader is None or reader.graphs is None:
+            return self.context
+        with self._lock:
+            if reader.graphs not in self._scoped:
+                scoped = ScopedBackend(self.backend, reader.graphs)
+                self._scoped[reader.graphs] = GraphContext(scoped, NativeProfile(scoped), self.settings)
+            return self._scoped[reader.graphs]
 
     @classmethod
     def open(
@@ -64,12 +80,12 @@ class Gateway:
         backend.prefixes.update(prefixes or {})
         return cls(backend, settings=settings)
 
-    def call(self, name: str, arguments: object = None, *, graphs: tuple[str, ...] | None = None) -> BaseModel:
-        """Run a tool by name with JSON-like arguments (the surfaces' entry point)."""
+    def call(self, name: str, arguments: object = None, *, reader: Reader | None = None) -> BaseModel:
+        """Run a tool by name with JSON-like arguments, as `reader` (the surfaces' entry point)."""
         tool = TOOLS.get(name)
         if tool is None:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", field="tool")
-        return tool.run(self.context, validate(tool.input, arguments), graphs)
+        return tool.run(self.context_for(reader), validate(tool.input, arguments))
 
     def describe_schema(self) -> models.Schema:
         return self.call("describe_schema")  # type: ignore[return-value]

@@ -3,6 +3,7 @@
     GatewayError
     ├── InvalidInput        bad argument from the caller (names the field)
     ├── NotFound            a named thing is not in the graph (or not readable)
+    ├── Unauthorized        no valid credentials
     ├── Forbidden           the reader may not do this
     ├── TooLarge            a request or a subgraph over a configured bound
     └── BackendError        the store failed
@@ -42,6 +43,12 @@ class NotFound(GatewayError):
     """The thing named is not in the graph, or not readable by this reader."""
 
     code = "not_found"
+
+
+class Unauthorized(GatewayError):
+    """The request carries no valid credentials."""
+
+    code = "unauthorized"
 
 
 class Forbidden(GatewayError):

@@ -41,10 +41,10 @@ def entity_type(types: Iterable[str], to_id: Any) -> str:
     return specific[0] if specific else "Entity"
 
 
-def node_types(ctx: GraphContext, nodes: Sequence[str], graphs: Sequence[str] | None = None) -> dict[str, list[str]]:
+def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     for chunk in _chunks(nodes):
-        _, rows = ctx.backend.select(render("native/node_types", ids=iris(chunk)), graphs=graphs)
+        _, rows = ctx.backend.select(render("native/node_types", ids=iris(chunk)))
         for x, t in rows:
             if isinstance(t, str):
                 found[str(x)].append(t)
@@ -52,18 +52,18 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], graphs: Sequence[str] | 
 
 
 def full_nodes(
-    ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], graphs: Sequence[str] | None = None
+    ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]]
 ) -> dict[str, Node]:
     """Full data for entities: label, description, synonyms, types, literal properties."""
     to_id = ctx.ids.to_id
     rows_by_node: dict[str, list[tuple[str, Term]]] = defaultdict(list)
     for chunk in _chunks(nodes):
-        _, rows = ctx.backend.select(render("native/node_data", ids=iris(chunk)), graphs=graphs)
+        _, rows = ctx.backend.select(render("native/node_data", ids=iris(chunk)))
         for x, p, v in rows:
             if v is not None:
                 rows_by_node[str(x)].append((str(p), v))
     statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
-    statement_edges = statement_details(ctx, statements, graphs=graphs) if statements else {}
+    statement_edges = statement_details(ctx, statements) if statements else {}
     result = {}
     for node in nodes:
         values = rows_by_node.get(node, [])
@@ -89,14 +89,14 @@ def full_nodes(
     return result
 
 
-def statement_details(ctx: GraphContext, statements: Sequence[str], graphs: Sequence[str] | None = None) -> dict[str, Edge]:
+def statement_details(ctx: GraphContext, statements: Sequence[str]) -> dict[str, Edge]:
     """Full edges for statement IDs read directly (describe, statement nodes)."""
     triples: dict[str, tuple[str, str, str, bool]] = {}
     for chunk in _chunks(statements):
-        _, rows = ctx.backend.select(render("native/reified_triple", ids=iris(chunk)), graphs=graphs)
+        _, rows = ctx.backend.select(render("native/reified_triple", ids=iris(chunk)))
         for r, s, p, o, asserted in rows:
             triples[str(r)] = (str(s), str(p), str(o), isinstance(asserted, Literal) and asserted.value == "true")
-    data = _statement_data(ctx, list(triples), graphs)
+    data = _statement_data(ctx, list(triples))
     edges = {}
     for r, (s, p, o, asserted) in triples.items():
         hit = Hit("", "", s, p, o, r, "asserted_true" if asserted else "hypothetical")
@@ -106,9 +106,8 @@ def statement_details(ctx: GraphContext, statements: Sequence[str], graphs: Sequ
 
 def full_edges(
     ctx: GraphContext, keys: Sequence[tuple[tuple[str, str, str, str | None, str | None], Hit]],
-    graphs: Sequence[str] | None = None,
 ) -> list[Edge]:
-    data = _statement_data(ctx, sorted({k[3] for k, _ in keys if k[3]}), graphs)
+    data = _statement_data(ctx, sorted({k[3] for k, _ in keys if k[3]}))
     return [full_edge(ctx, key, hit, data.get(key[3] or "", [])) for key, hit in keys]
 
 
@@ -150,10 +149,10 @@ def full_edge(
     )
 
 
-def _statement_data(ctx: GraphContext, statements: Sequence[str], graphs: Sequence[str] | None) -> dict[str, list[tuple[str, Term]]]:
+def _statement_data(ctx: GraphContext, statements: Sequence[str]) -> dict[str, list[tuple[str, Term]]]:
     found: dict[str, list[tuple[str, Term]]] = defaultdict(list)
     for chunk in _chunks(statements):
-        _, rows = ctx.backend.select(render("native/statement_data", ids=iris(chunk)), graphs=graphs)
+        _, rows = ctx.backend.select(render("native/statement_data", ids=iris(chunk)))
         for r, p, v in rows:
             if v is not None:
                 found[str(r)].append((str(p), v))

@@ -36,6 +36,8 @@ FORMATS: dict[str, ox.RdfFormat] = {
 _PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
 _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
 META_FILE = "meta.json"
+DEFAULT_GRAPH = "default"
+NO_GRAPH = "urn:bfsql:no-graph"
 STORE_DIR = "store"
 
 
@@ -132,7 +134,9 @@ class EmbeddedBackend:
         if graphs is None:
             scope = {"use_default_graph_as_union": True}
         else:
-            scope = {"default_graph": [ox.NamedNode(g) for g in graphs] or [ox.DefaultGraph()]}
+            # A reader with no graphs sees an empty dataset, not the default graph.
+            names = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs]
+            scope = {"default_graph": names or [ox.NamedNode(NO_GRAPH)], "named_graphs": names or [ox.NamedNode(NO_GRAPH)]}
         try:
             solutions = self.store.query(query, **scope)  # type: ignore[arg-type]
             data = solutions.serialize(format=ox.QueryResultsFormat.TSV)  # type: ignore[union-attr]

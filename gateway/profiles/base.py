@@ -71,7 +71,6 @@ class HopPlan:
     mirror_predicates: tuple[str, ...] = ()
     predicates: tuple[str, ...] | None = None
     """Only statements with these predicates (None: any)."""
-    graphs: tuple[str, ...] | None = None
 
     @property
     def out(self) -> bool:

@@ -93,7 +93,7 @@ class NativeProfile:
     def existing(self, iris_: Sequence[str], plan: HopPlan) -> set[str]:
         if not iris_:
             return set()
-        _, rows = self.backend.select(render("native/exists", ids=iris(iris_)), graphs=plan.graphs)
+        _, rows = self.backend.select(render("native/exists", ids=iris(iris_)))
         found = {str(row[0]) for row in rows}
         by_subject, by_object = self._unasserted
         found.update(i for i in iris_ if i in by_subject or i in by_object)
@@ -136,7 +136,7 @@ class NativeProfile:
         if plan.valid_at is not None:
             flags.append("valid_at")
             slots["valid_at"] = literal(plan.valid_at)
-        _, rows = self.backend.select(render("native/hop", flags, **slots), graphs=plan.graphs)
+        _, rows = self.backend.select(render("native/hop", flags, **slots))
         return rows
 
     @staticmethod

@@ -29,8 +29,6 @@ class Tool:
     output: Any
     run: Callable[..., BaseModel]
     description: str
-    scoped: bool = True
-    """Whether the tool reads the graph through the reader's graphs."""
 
 
 TOOLS: dict[str, Tool] = {
@@ -38,16 +36,14 @@ TOOLS: dict[str, Tool] = {
     for tool in (
         Tool(
             "describe_schema", models.DescribeSchemaInput, models.Schema,
-            lambda ctx, q, graphs=None: describe_schema(ctx),
+            lambda ctx, q: describe_schema(ctx),
             "Orient yourself: the graph's entity types, predicates (with counts, labels, traits), "
             "truth statuses and time ranges. Call it first on an unfamiliar graph.",
-            scoped=False,
         ),
         Tool(
             "search_entities", models.SearchEntitiesInput, models.SearchResult,
-            lambda ctx, q, graphs=None: search_entities(ctx, q),
+            search_entities,
             "Resolve a name to entity IDs, ranked: exact label, synonym, prefix, then full text.",
-            scoped=False,
         ),
         Tool(
             "bfs_query", models.BfsQueryInput, models.Subgraph | models.CompactSubgraph, bfs_query,

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from gateway.context import GraphContext
 
 
-def make_plan(ctx: GraphContext, query: object, traits: frozenset[str] = frozenset(), graphs: tuple[str, ...] | None = None) -> HopPlan:
+def make_plan(ctx: GraphContext, query: object, traits: frozenset[str] = frozenset()) -> HopPlan:
     """The traversal settings of a query (any input model with the traversal filters)."""
     statuses = getattr(query, "truth_status", None)
     mirror_predicates: tuple[str, ...] = ()
@@ -32,11 +32,10 @@ def make_plan(ctx: GraphContext, query: object, traits: frozenset[str] = frozens
         as_of=getattr(query, "as_of", None),
         valid_at=getattr(query, "valid_at", None),
         mirror_predicates=mirror_predicates,
-        graphs=graphs,
     )
 
 
-def bfs_query(ctx: GraphContext, query: BfsQueryInput, graphs: tuple[str, ...] | None = None) -> Subgraph | CompactSubgraph:
+def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubgraph:
     settings = ctx.settings
     warnings: list[str] = []
     limits = Limits(
@@ -46,7 +45,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput, graphs: tuple[str, ...] |
         seeds=min(len(query.seeds), settings.max_seeds),
     )
     traits = frozenset(query.expand_traits)
-    plan = make_plan(ctx, query, traits, graphs)
+    plan = make_plan(ctx, query, traits)
     seeds, unresolved = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings)
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
     result = walk(
@@ -56,7 +55,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput, graphs: tuple[str, ...] |
     _suggest_seeds(ctx, unresolved, warnings)
     if result.hidden_capped:
         warnings.append("hidden_by_filter counts are lower bounds (too many hidden statements to count)")
-    nodes, edges = _present(ctx, result, query, node_filter, edge_filter, graphs)
+    nodes, edges = _present(ctx, result, query, node_filter, edge_filter)
     hop_counts = [0] * (max(result.hops.values(), default=-1) + 1)
     for hop in result.hops.values():
         hop_counts[hop] += 1
@@ -97,18 +96,18 @@ def resolve_presentation(ctx: GraphContext, query: object, warnings: list[str]) 
 
 def _present(
     ctx: GraphContext, result: WalkResult, query: BfsQueryInput,
-    node_filter: set[str] | None, edge_filter: set[str] | None, graphs: tuple[str, ...] | None,
+    node_filter: set[str] | None, edge_filter: set[str] | None,
 ) -> tuple[list[Node], list[Edge]]:
     to_id = ctx.ids.to_id
     order = sorted(result.hops, key=lambda n: (result.hops[n], to_id(n)))
-    types = node_types(ctx, order, graphs)
+    types = node_types(ctx, order)
     if query.topology_only:
         full: list[str] = []
     elif node_filter is None:
         full = order
     else:
         full = [n for n in order if node_filter & set(types.get(n, ()))]
-    details = full_nodes(ctx, full, types, graphs) if full else {}
+    details = full_nodes(ctx, full, types) if full else {}
     nodes = [details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id)) for n in order]
 
     keyed = sorted(result.edges.items(), key=lambda item: _edge_order(item[0], to_id))
@@ -118,7 +117,7 @@ def _present(
         wanted = list(keyed)
     else:
         wanted = [(k, h) for k, h in keyed if k[1] in edge_filter]
-    detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted, graphs))) if wanted else {}  # type: ignore[arg-type]
+    detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted))) if wanted else {}  # type: ignore[arg-type]
     edges = [detailed.get(k) or stub_edge(ctx, k) for k, _ in keyed]
     return nodes, edges
 

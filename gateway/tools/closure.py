@@ -24,11 +24,11 @@ ROWS_PER_LEVEL = 4 * MAX_LIMIT
 """A level reading more statement rows than this is cut (and the answer marked truncated)."""
 
 
-def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput, graphs: tuple[str, ...] | None = None) -> Closure:
+def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -> Closure:
     warnings: list[str] = []
     limit = max(1, min(query.limit, MAX_LIMIT))
     predicates = ctx.resolve_terms([query.predicate], "predicate", kind="predicate", warnings=warnings)
-    plan = make_plan(ctx, query, graphs=graphs)
+    plan = make_plan(ctx, query)
     starts, unresolved = ctx.resolve_seeds([query.start], plan, "start", warnings)
     to_id = ctx.ids.to_id
     answer = dict(
@@ -41,7 +41,7 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput, g
     predicate = next(iter(predicates))
     plain = not ctx.profile.has_reifiers and "asserted_true" in plan.truth_status and query.direction != "both"
     if plain:
-        found, truncated = _property_path(ctx, starts[0], predicate, query.direction == "out", limit, graphs)
+        found, truncated = _property_path(ctx, starts[0], predicate, query.direction == "out", limit)
     else:
         found, truncated = _per_level(ctx, starts[0], predicate, plan, limit)
     reachable = sorted(to_id(x) for x in found)
@@ -52,10 +52,10 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput, g
 
 
 def _property_path(
-    ctx: GraphContext, start: str, predicate: str, out: bool, limit: int, graphs: tuple[str, ...] | None
+    ctx: GraphContext, start: str, predicate: str, out: bool, limit: int
 ) -> tuple[set[str], bool]:
     text = render("native/closure", ["out"] if out else [], start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
-    _, rows = ctx.backend.select(text, graphs=graphs)
+    _, rows = ctx.backend.select(text)
     found = {str(row[0]) for row in rows[:limit]}
     return found, len(rows) > limit
 

@@ -33,10 +33,10 @@ MAX_HOPS = 4
 LOUVAIN_SEED = 0
 
 
-def communities(ctx: GraphContext, query: CommunitiesInput, graphs: tuple[str, ...] | None = None) -> Communities:
+def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
     warnings: list[str] = []
     bound = ctx.settings.communities_max_edges
-    plan = make_plan(ctx, query, graphs=graphs)
+    plan = make_plan(ctx, query)
     if query.edge_predicates:
         predicates = ctx.resolve_terms(query.edge_predicates, "edge_predicates", kind="predicate", warnings=warnings)
         plan = replace(plan, predicates=tuple(sorted(predicates)))

@@ -18,35 +18,35 @@ if TYPE_CHECKING:
     from gateway.context import GraphContext
 
 
-def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput, graphs: tuple[str, ...] | None = None) -> EntitiesDetail:
+def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> EntitiesDetail:
     warnings: list[str] = []
     ids = query.ids
     cap = ctx.settings.max_describe
     if len(ids) > cap:
         warnings.append(f"ids: only the first {cap} are described; the rest are unresolved")
-    plan = HopPlan(graphs=graphs)
+    plan = HopPlan()
     present, unresolved = ctx.resolve_seeds(ids[:cap], plan, "ids", warnings)
     unresolved += [i.strip() for i in ids[cap:]]
-    types = node_types(ctx, present, graphs)
-    details = full_nodes(ctx, present, types, graphs)
+    types = node_types(ctx, present)
+    details = full_nodes(ctx, present, types)
     entities = [
-        EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x, graphs))
+        EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x))
         for x in present
     ]
     return EntitiesDetail(entities=entities, unresolved=unresolved, warnings=warnings)
 
 
-def describe_entity(ctx: GraphContext, query: DescribeEntityInput, graphs: tuple[str, ...] | None = None) -> EntityDetail:
-    result = describe_entities(ctx, DescribeEntitiesInput(ids=[query.id]), graphs)
+def describe_entity(ctx: GraphContext, query: DescribeEntityInput) -> EntityDetail:
+    result = describe_entities(ctx, DescribeEntitiesInput(ids=[query.id]))
     if not result.entities:
         reason = "; ".join(result.warnings)
         raise NotFound(f"{query.id.strip()!r} is not in this graph" + (f" ({reason})" if reason else ""), field="id")
     return result.entities[0]
 
 
-def _relationship_counts(ctx: GraphContext, x: str, graphs: tuple[str, ...] | None) -> list[RelationshipCount]:
+def _relationship_counts(ctx: GraphContext, x: str) -> list[RelationshipCount]:
     _, rows = ctx.backend.select(
-        render("native/relationship_counts", id=iri(x), excluded=iris(NON_EDGE_PREDICATES, ", ")), graphs=graphs
+        render("native/relationship_counts", id=iri(x), excluded=iris(NON_EDGE_PREDICATES, ", "))
     )
     counts: dict[tuple[str, str], int] = {}
     for p, d, n in rows:

@@ -23,7 +23,7 @@ MAX_SEEDS = 16
 MAX_K = 4
 
 
-def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput, graphs: tuple[str, ...] | None = None) -> Intersection:
+def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> Intersection:
     settings = ctx.settings
     warnings: list[str] = []
     if len(query.seeds) > MAX_SEEDS:
@@ -35,7 +35,7 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput, graph
         max_edges=max(0, min(settings.default_max_edges if query.max_edges is None else query.max_edges, settings.max_edges)),
         seeds=min(len(query.seeds), MAX_SEEDS),
     )
-    plan = make_plan(ctx, query, graphs=graphs)
+    plan = make_plan(ctx, query)
     seeds, unresolved = ctx.resolve_seeds(query.seeds[:MAX_SEEDS], plan, "seeds", warnings)
     unresolved += [s.strip() for s in query.seeds[MAX_SEEDS:]]
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
@@ -63,16 +63,16 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput, graph
 
             cut = Cut("max_edges", k, len(common))
     order = sorted(common, key=lambda n: (sum(distances[n].values()), to_id(n)))
-    types = node_types(ctx, order, graphs)
+    types = node_types(ctx, order)
     full = [] if query.topology_only else [n for n in order if node_filter is None or node_filter & set(types.get(n, ()))]
-    details = full_nodes(ctx, full, types, graphs) if full else {}
+    details = full_nodes(ctx, full, types) if full else {}
     nodes = []
     for n in order:
         node = details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id))
         nodes.append(node.model_copy(update={"distances": {to_id(s): distances[n][s] for s in seeds}}))
     keyed = sorted(edges.items(), key=lambda item: tuple(to_id(x) if x else "" for x in item[0]))
     wanted = [] if query.topology_only else [(k_, h) for k_, h in keyed if edge_filter is None or k_[1] in edge_filter]
-    detailed = dict(zip((k_ for k_, _ in wanted), full_edges(ctx, wanted, graphs))) if wanted else {}  # type: ignore[arg-type]
+    detailed = dict(zip((k_ for k_, _ in wanted), full_edges(ctx, wanted))) if wanted else {}  # type: ignore[arg-type]
     return Intersection(
         seeds=[to_id(s) for s in seeds], k=k, node_count=len(nodes), edge_count=len(keyed),
         nodes=nodes, edges=[detailed.get(k_) or stub_edge(ctx, k_) for k_, _ in keyed],

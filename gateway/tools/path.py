@@ -31,10 +31,10 @@ ROWS_PER_LEVEL = 200_000
 Step = tuple[str, EdgeKey, Hit]  # (next node, edge, hit)
 
 
-def shortest_path(ctx: GraphContext, query: ShortestPathInput, graphs: tuple[str, ...] | None = None) -> ShortestPath:
+def shortest_path(ctx: GraphContext, query: ShortestPathInput) -> ShortestPath:
     warnings: list[str] = []
     max_hops = max(1, min(query.max_hops, MAX_HOPS))
-    plan = make_plan(ctx, query, graphs=graphs)
+    plan = make_plan(ctx, query)
     if query.predicates:
         predicates = ctx.resolve_terms(query.predicates, "predicates", kind="predicate", warnings=warnings)
         plan = replace(plan, predicates=tuple(sorted(predicates)))
@@ -57,7 +57,7 @@ def shortest_path(ctx: GraphContext, query: ShortestPathInput, graphs: tuple[str
         return ShortestPath(found=False, reason=search.reason or f"no path within {max_hops} hops", **answer)  # type: ignore[arg-type]
     steps = search.read_path(length)
     nodes = [source, *(node for node, _, _ in steps)]
-    edges = full_edges(ctx, [(key, hit) for _, key, hit in steps], graphs)
+    edges = full_edges(ctx, [(key, hit) for _, key, hit in steps])
     confidences = [e.confidence for e in edges]
     product = weakest = None
     if all(c is not None for c in confidences):

@@ -30,7 +30,7 @@ MAX_PAGE = 1000
 _STATEMENT_FILTERS = ("edge_predicates", "truth_status", "as_of", "valid_at")
 
 
-def scan_query(ctx: GraphContext, query: ScanQueryInput, graphs: tuple[str, ...] | None = None) -> ScanPage:
+def scan_query(ctx: GraphContext, query: ScanQueryInput) -> ScanPage:
     warnings: list[str] = []
     limit = max(1, min(query.limit, MAX_PAGE))
     statement_filters = [f for f in _STATEMENT_FILTERS if getattr(query, f)]
@@ -44,22 +44,22 @@ def scan_query(ctx: GraphContext, query: ScanQueryInput, graphs: tuple[str, ...]
     after = _read_cursor(ctx, query, kind) if query.cursor else None
     if kind == "entities":
         types = ctx.resolve_terms(query.node_types, "node_types", kind="type", warnings=warnings)
-        return _scan_entities(ctx, sorted(types), after, limit, warnings, query, graphs)
-    return _scan_statements(ctx, query, after, limit, warnings, graphs)
+        return _scan_entities(ctx, sorted(types), after, limit, warnings, query)
+    return _scan_statements(ctx, query, after, limit, warnings)
 
 
 def _scan_entities(
     ctx: GraphContext, types: list[str], after: str | None, limit: int, warnings: list[str],
-    query: ScanQueryInput, graphs: tuple[str, ...] | None,
+    query: ScanQueryInput,
 ) -> ScanPage:
     if not types:
         return ScanPage(kind="entities", count=0, limit=limit, warnings=warnings)
     slots = {"types": iris(types, ", "), "limit": integer(limit + 1)}
     if after is not None:
         slots["after"] = literal(after)
-    _, rows = ctx.backend.select(render("native/scan_entities", ["after"] if after else [], **slots), graphs=graphs)
+    _, rows = ctx.backend.select(render("native/scan_entities", ["after"] if after else [], **slots))
     page = [str(row[0]) for row in rows[:limit]]
-    details = full_nodes(ctx, page, node_types(ctx, page, graphs), graphs)
+    details = full_nodes(ctx, page, node_types(ctx, page))
     cursor = _make_cursor(ctx, query, "entities", page[-1]) if len(rows) > limit else None
     return ScanPage(kind="entities", count=len(page), nodes=[details[x] for x in page], limit=limit,
                     next_cursor=cursor, warnings=warnings)
@@ -67,9 +67,8 @@ def _scan_entities(
 
 def _scan_statements(
     ctx: GraphContext, query: ScanQueryInput, after: str | None, limit: int, warnings: list[str],
-    graphs: tuple[str, ...] | None,
 ) -> ScanPage:
-    plan = make_plan(ctx, query, graphs=graphs)
+    plan = make_plan(ctx, query)
     predicates = None
     if query.edge_predicates:
         predicates = ctx.resolve_terms(query.edge_predicates, "edge_predicates", kind="predicate", warnings=warnings)
@@ -77,7 +76,7 @@ def _scan_statements(
             return ScanPage(kind="statements", count=0, limit=limit, warnings=warnings)
     rows = statement_rows(ctx, plan, predicates, after, limit + 1)
     page = rows[:limit]
-    edges = full_edges(ctx, [(key, hit) for _, key, hit in page], graphs)
+    edges = full_edges(ctx, [(key, hit) for _, key, hit in page])
     cursor = _make_cursor(ctx, query, "statements", page[-1][0]) if len(rows) > limit else None
     return ScanPage(kind="statements", count=len(edges), edges=edges, limit=limit, next_cursor=cursor, warnings=warnings)
 
@@ -103,7 +102,7 @@ def statement_rows(
     if after is not None:
         flags.append("after")
         slots["after"] = literal(after)
-    _, rows = ctx.backend.select(render("native/scan_statements", flags, **slots), graphs=plan.graphs)
+    _, rows = ctx.backend.select(render("native/scan_statements", flags, **slots))
     found = []
     for key, r, s, p, o, status, at, vf, vu in rows:
         stmt = str(r) if r is not None else None

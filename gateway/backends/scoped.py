@@ -1,0 +1,26 @@
+"""A backend seen through one reader's graphs: every query runs over their union only.
+
+Because the scope is applied to every query (the walk's hops, the statement index, the
+search index, the schema), an unreadable statement is neither returned nor crossed:
+a walk as a reader equals the same walk on a store holding only that reader's graphs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gateway.backends.base import Backend, Rows
+
+
+class ScopedBackend:
+    def __init__(self, inner: Backend, graphs: tuple[str, ...]) -> None:
+        self.inner = inner
+        self.graphs = graphs
+        self.name = f"{inner.name} (scoped)"
+        self.prefixes = inner.prefixes
+
+    def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
+        return self.inner.select(query, graphs=self.graphs)
+
+    def close(self) -> None:
+        """The inner backend is shared; the gateway closes it."""
