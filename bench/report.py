@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import platform
 import statistics
@@ -132,10 +133,24 @@ def machine() -> list[str]:
         pass
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     return [
+        f"- gateway sources: sha256 {SOURCES[:16]} over gateway/**/*.py and queries/**/*.rq "
+        "(the code these figures describe)",
         f"- date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
         f"- machine: {os.cpu_count()} cores ({cpu}), {memory} memory; load average at the end {load}",
         f"- {platform.platform()}; Python {platform.python_version()}; pyoxigraph {ox.__version__}; numpy {np.__version__}",
     ]
+
+
+def source_digest() -> str:
+    root = Path(__file__).parent.parent
+    digest = hashlib.sha256()
+    for path in sorted([*root.glob("gateway/**/*.py"), *root.glob("queries/**/*.rq")]):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+SOURCES = source_digest()
+"""Taken when the benchmark starts, as it imports the gateway."""
 
 
 def graph_lines(infos: Sequence[GraphInfo]) -> list[str]:

@@ -13,7 +13,8 @@ from gateway.backends.base import Backend
 from gateway.ids import IdMapper, build_converter, local_name
 from gateway.profiles.base import HopPlan, Profile
 from gateway.search import SearchIndex
-from gateway.sparql import iris, render
+from gateway.backends.base import Rows
+from gateway.sparql import Sparql, iris, render
 from gateway.terms import BFS
 
 
@@ -53,6 +54,10 @@ class GraphContext:
         self.ids = IdMapper(build_converter(backend.prefixes))
         self._lock = threading.RLock()
         self._memo: dict[str, object] = {}
+
+    def select(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> Rows:
+        """Rows of the profile's template `query` (see `gateway.sparql.render`)."""
+        return self.backend.select(render(f"{self.profile.queries}/{query}", flags, **slots))[1]
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """A value computed once per open graph (the store is read-only)."""
@@ -140,7 +145,7 @@ class GraphContext:
         """The preferred label of each IRI that has one."""
         if not iris_:
             return {}
-        _, rows = self.backend.select(render("native/labels", ids=iris(iris_)))
+        rows = self.select("labels", ids=iris(iris_))
         found: dict[str, list[object]] = {}
         for x, label in rows:
             found.setdefault(str(x), []).append(label)

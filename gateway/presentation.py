@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.models import Edge, Node
 from gateway.profiles.base import Hit
-from gateway.sparql import iris, render
+from gateway.sparql import iris
 from gateway.terms import BFS, OWL, RDF, RDFS, Blank, Literal, Term
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def entity_type(types: Iterable[str], to_id: Any) -> str:
 def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     for chunk in _chunks(nodes):
-        _, rows = ctx.backend.select(render("native/node_types", ids=iris(chunk)))
+        rows = ctx.select("node_types", ids=iris(chunk))
         for x, t in rows:
             if isinstance(t, str):
                 found[str(x)].append(t)
@@ -58,7 +58,7 @@ def full_nodes(
     to_id = ctx.ids.to_id
     rows_by_node: dict[str, list[tuple[str, Term]]] = defaultdict(list)
     for chunk in _chunks(nodes):
-        _, rows = ctx.backend.select(render("native/node_data", ids=iris(chunk)))
+        rows = ctx.select("node_data", ids=iris(chunk))
         for x, p, v in rows:
             if v is not None:
                 rows_by_node[str(x)].append((str(p), v))
@@ -93,7 +93,7 @@ def statement_details(ctx: GraphContext, statements: Sequence[str]) -> dict[str,
     """Full edges for statement IDs read directly (describe, statement nodes)."""
     triples: dict[str, tuple[str, str, str, bool]] = {}
     for chunk in _chunks(statements):
-        _, rows = ctx.backend.select(render("native/reified_triple", ids=iris(chunk)))
+        rows = ctx.select("reified_triple", ids=iris(chunk))
         for r, s, p, o, asserted in rows:
             triples[str(r)] = (str(s), str(p), str(o), isinstance(asserted, Literal) and asserted.value == "true")
     data = _statement_data(ctx, list(triples))
@@ -152,7 +152,7 @@ def full_edge(
 def _statement_data(ctx: GraphContext, statements: Sequence[str]) -> dict[str, list[tuple[str, Term]]]:
     found: dict[str, list[tuple[str, Term]]] = defaultdict(list)
     for chunk in _chunks(statements):
-        _, rows = ctx.backend.select(render("native/statement_data", ids=iris(chunk)))
+        rows = ctx.select("statement_data", ids=iris(chunk))
         for r, p, v in rows:
             if v is not None:
                 found[str(r)].append((str(p), v))

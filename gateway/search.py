@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from gateway.models import SearchHit
 from gateway.presentation import entity_type
-from gateway.sparql import render
+
 from gateway.terms import Literal
 
 if TYPE_CHECKING:
@@ -61,12 +61,12 @@ class SearchIndex:
         db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False)
         db.executescript(SCHEMA)
         names: dict[str, list[tuple[str, Literal]]] = defaultdict(list)
-        _, rows = ctx.backend.select(render("native/names"))
+        rows = ctx.select("names")
         for x, kind, text in rows:
             if isinstance(text, Literal) and isinstance(x, str):
                 names[x].append((kind.value if isinstance(kind, Literal) else "label", text))
         types: dict[str, list[str]] = defaultdict(list)
-        _, rows = ctx.backend.select(render("native/entity_types"))
+        rows = ctx.select("entity_types")
         for x, t in rows:
             if str(x) in names and isinstance(t, str):
                 types[str(x)].append(t)

@@ -64,8 +64,11 @@ _SLOT = re.compile(r"\{\{(\w+)\}\}")
 
 @cache
 def template(name: str) -> str:
-    """The text of `queries/<name>.rq`."""
-    path = resource_dir("queries") / f"{name}.rq"
+    """The text of `queries/<profile>/<query>.rq`; a profile without its own falls back to native's."""
+    root = resource_dir("queries")
+    path = root / f"{name}.rq"
+    if not path.is_file():
+        path = root / "native" / f"{name.split('/', 1)[-1]}.rq"
     return path.read_text(encoding="utf-8")
 
 

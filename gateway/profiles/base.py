@@ -142,6 +142,7 @@ class Profile(Protocol):
     """A statement model over one backend."""
 
     name: str
+    queries: str
     has_reifiers: bool
 
     def unasserted(self) -> list[Hit]:

@@ -32,6 +32,8 @@ def status_name(term: Term | None) -> str:
 
 class NativeProfile:
     name = "native"
+    queries = "native"
+    """The folder of `queries/` this profile's templates come from."""
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
@@ -39,7 +41,7 @@ class NativeProfile:
     # -- what the graph holds ----------------------------------------------------------
     @cached_property
     def has_reifiers(self) -> bool:
-        _, rows = self.backend.select(render("native/has_reifiers"))
+        _, rows = self.backend.select(render(f"{self.queries}/has_reifiers"))
         return bool(rows)
 
     @cached_property
@@ -49,7 +51,7 @@ class NativeProfile:
         by_object: dict[str, list[Hit]] = defaultdict(list)
         if not self.has_reifiers:
             return by_subject, by_object
-        _, rows = self.backend.select(render("native/unasserted"))
+        _, rows = self.backend.select(render(f"{self.queries}/unasserted"))
         excluded = set(NON_EDGE_PREDICATES)
         for r, s, p, o, ts, at, vf, vu in rows:
             if not isinstance(p, str) or p in excluded:
@@ -69,7 +71,7 @@ class NativeProfile:
 
     @cached_property
     def _traits(self) -> Traits:
-        _, rows = self.backend.select(render("native/traits"))
+        _, rows = self.backend.select(render(f"{self.queries}/traits"))
         symmetric, transitive, inverses = set(), set(), {}
         for kind, p, q in rows:
             if not isinstance(p, str):
@@ -93,7 +95,7 @@ class NativeProfile:
     def existing(self, iris_: Sequence[str], plan: HopPlan) -> set[str]:
         if not iris_:
             return set()
-        _, rows = self.backend.select(render("native/exists", ids=iris(iris_)))
+        _, rows = self.backend.select(render(f"{self.queries}/exists", ids=iris(iris_)))
         found = {str(row[0]) for row in rows}
         by_subject, by_object = self._unasserted
         found.update(i for i in iris_ if i in by_subject or i in by_object)
@@ -136,7 +138,7 @@ class NativeProfile:
         if plan.valid_at is not None:
             flags.append("valid_at")
             slots["valid_at"] = literal(plan.valid_at)
-        _, rows = self.backend.select(render("native/hop", flags, **slots))
+        _, rows = self.backend.select(render(f"{self.queries}/hop", flags, **slots))
         return rows
 
     @staticmethod

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gateway.models import Closure, TransitiveClosureInput
 from gateway.profiles.base import HopPlan
-from gateway.sparql import integer, iri, render
+from gateway.sparql import integer, iri
 from gateway.tools.bfs import make_plan
 
 if TYPE_CHECKING:
@@ -54,8 +54,7 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
 def _property_path(
     ctx: GraphContext, start: str, predicate: str, out: bool, limit: int
 ) -> tuple[set[str], bool]:
-    text = render("native/closure", ["out"] if out else [], start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
-    _, rows = ctx.backend.select(text)
+    rows = ctx.select("closure", ["out"] if out else [], start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
     found = {str(row[0]) for row in rows[:limit]}
     return found, len(rows) > limit
 

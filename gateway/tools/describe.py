@@ -11,7 +11,7 @@ from gateway.models import (
 )
 from gateway.presentation import full_nodes, node_types
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
-from gateway.sparql import iri, iris, render
+from gateway.sparql import iri, iris
 from gateway.terms import Literal
 
 if TYPE_CHECKING:
@@ -45,9 +45,7 @@ def describe_entity(ctx: GraphContext, query: DescribeEntityInput) -> EntityDeta
 
 
 def _relationship_counts(ctx: GraphContext, x: str) -> list[RelationshipCount]:
-    _, rows = ctx.backend.select(
-        render("native/relationship_counts", id=iri(x), excluded=iris(NON_EDGE_PREDICATES, ", "))
-    )
+    rows = ctx.select("relationship_counts", id=iri(x), excluded=iris(NON_EDGE_PREDICATES, ", "))
     counts: dict[tuple[str, str], int] = {}
     for p, d, n in rows:
         key = (str(p), d.value if isinstance(d, Literal) else str(d))

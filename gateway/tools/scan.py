@@ -18,7 +18,7 @@ from gateway.errors import InvalidInput
 from gateway.models import ScanPage, ScanQueryInput
 from gateway.presentation import full_edges, full_nodes, node_types
 from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan
-from gateway.sparql import Sparql, integer, iris, literal, render
+from gateway.sparql import Sparql, integer, iris, literal
 from gateway.terms import BFS, Literal
 from gateway.tools.bfs import make_plan
 from gateway.walk import EdgeKey
@@ -57,7 +57,7 @@ def _scan_entities(
     slots = {"types": iris(types, ", "), "limit": integer(limit + 1)}
     if after is not None:
         slots["after"] = literal(after)
-    _, rows = ctx.backend.select(render("native/scan_entities", ["after"] if after else [], **slots))
+    rows = ctx.select("scan_entities", ["after"] if after else [], **slots)
     page = [str(row[0]) for row in rows[:limit]]
     details = full_nodes(ctx, page, node_types(ctx, page))
     cursor = _make_cursor(ctx, query, "entities", page[-1]) if len(rows) > limit else None
@@ -102,7 +102,7 @@ def statement_rows(
     if after is not None:
         flags.append("after")
         slots["after"] = literal(after)
-    _, rows = ctx.backend.select(render("native/scan_statements", flags, **slots))
+    rows = ctx.select("scan_statements", flags, **slots)
     found = []
     for key, r, s, p, o, status, at, vf, vu in rows:
         stmt = str(r) if r is not None else None

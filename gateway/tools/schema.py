@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
 from gateway.profiles.base import NON_EDGE_PREDICATES
-from gateway.sparql import iris, render
+from gateway.sparql import iris
 from gateway.terms import BFS, Literal
 
 if TYPE_CHECKING:
@@ -20,9 +20,7 @@ def _has_reifiers(ctx: GraphContext) -> bool:
 def count_predicates(ctx: GraphContext) -> dict[str, int]:
     """Edge predicate -> number of statements (asserted triples plus reifier-only ones)."""
     flags = ["reified"] if _has_reifiers(ctx) else []
-    _, rows = ctx.backend.select(
-        render("native/predicate_counts", flags, excluded=iris(NON_EDGE_PREDICATES, ", "))
-    )
+    rows = ctx.select("predicate_counts", flags, excluded=iris(NON_EDGE_PREDICATES, ", "))
     counts = {str(p): _int(n) for p, n in rows if isinstance(p, str)}
     for hit in ctx.profile.unasserted():
         counts[hit.p] = counts.get(hit.p, 0) + 1
@@ -30,7 +28,7 @@ def count_predicates(ctx: GraphContext) -> dict[str, int]:
 
 
 def count_types(ctx: GraphContext) -> dict[str, int]:
-    _, rows = ctx.backend.select(render("native/type_counts"))
+    rows = ctx.select("type_counts")
     return {str(t): _int(n) for t, n in rows if isinstance(t, str)}
 
 
@@ -56,7 +54,7 @@ def _describe(ctx: GraphContext) -> Schema:
     type_infos = [TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))]
     statuses, counts = _statement_counts(ctx, predicates)
     ranges = _ranges(ctx) if _has_reifiers(ctx) else {}
-    graphs = [str(g) for (g,) in ctx.backend.select(render("native/named_graphs"))[1] if isinstance(g, str)]
+    graphs = [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
     shown = [to_id(x) for x in (*predicates, *types)]
     prefixes = {
         prefix: uri
@@ -83,13 +81,13 @@ def _statement_counts(ctx: GraphContext, predicates: dict[str, int]) -> tuple[di
     plain = 0
     unasserted = len(ctx.profile.unasserted())
     if _has_reifiers(ctx):
-        _, rows = ctx.backend.select(render("native/status_counts"))
+        rows = ctx.select("status_counts")
         for status, n, untimed in rows:
             name = str(status)[len(BFS):] if str(status).startswith(BFS) else str(status)
             statuses[name] = statuses.get(name, 0) + _int(n)
             reified += _int(n)
             untimed_reified += _int(untimed)
-        _, rows = ctx.backend.select(render("native/plain_count", excluded=iris(NON_EDGE_PREDICATES, ", ")))
+        rows = ctx.select("plain_count", excluded=iris(NON_EDGE_PREDICATES, ", "))
         plain = _int(rows[0][0]) if rows else 0
     else:
         plain = sum(predicates.values())
@@ -103,7 +101,7 @@ def _statement_counts(ctx: GraphContext, predicates: dict[str, int]) -> tuple[di
 
 
 def _ranges(ctx: GraphContext) -> dict[str, Range]:
-    _, rows = ctx.backend.select(render("native/time_ranges"))
+    rows = ctx.select("time_ranges")
     found = {}
     for kind, low, high in rows:
         if isinstance(low, Literal) and isinstance(high, Literal):
@@ -114,7 +112,7 @@ def _ranges(ctx: GraphContext) -> dict[str, Range]:
 def _description(ctx: GraphContext, total: int) -> str:
     if ctx.settings.description:
         return ctx.settings.description
-    _, rows = ctx.backend.select(render("native/graph_description"))
+    rows = ctx.select("graph_description")
     texts = sorted(r[0].value for r in rows if isinstance(r[0], Literal))
     if texts:
         return texts[0]
