@@ -133,13 +133,22 @@ class GraphContext:
                 continue
             iris_.append(resolution.iri)
         present = self.profile.existing(list(dict.fromkeys(iris_)), plan) if iris_ else set()
+        synonyms = self._url_synonyms([i for i in iris_ if i not in present])
         resolved: list[str] = []
         for iri in dict.fromkeys(iris_):
             if iri in present:
                 resolved.append(iri)
+            elif iri in synonyms:
+                resolved.append(synonyms[iri])
             else:
                 unresolved.append(self.ids.to_id(iri))
-        return resolved, unresolved
+        return list(dict.fromkeys(resolved)), unresolved
+
+    def _url_synonyms(self, iris_: Sequence[str]) -> dict[str, str]:
+        """Entities that declare these URLs as their own (`bfs:urlSynonym`), e.g. a canonical_url."""
+        if not iris_:
+            return {}
+        return {str(u): str(x) for u, x in self.select("url_synonyms", ids=iris(iris_)) if isinstance(x, str)}
 
     def labels(self, iris_: Sequence[str]) -> dict[str, str]:
         """The preferred label of each IRI that has one."""

@@ -34,6 +34,7 @@ NON_EDGE_PREDICATES: tuple[str, ...] = (
     BFS + "sourceDocument",
     BFS + "supportingDocument",
     BFS + "evidence",
+    BFS + "urlSynonym",
 )
 STRUCTURAL_SUBJECT = RDF + "subject"
 STRUCTURAL_OBJECT = RDF + "object"
