@@ -94,7 +94,7 @@ class Gateway:
         arguments = query if isinstance(query, models.SearchEntitiesInput) else {"query": query, **fields}
         return self.call("search_entities", arguments)  # type: ignore[return-value]
 
-    def bfs_query(self, query: models.BfsQueryInput | None = None, **fields: Any) -> models.Subgraph | models.CompactSubgraph:
+    def bfs_query(self, query: models.BfsQueryInput | None = None, **fields: Any) -> models.Subgraph:
         return self.call("bfs_query", query if query is not None else fields)  # type: ignore[return-value]
 
     def describe_entity(self, id: str) -> models.EntityDetail:

@@ -214,7 +214,11 @@ class Truncation(Out):
     frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
 
 
-class SubgraphBase(Out):
+class Subgraph(Out):
+    """A walk's result. The default layout lists nodes and edges as objects; the compact
+    layout groups node IDs by type, writes edges as [subject, predicate, object] arrays
+    and keeps full data, if any, in node_details / edge_details."""
+
     seeds: list[str]
     max_hops: int
     node_count: int
@@ -230,20 +234,17 @@ class SubgraphBase(Out):
         "crossing, per filter. Widen that filter to see them.",
     )
     warnings: list[str] = Field(default_factory=list)
-
-
-class Subgraph(SubgraphBase):
-    layout: Literal["default"] = "default"
-    nodes: list[Node]
-    edges: list[Edge]
-
-
-class CompactSubgraph(SubgraphBase):
-    layout: Literal["compact"] = "compact"
-    nodes: dict[str, list[str]] = Field(description="Node IDs grouped by entity type.")
-    edges: list[list[str]] = Field(description="[subject, predicate, object] or [..., derived_via].")
-    node_details: dict[str, Node] = Field(default_factory=dict, description="Full data of non-stub nodes.")
-    edge_details: dict[str, Edge] = Field(default_factory=dict, description="Full data of non-stub edges, keyed by edge index.")
+    layout: Layout = "default"
+    nodes: list[Node] | dict[str, list[str]] = Field(
+        description="default: node objects by hop then ID; compact: node IDs grouped by entity type."
+    )
+    edges: list[Edge] | list[list[str]] = Field(
+        description="default: edge objects; compact: [subject, predicate, object] or [..., derived_via]."
+    )
+    node_details: dict[str, Node] | None = Field(default=None, description="compact: full data of non-stub nodes.")
+    edge_details: dict[str, Edge] | None = Field(
+        default=None, description="compact: full data of non-stub edges, keyed by edge index."
+    )
 
 
 class RelationshipCount(Out):

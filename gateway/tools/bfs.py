@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from gateway.models import BfsQueryInput, CompactSubgraph, Edge, Limits, Node, Subgraph, Truncation
+from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncation
 from gateway.presentation import entity_type, full_edges, full_nodes, node_types, stub_edge
 from gateway.profiles.base import HopPlan
 from gateway.walk import EdgeKey, WalkResult, walk
@@ -35,7 +35,7 @@ def make_plan(ctx: GraphContext, query: object, traits: frozenset[str] = frozens
     )
 
 
-def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubgraph:
+def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     settings = ctx.settings
     warnings: list[str] = []
     limits = Limits(
@@ -128,7 +128,7 @@ def _edge_order(key: EdgeKey, to_id: object) -> tuple[str, ...]:
     return (f(s), f(p), f(o), f(stmt) if stmt else "", derived or "")  # type: ignore[operator]
 
 
-def _compact(nodes: list[Node], edges: list[Edge], common: dict[str, object]) -> CompactSubgraph:
+def _compact(nodes: list[Node], edges: list[Edge], common: dict[str, object]) -> Subgraph:
     grouped: dict[str, list[str]] = defaultdict(list)
     node_details = {}
     for node in nodes:
@@ -144,8 +144,9 @@ def _compact(nodes: list[Node], edges: list[Edge], common: dict[str, object]) ->
         edge_rows.append(row)
         if edge.model_dump(exclude_none=True).keys() - {"subject", "predicate", "object", "derived_via"}:
             edge_details[str(index)] = edge
-    return CompactSubgraph(
-        nodes=dict(grouped), edges=edge_rows, node_details=node_details, edge_details=edge_details, **common  # type: ignore[arg-type]
+    return Subgraph(
+        layout="compact", nodes=dict(grouped), edges=edge_rows,
+        node_details=node_details or None, edge_details=edge_details or None, **common,  # type: ignore[arg-type]
     )
 
 

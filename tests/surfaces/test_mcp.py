@@ -1,0 +1,70 @@
+"""MCP with the real `mcp` client, in memory (stdio and HTTP live with the server tests)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from gateway import Gateway
+from gateway.surfaces.mcp import create_mcp_server
+from gateway.tools import TOOLS
+from tests.conftest import DEMO
+
+EXAMPLES: dict[str, dict[str, Any]] = json.loads(
+    (Path(__file__).parent.parent / "resources" / "tool_examples.json").read_text()
+)
+
+
+def expected(gateway: Gateway, name: str) -> dict[str, Any]:
+    return gateway.call(name, EXAMPLES[name]).model_dump(mode="json", exclude_none=True)
+
+
+async def exercise(client: Client, gateway: Gateway) -> None:
+    listed = (await client.list_tools()).tools
+    assert sorted(t.name for t in listed) == sorted(TOOLS)
+    for tool in listed:
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.output_schema and tool.output_schema.get("type") == "object"
+        assert tool.input_schema.get("additionalProperties") is False
+        assert len(tool.description or "") > 150
+    for name in TOOLS:
+        result = await client.call_tool(name, EXAMPLES[name])
+        assert not result.is_error, (name, result.content)
+        assert result.structured_content == expected(gateway, name), name
+        assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+
+
+def check_errors_name_the_field(results: dict[str, Any]) -> None:
+    for field, result in results.items():
+        assert result.is_error
+        assert field in result.content[0].text, (field, result.content[0].text)
+
+
+async def bad_calls(client: Client) -> dict[str, Any]:
+    return {
+        "max_hop": await client.call_tool("bfs_query", {"seeds": ["wiki:Irene_Adler"], "max_hop": 2}),
+        "truth_status": await client.call_tool("bfs_query", {"seeds": ["wiki:Irene_Adler"], "truth_status": ["maybe"]}),
+        "id": await client.call_tool("describe_entity", {"id": "wiki:Moriarty"}),
+        "cursor": await client.call_tool("scan_query", {"node_types": ["Person"], "cursor": "forged"}),
+    }
+
+
+def test_in_memory() -> None:
+    gateway = Gateway.open(DEMO)
+
+    async def session() -> None:
+        async with Client(create_mcp_server(gateway)) as client:
+            await exercise(client, gateway)
+            check_errors_name_the_field(await bad_calls(client))
+
+    asyncio.run(session())
+
+
+@pytest.mark.parametrize("name", sorted(TOOLS))
+def test_every_tool_has_an_example(name: str) -> None:
+    assert name in EXAMPLES
