@@ -58,6 +58,30 @@ def literal(value: str | int | float | bool | dt.date | dt.datetime) -> Sparql:
     return Sparql(str(ox.Literal(value)))
 
 
+_VARIABLE = re.compile(r"^\?[A-Za-z_]\w*$")
+_DATES = f"(<{XSD}date>, <{XSD}dateTime>)"
+
+
+def not_after(variable: str, point: int | dt.date | dt.datetime) -> Sparql:
+    """`variable <= point`. An integer point is a position or a year: date and date-time
+    values compare with it by their year (valid_at 1960 is inside 1959-01-01..1970-01-01)."""
+    return _compare(variable, point, "<=")
+
+
+def not_before(variable: str, point: int | dt.date | dt.datetime) -> Sparql:
+    """`point <= variable`, with the same reading of integer points."""
+    return _compare(variable, point, ">=")
+
+
+def _compare(variable: str, point: int | dt.date | dt.datetime, op: str) -> Sparql:
+    if not _VARIABLE.match(variable):
+        raise ValueError(f"not a SPARQL variable: {variable!r}")
+    value = literal(point)
+    if isinstance(point, int) and not isinstance(point, bool):
+        return Sparql(f"(IF(DATATYPE({variable}) IN {_DATES}, YEAR({variable}), {variable}) {op} {value})")
+    return Sparql(f"({variable} {op} {value})")
+
+
 _SECTION = re.compile(r"\{\{([#^])(\w+)\}\}(.*?)\{\{/\2\}\}", re.S)
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from gateway.sparql import Sparql, literal, not_after, not_before
 from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term
 
 Point = int | dt.date | dt.datetime
@@ -96,6 +97,23 @@ class HopPlan:
         return tuple(failed)
 
 
+def time_filters(plan: HopPlan) -> tuple[list[str], dict[str, Sparql]]:
+    """Template flags and slots for the as_of / valid_at filters of a plan."""
+    flags: list[str] = []
+    slots: dict[str, Sparql] = {}
+    if plan.as_of is not None:
+        flags.append("as_of")
+        slots.update(as_of=literal(plan.as_of), at_not_after=not_after("?at", plan.as_of))
+    if plan.valid_at is not None:
+        flags.append("valid_at")
+        slots.update(
+            valid_at=literal(plan.valid_at),
+            from_not_after=not_after("?vf", plan.valid_at),
+            until_not_before=not_before("?vu", plan.valid_at),
+        )
+    return flags, slots
+
+
 def as_point(term: Term | None) -> object:
     """A literal as a Python value comparable with a query's `Point`."""
     if not isinstance(term, Literal):
@@ -114,7 +132,12 @@ def as_point(term: Term | None) -> object:
 
 
 def _leq(a: object, b: object) -> bool:
-    """a <= b; incomparable values (an integer and a date) fail, as they do in SPARQL."""
+    """a <= b, where an integer compares with a date or date-time by its year (as the
+    templates do, see gateway.sparql.not_after); other incomparable values fail, as in SPARQL."""
+    if isinstance(a, dt.date) and isinstance(b, int) and not isinstance(b, bool):
+        a = a.year
+    elif isinstance(b, dt.date) and isinstance(a, int) and not isinstance(a, bool):
+        b = b.year
     try:
         return bool(a <= b)  # type: ignore[operator]
     except TypeError:

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 
 from gateway.backends.base import Backend
-from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan, Traits
-from gateway.sparql import Sparql, integer, iris, literal, render
+from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan, Traits, time_filters
+from gateway.sparql import Sparql, integer, iris, render
 from gateway.terms import BFS, Literal, Term
 
 _ALL_FILTERS = ("truth_status", "as_of", "valid_at")
@@ -152,12 +152,9 @@ class NativeProfile:
         if plan.predicates is not None:
             flags.append("predicates")
             slots["predicates"] = iris(plan.predicates or ("urn:bfsql:none",), ", ")
-        if plan.as_of is not None:
-            flags.append("as_of")
-            slots["as_of"] = literal(plan.as_of)
-        if plan.valid_at is not None:
-            flags.append("valid_at")
-            slots["valid_at"] = literal(plan.valid_at)
+        time_flags, time_slots = time_filters(plan)
+        flags += time_flags
+        slots.update(time_slots)
         _, rows = self.backend.select(render(f"{self.queries}/hop", flags, **slots))
         return rows
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from gateway.errors import InvalidInput
 from gateway.models import ScanPage, ScanQueryInput
 from gateway.presentation import full_edges, full_nodes, node_types
-from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan
+from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan, time_filters
 from gateway.sparql import Sparql, integer, iris, literal
 from gateway.terms import BFS, Literal
 from gateway.tools.bfs import make_plan
@@ -94,11 +94,9 @@ def statement_rows(
     if predicates:
         flags.append("predicates")
         slots["predicates"] = iris(sorted(predicates), ", ")
-    for name in ("as_of", "valid_at"):
-        value = getattr(plan, name)
-        if value is not None:
-            flags.append(name)
-            slots[name] = literal(value)
+    time_flags, time_slots = time_filters(plan)
+    flags += time_flags
+    slots.update(time_slots)
     if after is not None:
         flags.append("after")
         slots["after"] = literal(after)
