@@ -51,7 +51,7 @@ class GraphContext:
         self.backend = backend
         self.profile = profile
         self.settings = settings or Settings()
-        self.ids = IdMapper(build_converter(backend.prefixes))
+        self.ids = IdMapper(build_converter(backend.prefixes), vocabulary=backend.prefixes.get(""))
         self._lock = threading.RLock()
         self._memo: dict[str, object] = {}
 

@@ -31,6 +31,7 @@ MAX_ID_LENGTH = 4096
 _FORBIDDEN = re.compile(r'[\x00-\x20\x7f<>"{}|^`\\]')
 # Control, format (bidi overrides, zero-width), separator, private-use and surrogate characters.
 _INVISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cs"})
+_BARE = re.compile(r"^[A-Za-z_][\w\-]*$")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 # IRIs whose scheme is one of these are taken as IRIs even without "//".
 _OPAQUE_SCHEMES = frozenset({"urn", "mailto", "tag", "info", "doi", "isbn", "data"})
@@ -75,8 +76,11 @@ def _is_usable_namespace(uri: str) -> bool:
 class IdMapper:
     """Canonicalizes IDs in both directions for one graph."""
 
-    def __init__(self, converter: curies.Converter) -> None:
+    def __init__(self, converter: curies.Converter, *, vocabulary: str | None = None) -> None:
         self.converter = converter
+        # The data's empty prefix (`@prefix : <...>`) names its own vocabulary: its terms
+        # come out as bare names ("AUTHORED", "drug"), the cheapest form for an agent.
+        self.vocabulary = vocabulary if vocabulary and _is_usable_namespace(vocabulary) else None
         self._out: dict[str, str] = {}
         self._local_names: dict[str, list[str]] = {}
         # Prefixes match in any case: "RXNORM:3251" and "rxnorm:3251" mean RxNorm:3251.
@@ -90,7 +94,10 @@ class IdMapper:
         """The canonical ID of an IRI: its CURIE, or the IRI itself."""
         cached = self._out.get(iri)
         if cached is None:
-            cached = self.converter.compress(iri, passthrough=True) or iri
+            if self.vocabulary and iri.startswith(self.vocabulary) and _BARE.match(iri[len(self.vocabulary) :]):
+                cached = iri[len(self.vocabulary) :]
+            else:
+                cached = self.converter.compress(iri, passthrough=True) or iri
             self._out[iri] = cached
         return cached
 
@@ -139,6 +146,8 @@ class IdMapper:
                 standard = self.converter.standardize_uri(text)
                 return standard or text
         if ":" not in text:
+            if self.vocabulary and _BARE.match(text):
+                return self.vocabulary + text
             return None
         expanded = self.converter.expand(text)
         if expanded is None:

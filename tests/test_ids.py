@@ -76,3 +76,17 @@ def test_hallucinated_names_get_did_you_mean(demo: Gateway) -> None:
     assert "did you mean sh:Person" in text
     assert "wiki:Sherlock_Holmes" in text  # the seed suggestion comes from the search index
     assert result.unresolved_seeds == ["wiki:Sherlock_Holms"]
+
+
+def test_the_datas_empty_prefix_is_its_vocabulary_of_bare_names(tmp_path: Path) -> None:
+    graph = tmp_path / "g.ttl"
+    graph.write_text(
+        "@prefix : <https://vocab.example/> .\n@prefix e: <https://e.example/> .\n"
+        "e:aspirin a :drug ; :TREATS e:pain .\ne:pain a :symptom .\n"
+    )
+    gateway = Gateway.open(graph)
+    result = gateway.bfs_query(seeds=["e:aspirin"], max_hops=1, edge_filter={"predicates": ["TREATS"]})
+    assert [(e.subject, e.predicate, e.object) for e in result.edges] == [("e:aspirin", "TREATS", "e:pain")]  # type: ignore[union-attr]
+    assert {n.entity_type for n in result.nodes} == {"drug", "symptom"}  # type: ignore[union-attr]
+    assert gateway.context.ids.resolve("TREATS", "predicate").iri == "https://vocab.example/TREATS"
+    assert gateway.context.ids.resolve(":TREATS", "predicate").iri in (None, "https://vocab.example/TREATS")

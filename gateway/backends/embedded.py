@@ -72,8 +72,8 @@ def scan_prefixes(path: Path) -> dict[str, str]:
     with open(path, "rb") as handle:
         for line in handle:
             match = _PREFIX_LINE.match(line)
-            if match and match.group(1):
-                found[match.group(1).decode()] = match.group(2).decode()
+            if match:
+                found[(match.group(1) or b"").decode()] = match.group(2).decode()
     return found
 
 

@@ -150,7 +150,8 @@ class _TypeNames:
 
 
 def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, str]], common: dict[str, object]) -> Subgraph:
-    """Node IDs grouped by type, edges as arrays; full items keep their data in *_details."""
+    """Node IDs grouped by type, edges as [subject, object] pairs grouped by predicate;
+    full items keep their data in node_details / edge_details."""
     grouped: dict[str, list[str]] = defaultdict(list)
     node_details: dict[str, Node] = {}
     for node in nodes:
@@ -159,15 +160,16 @@ def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, st
         else:
             grouped[node.entity_type].append(node.id)
             node_details[node.id] = node
-    rows: list[list[str]] = []
+    pairs: dict[str, list[list[str]]] = defaultdict(list)
     edge_details: dict[str, Edge] = {}
-    for index, edge in enumerate(edges):
+    for edge in edges:
         stub = edge if isinstance(edge, dict) else edge.model_dump(include={"subject", "predicate", "object", "derived_via"}, exclude_none=True)
-        rows.append([stub["subject"], stub["predicate"], stub["object"], *([stub["derived_via"]] if "derived_via" in stub else [])])
+        group = pairs[stub["predicate"]]
         if not isinstance(edge, dict):
-            edge_details[str(index)] = edge
+            edge_details[f"{stub['predicate']}[{len(group)}]"] = edge
+        group.append([stub["subject"], stub["object"], *([stub["derived_via"]] if "derived_via" in stub else [])])
     return Subgraph(
-        layout="compact", nodes=dict(grouped), edges=rows,
+        layout="compact", nodes=dict(grouped), edges=dict(pairs),
         node_details=node_details or None, edge_details=edge_details or None, **common,  # type: ignore[arg-type]
     )
 
