@@ -216,8 +216,8 @@ class Truncation(Out):
 
 class Subgraph(Out):
     """A walk's result. The default layout lists nodes and edges as objects; the compact
-    layout groups node IDs by type and edges by predicate, as [subject, object] pairs,
-    and keeps full data, if any, in node_details / edge_details."""
+    layout groups node IDs by type, writes edges as an adjacency map (subject ->
+    predicate -> objects), and keeps full data, if any, in node_details / edge_details."""
 
     seeds: list[str]
     max_hops: int
@@ -238,13 +238,15 @@ class Subgraph(Out):
     nodes: list[Node] | dict[str, list[str]] = Field(
         description="default: node objects by hop then ID; compact: node IDs grouped by entity type."
     )
-    edges: list[Edge] | dict[str, list[list[str]]] = Field(
-        description="default: edge objects; compact: per predicate, [subject, object] pairs "
-        "(or [subject, object, derived_via])."
+    edges: list[Edge] | dict[str, dict[str, list[str]]] = Field(
+        description="default: edge objects; compact: subject -> predicate -> objects (asserted edges)."
+    )
+    derived_edges: list[list[str]] | None = Field(
+        default=None, description="compact: trait-derived edges as [subject, predicate, object, derived_via]."
     )
     node_details: dict[str, Node] | None = Field(default=None, description="compact: full data of non-stub nodes.")
     edge_details: dict[str, Edge] | None = Field(
-        default=None, description='compact: full data of non-stub edges, keyed "predicate[i]" (i-th pair of that predicate).'
+        default=None, description='compact: full data of non-stub edges, keyed "subject predicate object".'
     )
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gateway.context import GraphContext
 
 STATEMENT_TYPE = BFS + "Statement"
+URL_SYNONYM = BFS + "urlSynonym"
 _GENERIC_TYPES = frozenset({OWL + "Thing", OWL + "NamedIndividual", RDFS + "Resource"})
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 SCHEMA = "https://schema.org/"
@@ -74,19 +75,26 @@ def full_nodes(
         for p, v in values:
             if p in _NAME_PREDICATES or p == RDF + "type":
                 continue
-            properties[to_id(p)].append(_value(v, to_id))
+            # A URL synonym is shown as the URL it is, not folded back into the entity's CURIE.
+            properties[to_id(p)].append(str(v) if p == URL_SYNONYM else _value(v, to_id))
+        kind = entity_type(types.get(node, ()), to_id)
         result[node] = Node(
             id=to_id(node),
-            entity_type=entity_type(types.get(node, ()), to_id),
+            entity_type=kind,
             label=label,
             description=description,
-            types=sorted(to_id(t) for t in types.get(node, ()) if t != STATEMENT_TYPE) or None,
+            types=_extra_types(kind, [to_id(t) for t in types.get(node, ()) if t != STATEMENT_TYPE]),
             alt_labels=alt or None,
             properties=None if node in statement_edges else
             {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None,
             statement=statement_edges.get(node),
         )
     return result
+
+
+def _extra_types(kind: str, types: list[str]) -> list[str] | None:
+    """All types, but only when there is more than the one entity_type already says."""
+    return sorted(types) if set(types) - {kind} else None
 
 
 def statement_details(ctx: GraphContext, statements: Sequence[str]) -> dict[str, Edge]:

@@ -65,7 +65,7 @@ def test_unknown_tool(demo: Gateway) -> None:
 def test_describe_schema_summarises_the_graph(demo: Gateway) -> None:
     schema = demo.describe_schema()
     assert schema.profile == "native"
-    assert schema.graph_description == "Sherlock Holmes demo graph"
+    assert schema.graph_description.startswith("Sherlock Holmes demo: A Scandal in Bohemia")
     types = {t.id: t.count for t in schema.entity_types}
     assert types == {"sh:Person": 11, "sh:Location": 9, "sh:Object": 4, "sh:Publication": 4, "sh:Organization": 2}
     predicates = {p.id: p for p in schema.predicates}

@@ -150,8 +150,8 @@ class _TypeNames:
 
 
 def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, str]], common: dict[str, object]) -> Subgraph:
-    """Node IDs grouped by type, edges as [subject, object] pairs grouped by predicate;
-    full items keep their data in node_details / edge_details."""
+    """Node IDs grouped by type, edges as an adjacency map; full items keep their data
+    in node_details / edge_details."""
     grouped: dict[str, list[str]] = defaultdict(list)
     node_details: dict[str, Node] = {}
     for node in nodes:
@@ -160,17 +160,26 @@ def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, st
         else:
             grouped[node.entity_type].append(node.id)
             node_details[node.id] = node
-    pairs: dict[str, list[list[str]]] = defaultdict(list)
+    adjacency: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    derived: list[list[str]] = []
     edge_details: dict[str, Edge] = {}
     for edge in edges:
         stub = edge if isinstance(edge, dict) else edge.model_dump(include={"subject", "predicate", "object", "derived_via"}, exclude_none=True)
-        group = pairs[stub["predicate"]]
+        s, p, o = stub["subject"], stub["predicate"], stub["object"]
+        if "derived_via" in stub:
+            derived.append([s, p, o, stub["derived_via"]])
+        else:
+            adjacency[s][p].append(o)
         if not isinstance(edge, dict):
-            edge_details[f"{stub['predicate']}[{len(group)}]"] = edge
-        group.append([stub["subject"], stub["object"], *([stub["derived_via"]] if "derived_via" in stub else [])])
+            key = f"{s} {p} {o}"
+            number = 2
+            while key in edge_details:  # several statements of one triple
+                key, number = f"{s} {p} {o} #{number}", number + 1
+            edge_details[key] = edge
     return Subgraph(
-        layout="compact", nodes=dict(grouped), edges=dict(pairs),
-        node_details=node_details or None, edge_details=edge_details or None, **common,  # type: ignore[arg-type]
+        layout="compact", nodes=dict(grouped), edges={s: dict(ps) for s, ps in adjacency.items()},
+        derived_edges=derived or None, node_details=node_details or None, edge_details=edge_details or None,
+        **common,  # type: ignore[arg-type]
     )
 
 

@@ -112,10 +112,9 @@ def _ranges(ctx: GraphContext) -> dict[str, Range]:
 def _description(ctx: GraphContext, total: int) -> str:
     if ctx.settings.description:
         return ctx.settings.description
-    rows = ctx.select("graph_description")
-    texts = sorted(r[0].value for r in rows if isinstance(r[0], Literal))
-    if texts:
-        return texts[0]
+    rows = ctx.select("graph_description")  # description first, then comment, title, label
+    if rows and isinstance(rows[0][1], Literal):
+        return rows[0][1].value
     return f"an RDF graph of {total} statements"
 
 
