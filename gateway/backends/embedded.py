@@ -130,15 +130,8 @@ class EmbeddedBackend:
 
     # -- querying -----------------------------------------------------------------
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
-        scope: dict[str, object]
-        if graphs is None:
-            scope = {"use_default_graph_as_union": True}
-        else:
-            # A reader with no graphs sees an empty dataset, not the default graph.
-            names = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs]
-            scope = {"default_graph": names or [ox.NamedNode(NO_GRAPH)], "named_graphs": names or [ox.NamedNode(NO_GRAPH)]}
         try:
-            solutions = self.store.query(query, **scope)  # type: ignore[arg-type]
+            solutions = self.store.query(query, **_scope(graphs))  # type: ignore[arg-type]
             header = [v.value for v in solutions.variables]  # type: ignore[union-attr]
             # Reading solutions directly is faster in-process than serializing to TSV and
             # parsing it back (measured ~1.5x on 10k-row hops).
@@ -152,8 +145,32 @@ class EmbeddedBackend:
             self.query_log(query, len(rows))
         return header, rows
 
+    def select_iris(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """The IRIs of a one-variable SELECT, read from TSV without building a term per row
+        (for the long ID lists of a transitive closure)."""
+        try:
+            solutions = self.store.query(query, **_scope(graphs))  # type: ignore[arg-type]
+            data = solutions.serialize(format=ox.QueryResultsFormat.TSV).decode()  # type: ignore[union-attr]
+        except (SyntaxError, OSError) as error:
+            raise UpstreamError(f"the store failed a generated query: {error}") from error
+        lines = data.split("\n")[1:]
+        found = [line[1:-1] for line in lines if line.startswith("<") and not line.startswith("<<")]
+        self.rows_read += len(found)
+        if self.query_log is not None:
+            self.query_log(query, len(found))
+        return found
+
     def close(self) -> None:
         self.store = ox.Store()
+
+
+def _scope(graphs: Sequence[str] | None) -> dict[str, object]:
+    """The dataset of a query: every graph, or the union of the given ones."""
+    if graphs is None:
+        return {"use_default_graph_as_union": True}
+    # A reader with no graphs sees an empty dataset, not the default graph.
+    names = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs] or [ox.NamedNode(NO_GRAPH)]
+    return {"default_graph": names, "named_graphs": names}
 
 
 # -- loading ------------------------------------------------------------------------

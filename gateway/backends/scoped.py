@@ -22,5 +22,8 @@ class ScopedBackend:
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
         return self.inner.select(query, graphs=self.graphs)
 
+    def select_iris(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        return self.inner.select_iris(query, graphs=self.graphs)
+
     def close(self) -> None:
         """The inner backend is shared; the gateway closes it."""

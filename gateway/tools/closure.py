@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gateway.models import Closure, TransitiveClosureInput
 from gateway.profiles.base import HopPlan
-from gateway.sparql import integer, iri
+from gateway.sparql import integer, iri, render
 from gateway.tools.bfs import make_plan
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
         found, truncated = _property_path(ctx, starts[0], predicate, query.direction == "out", limit)
     else:
         found, truncated = _per_level(ctx, starts[0], predicate, plan, limit)
-    reachable = sorted(to_id(x) for x in found)
+    reachable = sorted(map(to_id, found))
     return Closure(
         count=len(reachable), reachable=reachable, truncated=truncated,
         method="property_path" if plain else "per_level", **answer,  # type: ignore[arg-type]
@@ -54,9 +54,10 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
 def _property_path(
     ctx: GraphContext, start: str, predicate: str, out: bool, limit: int
 ) -> tuple[set[str], bool]:
-    rows = ctx.select("closure", ["out"] if out else [], start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
-    found = {str(row[0]) for row in rows[:limit]}
-    return found, len(rows) > limit
+    text = render(f"{ctx.profile.queries}/closure", ["out"] if out else [],
+                  start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
+    found = ctx.backend.select_iris(text)
+    return set(found[:limit]), len(found) > limit
 
 
 def _per_level(ctx: GraphContext, start: str, predicate: str, plan: HopPlan, limit: int) -> tuple[set[str], bool]:
