@@ -95,7 +95,7 @@ def candidates(
     hits: list[Hit], plan: HopPlan, declared: object, traits: frozenset[str]
 ) -> list[tuple[EdgeKey, Hit, str]]:
     """(edge, hit, the node it leads to) for every edge the hits let the walk cross."""
-    stated = {(h.s, h.p, h.o) for h in hits if h.via != "s"}
+    stated = {(h.s, h.p, h.o) for h in hits if h.via != "s"} if declared is not None else set()
     found: list[tuple[EdgeKey, Hit, str]] = []
     for h in hits:
         if h.via == "s":

@@ -15,6 +15,8 @@ from gateway.backends.base import Backend, Rows
 class ScopedBackend:
     def __init__(self, inner: Backend, graphs: tuple[str, ...]) -> None:
         self.inner = inner
+        if not hasattr(inner, "reifier_only"):
+            self.reifier_only = None  # type: ignore[assignment]  # only embedded stores read indexes directly
         self.graphs = graphs
         self.name = f"{inner.name} (scoped)"
         self.prefixes = inner.prefixes
@@ -24,6 +26,9 @@ class ScopedBackend:
 
     def select_iris(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
         return self.inner.select_iris(query, graphs=self.graphs)
+
+    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows:
+        return self.inner.reifier_only(self.graphs)  # type: ignore[attr-defined,no-any-return]
 
     def close(self) -> None:
         """The inner backend is shared; the gateway closes it."""

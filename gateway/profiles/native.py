@@ -52,7 +52,11 @@ class NativeProfile:
         by_object: dict[str, list[Hit]] = defaultdict(list)
         if not self.has_reifiers:
             return by_subject, by_object
-        _, rows = self.backend.select(render(f"{self.queries}/unasserted"))
+        direct = getattr(self.backend, "reifier_only", None)
+        if self.queries == "native" and direct is not None:
+            rows = direct()  # an embedded store: its indexes, not SPARQL's slow NOT EXISTS
+        else:
+            _, rows = self.backend.select(render(f"{self.queries}/unasserted"))
         excluded = set(NON_EDGE_PREDICATES)
         for r, s, p, o, ts, at, vf, vu in rows:
             if not isinstance(p, str) or p in excluded:

@@ -114,8 +114,12 @@ def _present(
     kinds = _TypeNames(to_id)
     nodes = [details.get(n) or {"id": ids[n], "entity_type": kinds(types.get(n, ()))} for n in order]
 
+    for key in result.edges:  # predicates and statement IDs join the node IDs already made
+        for part in (key[1], key[3]):
+            if part and part not in ids:
+                ids[part] = to_id(part)
     keyed = sorted(
-        ((to_id(s), to_id(p), to_id(o), to_id(stmt) if stmt else "", derived or ""), (s, p, o, stmt, derived), hit)
+        ((ids[s], ids[p], ids[o], ids[stmt] if stmt else "", derived or ""), (s, p, o, stmt, derived), hit)
         for (s, p, o, stmt, derived), hit in result.edges.items()
     )
     if query.topology_only:
