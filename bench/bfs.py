@@ -65,6 +65,8 @@ class Outcome:
     nodes: int
     edges: int
     truncated: bool
+    reached: int
+    """The deepest hop the walk reached (less than asked when a budget stopped it)."""
     queries: int
     naive_nodes: int
     naive_edges: int
@@ -92,27 +94,32 @@ def naive_bfs(store: ox.Store, seed: str, max_hops: int, max_nodes: int, max_edg
     """(nodes, edges, queries) of a BFS asking the store for each frontier node's neighbours.
 
     Budgets follow `gateway.walk`: an edge to a new node is dropped once `max_nodes` is
-    reached, and the walk stops at `max_edges`. Each query has `LIMIT` edges-left + 1.
+    reached and the walk ends with that hop; it stops at once at `max_edges`. Each query
+    has `LIMIT` edges-left + 1.
     """
     hops = {seed: 0}
     edges: set[tuple[str, str, str]] = set()
     frontier = [seed]
     queries = 0
+    full = False
     for hop in range(max_hops):
+        if full:
+            break
         next_frontier: list[str] = []
         for x in frontier:
             for template, outward in ((_OUT, True), (_IN, False)):
                 queries += 1
                 text = template.format(x=x, limit=max_edges - len(edges) + 1)
                 for row in store.query(text, use_default_graph_as_union=True):  # type: ignore[union-attr]
-                    a, p = row[0].value, row[1].value  # type: ignore[index,union-attr]
-                    key, other = ((x, a, p), p) if outward else ((a, p, x), a)
+                    first, second = row[0].value, row[1].value  # type: ignore[index,union-attr]
+                    key, other = ((x, first, second), second) if outward else ((first, second, x), first)
                     if key in edges:
                         continue
                     if len(edges) >= max_edges:
                         return len(hops), len(edges), queries
                     if other not in hops:
                         if len(hops) >= max_nodes:
+                            full = True
                             continue
                         hops[other] = hop + 1
                         next_frontier.append(other)
@@ -146,7 +153,7 @@ class Runner:
             max_nodes=s.budget.max_nodes, max_edges=s.budget.max_edges,
         )
         elapsed = time.perf_counter() - started
-        return elapsed, Outcome(out.node_count, out.edge_count, out.truncated, len(self.log), 0, 0, 0)
+        return elapsed, Outcome(out.node_count, out.edge_count, out.truncated, len(out.hop_counts) - 1, len(self.log), 0, 0, 0)
 
     def raw(self, queries: list[str]) -> float:
         total = 0.0
@@ -180,7 +187,7 @@ def measure(
         elapsed = time.perf_counter() - started
         if result.reps and elapsed * (result.reps + 1) / result.reps > seconds:
             break
-        for i, (seed, outcome) in enumerate(zip(seeds, result.outcomes)):
+        for i, (seed, outcome) in enumerate(zip(seeds, result.outcomes, strict=True)):
             for step in orders[(result.reps + i) % 3]:
                 if step == "a":
                     result.gateway.append(runner.gateway(seed, scenario)[0])

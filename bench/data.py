@@ -3,7 +3,7 @@
 A graph is a `gateway.synth.power_law_ntriples` stream (Zipf-distributed endpoints).
 Generation writes ``bench/.cache/<name>-<size>-s<seed>.nt``; node degrees, read back
 from that file with one regular expression and counted with numpy, are cached beside
-it as ``.degrees.npy``. Seeds are chosen from those degrees per degree class.
+it as ``.walk-degrees.npy``. Seeds are chosen from those degrees per degree class.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyoxigraph as ox
 
-from gateway.synth import ENTITY, PREDICATE, power_law_ntriples
+from gateway.synth import BFS, ENTITY, PREDICATE, STATEMENT, power_law_ntriples
 
 CACHE = Path(__file__).parent / ".cache"
 
@@ -24,9 +24,12 @@ _E = re.escape(f"<{ENTITY}").encode()
 _P = re.escape(f"<{PREDICATE}").encode()
 _TRIPLE = _E + rb"(\d+)> " + _P + rb"(\d+)> " + _E + rb"(\d+)>"
 # A plain graph: every line is one edge (duplicate lines collapse in the store).
-_PLAIN_EDGE = re.compile(rb"^" + _TRIPLE + rb" \.$", re.M)
-# A reified graph: every statement, asserted or not, has exactly one rdf:reifies line.
-_REIFIED_EDGE = re.compile(rb"<<\( " + _TRIPLE + rb" \)>>")
+_PLAIN_EDGE = re.compile(rb"^" + _TRIPLE + rb" \.$", re.MULTILINE)
+# A reified graph: every statement, asserted or not, has exactly one rdf:reifies line,
+# and its status in a bfs:truthStatus line.
+_S = re.escape(f"<{STATEMENT}").encode()
+_REIFIED_EDGE = re.compile(_S + rb"(\d+)> <[^>]+> <<\( " + _TRIPLE + rb" \)>>")
+_ASSERTED_TRUE = re.compile(_S + rb"(\d+)> " + re.escape(f"<{BFS}truthStatus> <{BFS}asserted_true>").encode())
 
 SEED_CLASSES = ("low", "median", "hub")
 HUB_FRACTION = 0.001
@@ -73,14 +76,18 @@ def ntriples(spec: GraphSpec) -> tuple[Path, float]:
 
 
 def degrees(spec: GraphSpec) -> np.ndarray:
-    """Statements per entity (both directions; a plain triple counted once however often it repeats)."""
-    cached = spec.path.with_suffix(".degrees.npy")
+    """Statements per entity that a default walk crosses, both directions: every distinct
+    triple of a plain graph; the `asserted_true` statements of a reified one."""
+    cached = spec.path.with_suffix(".walk-degrees.npy")
     if cached.is_file() and cached.stat().st_mtime >= spec.path.stat().st_mtime:
         return np.load(cached)
-    pattern = _REIFIED_EDGE if spec.reified else _PLAIN_EDGE
-    edges = np.array(pattern.findall(spec.path.read_bytes()), dtype=np.int64).reshape(-1, 3)
-    if not spec.reified:
-        edges = np.unique(edges, axis=0)
+    text = spec.path.read_bytes()
+    if spec.reified:
+        statements = np.array(_REIFIED_EDGE.findall(text), dtype=np.int64).reshape(-1, 4)
+        crossed = np.array(_ASSERTED_TRUE.findall(text), dtype=np.int64)
+        edges = statements[np.isin(statements[:, 0], crossed), 1:]
+    else:
+        edges = np.unique(np.array(_PLAIN_EDGE.findall(text), dtype=np.int64).reshape(-1, 3), axis=0)
     subjects, objects = edges[:, 0], edges[:, 2]
     counts = np.bincount(np.concatenate([subjects, objects[objects != subjects]]))  # a loop counts once
     np.save(cached, counts)
@@ -108,7 +115,7 @@ def pick_seeds(degree: np.ndarray, per_class: int, rng_seed: int = 0) -> dict[st
         return sorted(int(c) for c in chosen)
 
     ranked = present[np.argsort(-values, kind="stable")]
-    top = max(per_class, int(round(len(ranked) * HUB_FRACTION)))
+    top = max(per_class, round(len(ranked) * HUB_FRACTION))
     return {
         "low": some(present[values == values.min()]),
         "median": some(present[values == int(np.median(values))]),

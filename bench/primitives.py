@@ -84,11 +84,9 @@ def bench_closure(repeat: int, members: int) -> dict[str, object]:
 
 
 def bench_paths(pairs: int, triples: int) -> dict[str, object]:
-    path = CACHE / f"plain-{triples}-s7.nt"
-    if not path.exists():
-        from bench.data import ensure_graph  # the bfs benchmark's cached generator
+    from bench.data import GraphSpec, ntriples  # the bfs benchmark's cached generator
 
-        path = ensure_graph("plain", triples)  # type: ignore[assignment]
+    path, _ = ntriples(GraphSpec("plain", False, triples))
     store = ox.Store()
     store.bulk_load(path=str(path), format=ox.RdfFormat.N_TRIPLES)
     gateway = Gateway.open(store)
