@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from gateway import Gateway, Settings
+from gateway import Gateway
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "bench" / ".cache"

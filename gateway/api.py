@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,6 +17,7 @@ from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.scoped import ScopedBackend
 from gateway.context import GraphContext, Settings
 from gateway.errors import InvalidInput
+from gateway.profiles.base import Profile
 from gateway.profiles.native import NativeProfile
 from gateway.tools import TOOLS
 
@@ -34,6 +36,16 @@ def validate(model: type[M], arguments: object) -> M:
         raise InvalidInput(f"{field or 'arguments'}: {first['msg']}", field=field) from None
 
 
+def _profile(name: str, backend: Backend) -> type[Profile]:
+    from gateway.profiles import profile_class
+
+    if name == "auto":
+        from gateway.profiles.wikidata import detect_profile
+
+        name = detect_profile(backend)
+    return profile_class(name)  # type: ignore[no-any-return]
+
+
 class Gateway:
     """BFS-QL tools over one graph.
 
@@ -42,10 +54,13 @@ class Gateway:
     True
     """
 
-    def __init__(self, backend: Backend, *, settings: Settings | None = None) -> None:
+    def __init__(
+        self, backend: Backend, *, settings: Settings | None = None, profile: type[Profile] = NativeProfile
+    ) -> None:
         self.backend = backend
         self.settings = settings or Settings()
-        self.context = GraphContext(backend, NativeProfile(backend), self.settings)
+        self.profile = profile
+        self.context = GraphContext(backend, profile(backend), self.settings)
         self._scoped: dict[tuple[str, ...], GraphContext] = {}
         self._lock = threading.Lock()
 
@@ -56,7 +71,7 @@ class Gateway:
         with self._lock:
             if reader.graphs not in self._scoped:
                 scoped = ScopedBackend(self.backend, reader.graphs)
-                self._scoped[reader.graphs] = GraphContext(scoped, NativeProfile(scoped), self.settings)
+                self._scoped[reader.graphs] = GraphContext(scoped, self.profile(scoped), self.settings)
             return self._scoped[reader.graphs]
 
     @classmethod
@@ -67,18 +82,49 @@ class Gateway:
         lenient: bool = False,
         prefixes: dict[str, str] | None = None,
         settings: Settings | None = None,
+        profile: str = "native",
     ) -> Gateway:
         """Open an RDF file (into memory), an on-disk store directory, or a pyoxigraph Store.
 
         `prefixes` add to those the data declares; `lenient` accepts what strict parsers
         refuse (such as an over-long language tag) and reports it in `load_report`.
+        `profile` is the statement model ("native", "reification", "plain", "wikidata"), or
+        "auto" to detect it from the data.
         """
         if isinstance(source, ox.Store):
             backend = EmbeddedBackend.from_store(source)
         else:
             backend = EmbeddedBackend.open(source, lenient=lenient)
         backend.prefixes.update(prefixes or {})
-        return cls(backend, settings=settings)
+        return cls(backend, settings=settings, profile=_profile(profile, backend))
+
+    @classmethod
+    def connect(
+        cls,
+        endpoint_url: str,
+        *,
+        profile: str = "native",
+        prefixes: dict[str, str] | None = None,
+        settings: Settings | None = None,
+        graphs: Sequence[str] | None = None,
+        timeout: float = 60.0,
+        user_agent: str | None = None,
+        **options: Any,
+    ) -> Gateway:
+        """Open a remote SPARQL 1.1 endpoint (see `gateway.backends.remote.RemoteBackend`).
+
+        `profile` is the store's statement model: "native" (RDF 1.2 reifiers), "reification"
+        (`rdf:Statement` nodes, e.g. Virtuoso 7) or "plain" (plain triples). `graphs` is the
+        dataset a query reads when no reader narrows it (None: the endpoint's default).
+        `user_agent` should name you (a URL or an e-mail) on a public endpoint; `options`
+        go to `RemoteBackend` (connect_timeout, max_concurrency, retry, breaker, ...).
+        """
+        from gateway.backends.remote import RemoteBackend
+
+        backend = RemoteBackend(
+            endpoint_url, graphs=graphs, prefixes=prefixes, timeout=timeout, user_agent=user_agent, **options
+        )
+        return cls(backend, settings=settings, profile=_profile(profile, backend))
 
     def call(self, name: str, arguments: object = None, *, reader: Reader | None = None) -> BaseModel:
         """Run a tool by name with JSON-like arguments, as `reader` (the surfaces' entry point)."""

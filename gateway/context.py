@@ -57,7 +57,9 @@ class GraphContext:
 
     def select(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> Rows:
         """Rows of the profile's template `query` (see `gateway.sparql.render`)."""
-        return self.backend.select(render(f"{self.profile.queries}/{query}", flags, **slots))[1]
+        own = getattr(self.profile, "render", None)  # a profile may fill slots of its own
+        text = own(query, flags, **slots) if own else render(f"{self.profile.queries}/{query}", flags, **slots)
+        return self.backend.select(text)[1]
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """A value computed once per open graph (the store is read-only)."""
@@ -69,11 +71,17 @@ class GraphContext:
     @cached_property
     def search_index(self) -> SearchIndex:
         """The full-text index: the store's own when it has one, else built in memory once."""
-        with self._lock:
+        from gateway.profiles.wikidata_search import entity_search_for
+
+        def local_index() -> SearchIndex:
             directory = getattr(self.backend, "directory", None)
             if directory is not None and (directory / SEARCH_FILE).is_file():
                 return SearchIndex.open(directory / SEARCH_FILE)
             return SearchIndex.build(self)
+
+        with self._lock:
+            # Wikidata's own query service searches with its EntitySearch; elsewhere, our index.
+            return entity_search_for(self.backend, local_index, language=self.settings.language)  # type: ignore[return-value]
 
     # -- vocabulary: the graph's predicates and types, for bare names and "did you mean" ----
     @cached_property

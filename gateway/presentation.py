@@ -103,7 +103,8 @@ def statement_details(ctx: GraphContext, statements: Sequence[str]) -> dict[str,
     for chunk in _chunks(statements):
         rows = ctx.select("reified_triple", ids=iris(chunk))
         for r, s, p, o, asserted in rows:
-            triples[str(r)] = (str(s), str(p), str(o), isinstance(asserted, Literal) and asserted.value == "true")
+            # Some stores (Virtuoso) answer booleans as 1 / 0.
+            triples[str(r)] = (str(s), str(p), str(o), isinstance(asserted, Literal) and asserted.value in ("true", "1"))
     data = _statement_data(ctx, list(triples))
     edges = {}
     for r, (s, p, o, asserted) in triples.items():

@@ -79,6 +79,11 @@ def _compare(variable: str, point: int | dt.date | dt.datetime, op: str) -> Spar
     value = literal(point)
     if isinstance(point, int) and not isinstance(point, bool):
         return Sparql(f"(IF(DATATYPE({variable}) IN {_DATES}, YEAR({variable}), {variable}) {op} {value})")
+    if isinstance(point, dt.date) and not isinstance(point, dt.datetime):
+        # A day against date-time values means the whole day: up to its end, from its start.
+        clock = "23:59:59Z" if op == "<=" else "00:00:00Z"
+        moment = Sparql(f'"{point.isoformat()}T{clock}"^^<{XSD}dateTime>')
+        return Sparql(f"(IF(DATATYPE({variable}) = <{XSD}dateTime>, {variable} {op} {moment}, {variable} {op} {value}))")
     return Sparql(f"({variable} {op} {value})")
 
 

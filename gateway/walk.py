@@ -70,7 +70,11 @@ def walk(
         if count_hidden and profile.can_hide(plan):
             _count_hidden(profile, frontier, plan, result, hidden_seen)
         next_frontier: list[str] = []
-        for key, hit, other in candidates(hits, plan, declared, traits):
+        found = candidates(hits, plan, declared, traits)
+        if len(result.edges) + len(found) > max_edges or len(result.hops) + len(found) > max_nodes:
+            # A budget will cut this hop: admit in key order, not in the store's row order.
+            found.sort(key=lambda c: (c[2], c[0][0], c[0][1], c[0][2], c[0][3] or "", c[0][4] or ""))
+        for key, hit, other in found:
             if key in result.edges:
                 continue
             if len(result.edges) >= max_edges:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway
+from tests.servers import OxigraphServer, VirtuosoServer
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "sherlock.trig"
@@ -30,3 +33,48 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent (the shared data folder is not beside this checkout)")
     return path
+
+
+# -- remote endpoints: real servers on 127.0.0.1 (tests/servers.py) -------------------------
+CANON = "https://example.org/graph/canon"
+CASEBOOK = "https://example.org/graph/casebook"
+PLAIN_GRAPH = "https://example.org/graph/plain"
+DEMO_GRAPHS = (CANON, CASEBOOK)
+
+
+@cache
+def demo_reification() -> str:
+    """The demo graph as reification-profile N-Quads (statement nodes, same named graphs)."""
+    from gateway.profiles.reification import native_to_reification
+
+    return native_to_reification(DEMO)
+
+
+@cache
+def demo_plain() -> str:
+    """The demo's asserted triples with no statement model, as N-Quads in PLAIN_GRAPH."""
+    store = ox.Store()
+    store.load(path=DEMO, format=ox.RdfFormat.TRIG)
+    reifiers = {q.subject for q in store if q.predicate.value.endswith("#reifies")}
+    plain = [
+        ox.Quad(q.subject, q.predicate, q.object, ox.NamedNode(PLAIN_GRAPH))
+        for q in store
+        if q.subject not in reifiers and not isinstance(q.object, ox.Triple)
+    ]
+    return ox.serialize(plain, format=ox.RdfFormat.N_QUADS).decode("utf-8")
+
+
+@pytest.fixture(scope="session")
+def oxigraph_server() -> Iterator[OxigraphServer]:
+    """`oxigraph serve` over the demo graph (native RDF 1.2), union default graph."""
+    server = OxigraphServer([DEMO])
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def virtuoso_server() -> Iterator[VirtuosoServer]:
+    """Virtuoso 7 holding the demo converted to the reification profile, and its plain twin."""
+    server = VirtuosoServer(demo_reification() + demo_plain())
+    yield server
+    server.stop()

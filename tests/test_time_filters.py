@@ -41,6 +41,7 @@ def reached(gateway: Gateway, **filters: object) -> set[str]:
         (1985, {"ex:lloyd", "ex:london"}),
         ("1972-06-01", {"ex:stjohns", "ex:lloyd"}),
         ("1960-06-01T00:00:00Z", {"ex:brentwood", "ex:lloyd"}),
+        ("1972-06-01", {"ex:stjohns", "ex:lloyd"}),
     ],
 )
 def test_valid_at(gateway: Gateway, valid_at: object, expected: set[str]) -> None:

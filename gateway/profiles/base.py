@@ -138,6 +138,10 @@ def _leq(a: object, b: object) -> bool:
         a = a.year
     elif isinstance(b, dt.date) and isinstance(a, int) and not isinstance(a, bool):
         b = b.year
+    elif isinstance(a, dt.datetime) and type(b) is dt.date:
+        a = a.date()  # a day against a date-time means the whole day
+    elif isinstance(b, dt.datetime) and type(a) is dt.date:
+        b = b.date()
     try:
         return bool(a <= b)  # type: ignore[operator]
     except TypeError:

@@ -2,7 +2,10 @@
 
     bfsql query TOOL JSON [--data PATH]    run one tool, print its result as JSON
     bfsql load FILE... --store DIR         bulk-load RDF into an on-disk store
-    bfsql demo                             a guided walk through the demo graph
+    bfsql demo [medlit]                    a guided walk through the demo graph (or the book's medlit session)
+    bfsql serve [FILE|DIR]                 serve the HTTP tool API, /mcp and /sparql on 127.0.0.1:8000
+    bfsql mcp [FILE|DIR]                   serve MCP over stdio
+    bfsql import-bundle DIR --out FILE     a JSON-lines property-graph bundle as RDF 1.2 TriG
 """
 
 from __future__ import annotations
@@ -56,9 +59,40 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
     load.set_defaults(run=_load)
 
-    demo = commands.add_parser("demo", help="a guided walk through the demo graph")
+    demo = commands.add_parser("demo", help="a guided walk through the demo graph (or the book's medlit session)")
+    demo.add_argument("which", nargs="?", choices=["sherlock", "medlit"], default="sherlock",
+                      help="sherlock (the demo graph, default) or medlit (the BFS-QL book's worked example)")
     _data_options(demo)
     demo.set_defaults(run=_demo)
+
+    mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout")
+    mcp.add_argument("source", nargs="?", default=None, help="an RDF file or store directory (default: the demo graph)")
+    mcp.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
+    mcp.set_defaults(run=_mcp)
+
+    from gateway.bundle import add_import_bundle_arguments, import_bundle_command
+
+    bundle = commands.add_parser("import-bundle", help="convert a JSON-lines property-graph bundle to RDF 1.2 TriG")
+    add_import_bundle_arguments(bundle)
+    bundle.set_defaults(run=import_bundle_command)
+
+    serve = commands.add_parser("serve", help="serve the HTTP tool API and /sparql (default: the demo graph on 127.0.0.1:8000)")
+    serve.add_argument("source", nargs="?", default=None, help="an RDF file or store directory (default: the demo graph)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to bind (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="the port to bind (default: 8000)")
+    serve.add_argument("--readers", type=Path, default=None, help="a readers file: bearer tokens and the graphs they read")
+    serve.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                       help="an origin (https://app.example) browsers may call from; repeatable; '*' for any")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="HOST[:PORT]",
+                       help="a Host header value to answer besides the loopback names; repeatable; '*' for any")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
+    serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="stop waiting for a /sparql query after this long (default: 30)")
+    serve.add_argument("--max-body-bytes", type=int, default=1_000_000, help="the largest request body (default: 1,000,000)")
+    serve.add_argument("--max-response-bytes", type=int, default=20_000_000,
+                       help="the largest answer; a larger one is refused with 413 (default: 20,000,000)")
+    serve.set_defaults(run=_serve)
     return parser
 
 
@@ -101,11 +135,40 @@ def _load(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if args.which == "medlit":
+        from gateway.bundle import default_medlit_dir, open_bundle, run_medlit_demo
+
+        with open_bundle(args.data or default_medlit_dir()) as gateway:
+            run_medlit_demo(gateway)
+        return 0
     from gateway.demo import run_demo
 
     with _open(args) as gateway:
         run_demo(gateway)
     return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from gateway.surfaces.mcp import run_stdio
+
+    # stdout carries the protocol: nothing else may be printed there.
+    gateway = Gateway.open(args.source or demo_path(), lenient=args.lenient)
+    for warning in gateway.load_warnings():
+        print(f"bfsql: {warning}", file=sys.stderr)
+    run_stdio(gateway)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from gateway.surfaces.serve import ServeConfig, serve
+
+    return serve(ServeConfig(
+        source=str(args.source) if args.source else None, host=args.host, port=args.port,
+        readers=str(args.readers) if args.readers else None, lenient=args.lenient,
+        allow_origins=args.allow_origin, allow_hosts=args.allow_host, workers=args.workers,
+        sparql_timeout=args.sparql_timeout, max_body_bytes=args.max_body_bytes,
+        max_response_bytes=args.max_response_bytes,
+    ))
 
 
 if __name__ == "__main__":

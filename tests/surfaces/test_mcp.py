@@ -68,3 +68,44 @@ def test_in_memory() -> None:
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_every_tool_has_an_example(name: str) -> None:
     assert name in EXAMPLES
+
+
+def test_over_stdio() -> None:
+    """`bfsql mcp` as a subprocess, spoken to by the real client."""
+    import sys
+
+    from mcp.client.stdio import StdioServerParameters
+
+    gateway = Gateway.open(DEMO)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gateway.surfaces.cli", "mcp", str(DEMO)])
+
+    async def session() -> None:
+        async with Client(params) as client:
+            await exercise(client, gateway)
+            check_errors_name_the_field(await bad_calls(client))
+
+    asyncio.run(session())
+
+
+def test_over_streamable_http(server: Any) -> None:
+    """The running `bfsql serve` answers MCP at /mcp, with the same results."""
+    gateway = Gateway.open(DEMO)
+
+    async def session() -> None:
+        async with Client(f"{server.url}/mcp") as client:
+            await exercise(client, gateway)
+            check_errors_name_the_field(await bad_calls(client))
+
+    asyncio.run(session())
+
+
+def test_mcp_refuses_foreign_origin_and_host(server: Any) -> None:
+    import httpx2
+
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with httpx2.Client() as http:
+        foreign = http.post(f"{server.url}/mcp", json=body, headers={**headers, "Origin": "https://evil.example"})
+        assert foreign.status_code == 403
+        host = http.post(f"{server.url}/mcp", json=body, headers={**headers, "Host": "evil.example"})
+        assert host.status_code in (403, 421)

@@ -1,0 +1,209 @@
+"""Real SPARQL servers for the remote-backend tests: `oxigraph serve` and Virtuoso.
+
+Each server runs from a temporary directory, bound to 127.0.0.1 on free ports, in its
+own process group, and is stopped by that group's id (its temporary directory is
+removed). A missing binary skips the tests that need it, with the reason, except under
+CI (the environment variable CI is set), where .ci/run installs both, so it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx2
+import pyoxigraph as ox
+import pytest
+
+HOST = "127.0.0.1"
+START_TIMEOUT = 90.0
+
+
+def require_binary(*names: str, package: str) -> str:
+    """The path of the first of `names` found (beside this Python first: venv scripts)."""
+    for name in names:
+        beside = Path(sys.executable).parent / name
+        found = str(beside) if beside.is_file() else shutil.which(name)
+        if found:
+            return found
+    reason = f"{names[0]} is not installed (it comes with {package})"
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; .ci/run installs it, so under CI this is an error", pytrace=False)
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    """A server process in its own process group, with a temporary directory."""
+
+    url: str
+
+    def __init__(self, prefix: str) -> None:
+        self.directory = Path(tempfile.mkdtemp(prefix=prefix))
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = self.directory / "server.log"
+
+    def _spawn(self, command: list[str]) -> None:
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                command, cwd=self.directory, stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )
+
+    def _wait_until_answering(self, probe: str) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(f"{self.process.args[0]} exited: {self.log.read_text(errors='replace')[-2000:]}")
+            try:
+                if httpx2.get(probe, timeout=2.0).status_code == 200:
+                    return
+            except httpx2.TransportError:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError(f"no answer from {probe} in {START_TIMEOUT:.0f} s: {self.log.read_text(errors='replace')[-2000:]}")
+
+    @contextmanager
+    def _stopped_on_error(self) -> Iterator[None]:
+        """A server that fails to start is not left running."""
+        try:
+            yield
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Stop the process group (SIGTERM, then SIGKILL) and remove the directory."""
+        if self.process is not None and self.process.poll() is None:
+            group = os.getpgid(self.process.pid)
+            os.killpg(group, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(group, signal.SIGKILL)
+                self.process.wait(timeout=15)
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class OxigraphServer(Server):
+    """`oxigraph serve` (PyPI package `oxigraph`) over files loaded with `oxigraph load`.
+
+    The default graph is the union of all graphs, as in the embedded backend.
+    """
+
+    def __init__(self, files: Iterable[Path]) -> None:
+        binary = require_binary("oxigraph", package="the PyPI package oxigraph")
+        super().__init__("bfsql-oxigraph-")
+        store = self.directory / "store"
+        for path in files:
+            subprocess.run([binary, "load", "--location", str(store), "--file", str(path)],
+                           check=True, capture_output=True, timeout=300)
+        port = free_port()
+        self.url = f"http://{HOST}:{port}/query"
+        with self._stopped_on_error():
+            self._spawn([binary, "serve", "--location", str(store), "--bind", f"{HOST}:{port}", "--union-default-graph"])
+            self._wait_until_answering(f"{self.url}?query=ASK%7B%7D")
+
+
+VIRTUOSO_INI = """\
+[Database]
+DatabaseFile = {d}/virtuoso.db
+ErrorLogFile = {d}/virtuoso.log
+LockFile = {d}/virtuoso.lck
+TransactionFile = {d}/virtuoso.trx
+xa_persistent_file = {d}/virtuoso.pxa
+ErrorLogLevel = 7
+FileExtend = 200
+Striping = 0
+TempStorage = TempDatabase
+
+[TempDatabase]
+DatabaseFile = {d}/virtuoso-temp.db
+TransactionFile = {d}/virtuoso-temp.trx
+Striping = 0
+
+[Parameters]
+ServerPort = {host}:{sql_port}
+DisableUnixSocket = 1
+DirsAllowed = ., {d}
+NumberOfBuffers = 10000
+MaxDirtyBuffers = 6000
+CheckpointInterval = 0
+CaseMode = 2
+
+[HTTPServer]
+ServerPort = {host}:{http_port}
+ServerRoot = {d}
+ServerThreads = 10
+Charset = UTF-8
+
+[SPARQL]
+ResultSetMaxRows = {max_rows}
+MaxQueryExecutionTime = 60
+MaxQueryCostEstimationTime = 400
+"""
+
+
+class VirtuosoServer(Server):
+    """Virtuoso 7 (Debian `virtuoso-opensource`) with N-Quads loaded into their graphs.
+
+    A fresh database is created in the temporary directory (DBA password "dba").
+    Quads of the default graph go to `DEFAULT_GRAPH`: Virtuoso keeps no graph-less triples.
+    """
+
+    DEFAULT_GRAPH = "urn:bfsql:default-graph"
+
+    def __init__(self, nquads: str, *, max_rows: int = 100_000) -> None:
+        binary = require_binary("virtuoso-t", package="Debian's virtuoso-opensource")
+        self.isql = require_binary("isql-vt", "isql", package="Debian's virtuoso-opensource")
+        super().__init__("bfsql-virtuoso-")
+        self.sql_port, self.http_port = free_port(), free_port()
+        ini = self.directory / "virtuoso.ini"
+        ini.write_text(VIRTUOSO_INI.format(
+            d=self.directory, host=HOST, sql_port=self.sql_port, http_port=self.http_port, max_rows=max_rows,
+        ))
+        self.url = f"http://{HOST}:{self.http_port}/sparql"
+        with self._stopped_on_error():
+            self._spawn([binary, "+foreground", "+configfile", str(ini)])
+            self._wait_until_answering(f"{self.url}?query=ASK%7B%7D")
+            self.load(nquads)
+
+    def load(self, nquads: str) -> None:
+        """Load N-Quads, one N-Triples file per graph through `DB.DBA.TTLP_MT`."""
+        statements = []
+        for number, (graph, triples) in enumerate(sorted(_by_graph(nquads).items())):
+            path = self.directory / f"graph{number}.nt"
+            path.write_bytes(ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES))
+            statements.append(f"DB.DBA.TTLP_MT(file_to_string_output('{path}'), '', '{graph}', 0);")
+        self.sql(" ".join([*statements, "checkpoint;"]))
+
+    def sql(self, text: str) -> str:
+        result = subprocess.run(
+            [self.isql, f"{HOST}:{self.sql_port}", "dba", "dba", f"exec={text}"],
+            check=False, capture_output=True, text=True, timeout=300,
+        )
+        if result.returncode != 0 or "Error" in result.stdout + result.stderr:
+            raise RuntimeError(f"isql failed: {result.stdout[-2000:]} {result.stderr[-2000:]}")
+        return result.stdout
+
+
+def _by_graph(nquads: str) -> dict[str, list[ox.Triple]]:
+    graphs: dict[str, list[ox.Triple]] = {}
+    for quad in ox.parse(nquads.encode("utf-8"), format=ox.RdfFormat.N_QUADS):
+        name = quad.graph_name.value if isinstance(quad.graph_name, ox.NamedNode) else VirtuosoServer.DEFAULT_GRAPH
+        graphs.setdefault(name, []).append(ox.Triple(quad.subject, quad.predicate, quad.object))
+    return graphs

@@ -1,0 +1,53 @@
+"""`bfsql serve`: clean shutdown on signals, several workers, bounds from the command line."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.surfaces.conftest import ROOT, start_server
+from tests.surfaces.test_http_tools import assert_problem
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_shuts_the_server_down_cleanly(tmp_path: Path, sig: int) -> None:
+    served = start_server(tmp_path)
+    assert httpx2.post(f"{served.url}/v1/tools/describe_schema").status_code == 200
+    assert served.stop(sig) == 0
+    log = served.log_text()
+    assert "Shutting down" in log and "Traceback" not in log
+
+
+def test_several_workers(tmp_path: Path) -> None:
+    served = start_server(tmp_path, "--workers", "2")
+    with served.client() as client:
+        for _ in range(6):
+            response = client.post("/v1/tools/bfs_query", json={"seeds": ["wiki:Irene_Adler"]})
+            assert response.status_code == 200
+    assert served.stop() == 0
+
+
+def test_an_answer_over_the_bound_is_413_not_truncated(tmp_path: Path) -> None:
+    served = start_server(tmp_path, "--max-response-bytes", "2000", "--max-body-bytes", "100")
+    try:
+        with served.client() as client:
+            problem = assert_problem(client.post("/v1/tools/describe_schema"), 413)
+            assert problem["code"] == "response_too_large" and "2000" in problem["detail"]
+            assert client.post("/v1/tools/search_entities", json={"query": "Irene"}).status_code == 200
+            assert_problem(client.post("/v1/tools/search_entities", json={"query": "Irene" * 30}), 413)
+    finally:
+        assert served.stop() == 0
+
+
+def test_a_missing_graph_is_a_usage_error(tmp_path: Path) -> None:
+    ran = subprocess.run(
+        [sys.executable, "-m", "gateway.surfaces.cli", "serve", str(tmp_path / "absent.ttl"), "--port", "1"],
+        check=False, capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert ran.returncode == 2
+    assert "absent.ttl" in ran.stderr
