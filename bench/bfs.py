@@ -91,7 +91,18 @@ _IN = "SELECT ?s ?p WHERE {{ ?s ?p <{x}> FILTER(isIRI(?s)) }} LIMIT {limit}"
 
 
 def naive_bfs(store: ox.Store, seed: str, max_hops: int, max_nodes: int, max_edges: int) -> tuple[int, int, int]:
-    """(nodes, edges, queries) of a BFS asking the store for each frontier node's neighbours.
+    """(nodes, edges, queries) of a BFS asking the in-process store for each frontier node's neighbours."""
+
+    def fetch(query: str) -> list[tuple[str, str]]:
+        return [(row[0].value, row[1].value) for row in store.query(query, use_default_graph_as_union=True)]  # type: ignore[union-attr,index]
+
+    return per_node_walk(fetch, seed, max_hops, max_nodes, max_edges)
+
+
+def per_node_walk(
+    fetch: Callable[[str], list[tuple[str, str]]], seed: str, max_hops: int, max_nodes: int, max_edges: int
+) -> tuple[int, int, int]:
+    """(nodes, edges, queries) of a BFS that sends one query per frontier node and direction.
 
     Budgets follow `gateway.walk`: an edge to a new node is dropped once `max_nodes` is
     reached and the walk ends with that hop; it stops at once at `max_edges`. Each query
@@ -109,9 +120,7 @@ def naive_bfs(store: ox.Store, seed: str, max_hops: int, max_nodes: int, max_edg
         for x in frontier:
             for template, outward in ((_OUT, True), (_IN, False)):
                 queries += 1
-                text = template.format(x=x, limit=max_edges - len(edges) + 1)
-                for row in store.query(text, use_default_graph_as_union=True):  # type: ignore[union-attr]
-                    first, second = row[0].value, row[1].value  # type: ignore[index,union-attr]
+                for first, second in fetch(template.format(x=x, limit=max_edges - len(edges) + 1)):
                     key, other = ((x, first, second), second) if outward else ((first, second, x), first)
                     if key in edges:
                         continue

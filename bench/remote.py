@@ -36,7 +36,7 @@ from pathlib import Path
 import httpx2
 
 from bench import data
-from bench.bfs import _IN, _OUT, PREFIXES
+from bench.bfs import PREFIXES, per_node_walk
 from gateway import Gateway
 from gateway.backends.remote import RemoteBackend
 from gateway.synth import ENTITY
@@ -92,33 +92,12 @@ class Server:
 
 
 def per_node_bfs(backend: RemoteBackend, seed: str, max_hops: int, max_nodes: int, max_edges: int) -> tuple[int, int, int]:
-    """(nodes, edges, requests) of bench.bfs.naive_bfs, each query an HTTP request."""
-    hops = {seed: 0}
-    edges: set[tuple[str, str, str]] = set()
-    frontier, requests, full = [seed], 0, False
-    for hop in range(max_hops):
-        if full:
-            break
-        next_frontier: list[str] = []
-        for x in frontier:
-            for template, outward in ((_OUT, True), (_IN, False)):
-                requests += 1
-                _, rows = backend.select(template.format(x=x, limit=max_edges - len(edges) + 1))
-                for a, p in rows:
-                    key, other = ((x, str(a), str(p)), str(p)) if outward else ((str(a), str(p), x), str(a))
-                    if key in edges:
-                        continue
-                    if len(edges) >= max_edges:
-                        return len(hops), len(edges), requests
-                    if other not in hops:
-                        if len(hops) >= max_nodes:
-                            full = True
-                            continue
-                        hops[other] = hop + 1
-                        next_frontier.append(other)
-                    edges.add(key)
-        frontier = next_frontier
-    return len(hops), len(edges), requests
+    """(nodes, edges, requests) of bench.bfs.per_node_walk, each query an HTTP request."""
+
+    def fetch(query: str) -> list[tuple[str, str]]:
+        return [(str(a), str(b)) for a, b in backend.select(query)[1]]
+
+    return per_node_walk(fetch, seed, max_hops, max_nodes, max_edges)
 
 
 def _timed(run: Callable[[], object]) -> tuple[float, object]:
