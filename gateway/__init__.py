@@ -3,8 +3,16 @@
 from gateway.api import Gateway
 from gateway.context import Settings
 from gateway.errors import (
-    BackendError, EndpointTimeout, Forbidden, GatewayError, InvalidInput, NotFound,
-    RateLimited, TooLarge, Truncated, UpstreamError,
+    BackendError,
+    EndpointTimeout,
+    Forbidden,
+    GatewayError,
+    InvalidInput,
+    NotFound,
+    RateLimited,
+    TooLarge,
+    Truncated,
+    UpstreamError,
 )
 
 __all__ = [

@@ -11,8 +11,8 @@ import pyoxigraph as ox
 from pydantic import BaseModel, ValidationError
 
 from gateway import models
-from gateway.backends.base import Backend
 from gateway.auth import Reader
+from gateway.backends.base import Backend
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.scoped import ScopedBackend
 from gateway.context import GraphContext, Settings

@@ -9,14 +9,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
-from gateway.backends.base import Backend
+from gateway.backends.base import Backend, Rows
 from gateway.ids import IdMapper, build_converter, local_name
 from gateway.profiles.base import HopPlan, Profile
 from gateway.search import SearchIndex
-from gateway.backends.base import Rows
 from gateway.sparql import Sparql, iris, render
 from gateway.terms import BFS
-
 
 SEARCH_FILE = "search.sqlite"
 T = TypeVar("T")

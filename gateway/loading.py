@@ -8,9 +8,24 @@ from pathlib import Path
 
 import pyoxigraph as ox
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
-from gateway.backends.embedded import META_FILE, STORE_DIR, EmbeddedBackend, LoadReport, load_files, rdf_format, scan_prefixes, write_meta
+from gateway.backends.embedded import (
+    META_FILE,
+    STORE_DIR,
+    EmbeddedBackend,
+    LoadReport,
+    load_files,
+    rdf_format,
+    scan_prefixes,
+    write_meta,
+)
 from gateway.context import SEARCH_FILE, GraphContext
 from gateway.errors import InvalidInput
 from gateway.profiles.native import NativeProfile

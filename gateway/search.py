@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from gateway.models import SearchHit
 from gateway.presentation import entity_type
-
 from gateway.terms import Literal
 
 if TYPE_CHECKING:

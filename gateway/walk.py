@@ -17,7 +17,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan, Profile
+from gateway.profiles.base import (
+    STRUCTURAL_OBJECT,
+    STRUCTURAL_SUBJECT,
+    Hit,
+    HopPlan,
+    Profile,
+)
 
 # (subject, predicate, object, statement id, derived_via): one edge of a result.
 EdgeKey = tuple[str, str, str, str | None, str | None]

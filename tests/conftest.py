@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -26,6 +27,20 @@ def gateway_from_ntriples(text: str) -> Gateway:
     store = ox.Store()
     store.load(text.encode(), format=ox.RdfFormat.N_TRIPLES)
     return Gateway.open(store)
+
+
+def random_filters(rng: random.Random) -> dict[str, object]:
+    """Traversal filters for a random query: sometimes statuses, a cutoff, a point in time."""
+    from gateway.synth import STATUSES
+
+    chosen: dict[str, object] = {}
+    if rng.random() < 0.5:
+        chosen["truth_status"] = sorted(rng.sample(STATUSES, k=rng.randint(1, len(STATUSES))))
+    if rng.random() < 0.3:
+        chosen["as_of"] = rng.randint(0, 100)
+    if rng.random() < 0.3:
+        chosen["valid_at"] = rng.randint(0, 100)
+    return chosen
 
 
 def shared_data(*parts: str) -> Path:

@@ -16,8 +16,15 @@ import pytest
 
 from gateway import Gateway, InvalidInput
 from gateway.bundle import (
-    BundleReport, bundle_prefixes, import_bundle, import_bundle_command, load_bundle_store,
-    load_into_store, open_bundle, run_medlit_demo, statement_iri,
+    BundleReport,
+    bundle_prefixes,
+    import_bundle,
+    import_bundle_command,
+    load_bundle_store,
+    load_into_store,
+    open_bundle,
+    run_medlit_demo,
+    statement_iri,
 )
 from gateway.models import TRUTH_STATUSES, Subgraph
 from tests.conftest import shared_data

@@ -9,24 +9,18 @@ import networkx as nx
 import pytest
 
 from gateway import Gateway
-from gateway.synth import STATUSES, predicate, random_graph
-from tests.conftest import gateway_from_ntriples
+from gateway.synth import predicate, random_graph
+from tests.conftest import gateway_from_ntriples, random_filters
 from tests.oracle import (
-    existing_nodes, navigation_graph, reference_bfs, reference_closure, structural_edges, traversable_edges,
+    existing_nodes,
+    navigation_graph,
+    reference_bfs,
+    reference_closure,
+    structural_edges,
+    traversable_edges,
 )
 
 GRAPHS = 210
-
-
-def filters(rng: random.Random) -> dict[str, object]:
-    chosen: dict[str, object] = {}
-    if rng.random() < 0.5:
-        chosen["truth_status"] = sorted(rng.sample(STATUSES, k=rng.randint(1, len(STATUSES))))
-    if rng.random() < 0.3:
-        chosen["as_of"] = rng.randint(0, 100)
-    if rng.random() < 0.3:
-        chosen["valid_at"] = rng.randint(0, 100)
-    return chosen
 
 
 def oracle_filters(chosen: dict[str, object]) -> dict[str, object]:
@@ -51,7 +45,7 @@ def test_intersection_matches_networkx(number: int) -> None:
         seeds = rng.sample(nodes, k=min(len(nodes), rng.randint(2, 3)))
         k = rng.randint(1, 3)
         direction = rng.choice(["both", "out", "in"])
-        chosen = filters(rng)
+        chosen = random_filters(rng)
         result = gateway.intersect_subgraphs(seeds=seeds, k=k, direction=direction, topology_only=True,
                                              max_nodes=10_000, max_edges=50_000, **chosen)
         per_seed = {s: reference_bfs(graph, [s], k, direction=direction, **oracle_filters(chosen))[0] for s in seeds}  # type: ignore[arg-type]
@@ -72,7 +66,7 @@ def test_closure_matches_networkx(number: int) -> None:
         start = rng.choice(nodes)
         p = predicate(rng.randint(0, 3))
         direction = rng.choice(["out", "in", "both"])
-        chosen = filters(rng)
+        chosen = random_filters(rng)
         result = gateway.transitive_closure_query(start=start, predicate=p, direction=direction, **chosen)
         expected = reference_closure(graph, start, p, direction, **oracle_filters(chosen))  # type: ignore[arg-type]
         if not result.warnings:  # a predicate absent from this graph is a warning and an empty answer
@@ -121,7 +115,7 @@ def test_shortest_path_matches_networkx_and_the_tie_rule(number: int) -> None:
             continue
         max_hops = rng.randint(1, 5)
         direction = rng.choice(["both", "out", "in"])
-        chosen = filters(rng)
+        chosen = random_filters(rng)
         predicates = sorted({predicate(rng.randint(0, 3)) for _ in range(2)}) if rng.random() < 0.3 else None
         extra = {"predicates": predicates} if predicates else {}
         result = gateway.shortest_path(source=source, target=target, max_hops=max_hops, direction=direction, **chosen, **extra)

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from gateway.models import Subgraph
-from gateway.synth import STATUSES, random_graph
-from tests.conftest import gateway_from_ntriples
+from gateway.synth import random_graph
+from tests.conftest import gateway_from_ntriples, random_filters
 from tests.oracle import existing_nodes, reference_bfs
 
 GRAPHS = 240
@@ -33,12 +33,7 @@ def random_query(rng: random.Random, nodes: list[str]) -> dict[str, object]:
         "max_nodes": 10_000,
         "max_edges": 50_000,
     }
-    if rng.random() < 0.5:
-        query["truth_status"] = sorted(rng.sample(STATUSES, k=rng.randint(1, len(STATUSES))))
-    if rng.random() < 0.3:
-        query["as_of"] = rng.randint(0, 100)
-    if rng.random() < 0.3:
-        query["valid_at"] = rng.randint(0, 100)
+    query.update(random_filters(rng))
     if rng.random() < 0.4:
         query["expand_traits"] = rng.sample(["Symmetric", "Inverse"], k=rng.randint(1, 2))
     return query

@@ -17,7 +17,13 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 
 from gateway.backends.base import Backend
-from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan, Traits, time_filters
+from gateway.profiles.base import (
+    NON_EDGE_PREDICATES,
+    Hit,
+    HopPlan,
+    Traits,
+    time_filters,
+)
 from gateway.sparql import Sparql, integer, iris, render
 from gateway.terms import BFS, Literal, Term
 

@@ -15,10 +15,10 @@ from gateway import models
 from gateway.tools.bfs import bfs_query
 from gateway.tools.closure import transitive_closure_query
 from gateway.tools.community import communities
+from gateway.tools.describe import describe_entities, describe_entity, search_entities
 from gateway.tools.intersect import intersect_subgraphs
 from gateway.tools.path import shortest_path
 from gateway.tools.scan import scan_query
-from gateway.tools.describe import describe_entities, describe_entity, search_entities
 from gateway.tools.schema import describe_schema
 
 

@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from gateway.context import clamp
 from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncation
-from gateway.presentation import derive_label, entity_type, full_edges, full_nodes, node_types
+from gateway.presentation import (
+    derive_label,
+    entity_type,
+    full_edges,
+    full_nodes,
+    node_types,
+)
 from gateway.profiles.base import HopPlan
 from gateway.walk import EdgeKey, WalkResult, walk
 
@@ -39,9 +46,9 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     settings = ctx.settings
     warnings: list[str] = []
     limits = Limits(
-        max_hops=max(0, min(query.max_hops, settings.max_hops)),
-        max_nodes=max(1, min(query.max_nodes or settings.default_max_nodes, settings.max_nodes)),
-        max_edges=max(0, min(settings.default_max_edges if query.max_edges is None else query.max_edges, settings.max_edges)),
+        max_hops=clamp(query.max_hops, 1, 0, settings.max_hops),
+        max_nodes=clamp(query.max_nodes, settings.default_max_nodes, 1, settings.max_nodes),
+        max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges),
         seeds=min(len(query.seeds), settings.max_seeds),
     )
     traits = frozenset(query.expand_traits)

@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from gateway.errors import TooLarge
-from gateway.models import Communities, CommunitiesInput, Community, CommunityLevel, Member
+from gateway.models import (
+    Communities,
+    CommunitiesInput,
+    Community,
+    CommunityLevel,
+    Member,
+)
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT
 from gateway.tools.bfs import make_plan
 from gateway.tools.scan import statement_rows

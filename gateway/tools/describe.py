@@ -6,8 +6,13 @@ from typing import TYPE_CHECKING
 
 from gateway.errors import NotFound
 from gateway.models import (
-    DescribeEntitiesInput, DescribeEntityInput, EntitiesDetail, EntityDetail,
-    RelationshipCount, SearchEntitiesInput, SearchResult,
+    DescribeEntitiesInput,
+    DescribeEntityInput,
+    EntitiesDetail,
+    EntityDetail,
+    RelationshipCount,
+    SearchEntitiesInput,
+    SearchResult,
 )
 from gateway.presentation import full_nodes, node_types
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan

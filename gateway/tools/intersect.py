@@ -10,9 +10,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gateway.models import Intersection, IntersectSubgraphsInput, Limits, Truncation
-from gateway.presentation import entity_type, full_edges, full_nodes, node_types, stub_edge
-from gateway.models import Node
+from gateway.context import clamp
+from gateway.models import (
+    Intersection,
+    IntersectSubgraphsInput,
+    Limits,
+    Node,
+    Truncation,
+)
+from gateway.presentation import (
+    entity_type,
+    full_edges,
+    full_nodes,
+    node_types,
+    stub_edge,
+)
 from gateway.tools.bfs import make_plan, resolve_presentation
 from gateway.walk import EdgeKey, candidates, walk
 
@@ -31,8 +43,8 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     k = max(1, min(query.k, MAX_K))
     limits = Limits(
         max_hops=k,
-        max_nodes=max(1, min(query.max_nodes or settings.default_max_nodes, settings.max_nodes)),
-        max_edges=max(0, min(settings.default_max_edges if query.max_edges is None else query.max_edges, settings.max_edges)),
+        max_nodes=clamp(query.max_nodes, settings.default_max_nodes, 1, settings.max_nodes),
+        max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges),
         seeds=min(len(query.seeds), MAX_SEEDS),
     )
     plan = make_plan(ctx, query)

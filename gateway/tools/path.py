@@ -18,8 +18,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gateway.models import ShortestPath, ShortestPathInput
-from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
 from gateway.presentation import full_edges
+from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
 from gateway.tools.bfs import make_plan
 from gateway.walk import EdgeKey, candidates
 
