@@ -44,6 +44,8 @@ def entity_type(types: Iterable[str], to_id: Any) -> str:
 
 def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
+    if not ctx.memo("has_types", lambda: bool(ctx.select("has_types"))):
+        return found
     for chunk in _chunks(nodes):
         rows = ctx.select("node_types", ids=iris(chunk))
         for x, t in rows:

@@ -162,6 +162,23 @@ class EmbeddedBackend:
             self.query_log(query, len(found))
         return found
 
+    def select_iri_rows(self, query: str, *, graphs: Sequence[str] | None = None) -> list[list[str | None]]:
+        """Rows of a SELECT whose every bound value is an IRI, read from TSV: for a hop over
+        plain data, ~1.7x faster than building a term per value."""
+        try:
+            solutions = self.store.query(query, **_scope(graphs))  # type: ignore[arg-type]
+            data = solutions.serialize(format=ox.QueryResultsFormat.TSV).decode()  # type: ignore[union-attr]
+        except (SyntaxError, OSError) as error:
+            raise UpstreamError(f"the store failed a generated query: {error}") from error
+        lines = data.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        rows: list[list[str | None]] = [[cell[1:-1] or None for cell in line.split("\t")] for line in lines[1:]]
+        self.rows_read += len(rows)
+        if self.query_log is not None:
+            self.query_log(query, len(rows))
+        return rows
+
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows:
         """The rows of `queries/native/unasserted.rq` (?r ?s ?p ?o ?ts ?at ?vf ?vu), read
         from the store's indexes: SPARQL's NOT EXISTS costs ~75 us per reifier, this ~4 us."""

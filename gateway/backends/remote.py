@@ -267,6 +267,11 @@ class RemoteBackend:
         _, rows = self.select(query, graphs=graphs)
         return [row[0] for row in rows if row and type(row[0]) is str]
 
+    def select_iri_rows(self, query: str, *, graphs: Sequence[str] | None = None) -> list[list[str | None]]:
+        """Rows of a SELECT whose every bound value is an IRI (None where unbound)."""
+        _, rows = self.select(query, graphs=graphs)
+        return rows  # type: ignore[return-value]  # IRIs are plain str terms already
+
     def close(self) -> None:
         self._client.close()
 

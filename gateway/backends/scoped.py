@@ -27,6 +27,9 @@ class ScopedBackend:
     def select_iris(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
         return self.inner.select_iris(query, graphs=self.graphs)
 
+    def select_iri_rows(self, query: str, *, graphs: Sequence[str] | None = None) -> list[list[str | None]]:
+        return self.inner.select_iri_rows(query, graphs=self.graphs)
+
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows:
         return self.inner.reifier_only(self.graphs)  # type: ignore[attr-defined,no-any-return]
 

@@ -41,12 +41,13 @@ STRUCTURAL_SUBJECT = RDF + "subject"
 STRUCTURAL_OBJECT = RDF + "object"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Hit:
     """One statement found next to frontier node `x`.
 
     `via` is "o" when `x` is the subject, "i" when it is the object, "s" when `x` is
-    the statement itself (the walk goes on to its subject and object).
+    the statement itself (the walk goes on to its subject and object). Not frozen: a
+    walk makes one per row, and a frozen dataclass costs five times as much to build.
     """
 
     via: str

@@ -128,7 +128,7 @@ class NativeProfile:
         if plan.predicates is not None:
             flags.append("predicates")
             slots["predicates"] = iris(plan.predicates or ("urn:bfsql:none",), ", ")
-        _, rows = self.backend.select(render(f"{self.queries}/hop_plain", flags, **slots))
+        rows = self.backend.select_iri_rows(render(f"{self.queries}/hop_plain", flags, **slots))
         hits = [
             Hit("o", x, x, p, o, None, "asserted_true") if o is not None else Hit("i", x, s, p, x, None, "asserted_true")  # type: ignore[arg-type]
             for x, p, o, s in rows
