@@ -94,6 +94,7 @@ def statement_rows(
     if predicates:
         flags.append("predicates")
         slots["predicates"] = iris(sorted(predicates), ", ")
+        slots["predicate_values"] = iris(sorted(predicates))
     time_flags, time_slots = time_filters(plan)
     flags += time_flags
     slots.update(time_slots)

@@ -32,6 +32,7 @@ SLOTS: dict[str, Sparql] = {
     "excluded": iris(NON_EDGE_PREDICATES, ", "), "ids": iris(NODES), "frontier": iris(NODES), "id": iri(W + "Irene_Adler"),
     "truth_status": iris([BFS + "asserted_true", BFS + "disputed", BFS + "hypothetical"], ", "), "limit": integer(1000),
     "predicates": iris(["https://example.org/rel/Possesses", "https://example.org/rel/Knows"], ", "),
+    "predicate_values": iris(["https://example.org/rel/Possesses", "https://example.org/rel/Knows"]),
     "trait_predicates": iris(["https://example.org/rel/Knows", "https://example.org/rel/DisguisedAs"], ", "),
     "after": literal("https://example.org/obj/photograph"),
     "types": iris(["https://example.org/schema/Person"], ", "), "start": iri(W + "221B_Baker_Street"),
