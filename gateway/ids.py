@@ -13,6 +13,8 @@ report it as unresolved.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import json
 import re
 import unicodedata
@@ -100,6 +102,32 @@ class IdMapper:
                 cached = self.converter.compress(iri, passthrough=True) or iri
             self._out[iri] = cached
         return cached
+
+    def to_ids(self, iris: Iterable[str]) -> list[str]:
+        """Canonical IDs of many IRIs (a closure's): those in the first one's namespace, when
+        no longer namespace could claim them, skip the prefix-map lookup and the cache, which
+        would otherwise grow by every ID a large answer holds."""
+        iris = list(iris)
+        to_id = self.to_id
+        if not iris:
+            return []
+        first, curie = iris[0], to_id(iris[0])
+        head, _, local = curie.partition(":")
+        namespace = first[: len(first) - len(local)]
+        usable = (
+            curie != first and local and first.endswith(local) and namespace in self._leaf_namespaces
+            and not (self.vocabulary and namespace.startswith(self.vocabulary))
+        )
+        if not usable:
+            return [to_id(iri) for iri in iris]
+        prefix, cut = head + ":", len(namespace)
+        return [prefix + iri[cut:] if iri.startswith(namespace) else to_id(iri) for iri in iris]
+
+    @cached_property
+    def _leaf_namespaces(self) -> frozenset[str]:
+        """URI prefixes no other known URI prefix extends."""
+        namespaces = sorted({uri for r in self.converter.records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)})
+        return frozenset(ns for i, ns in enumerate(namespaces) if not (i + 1 < len(namespaces) and namespaces[i + 1].startswith(ns)))
 
     # -- input ----------------------------------------------------------------
     def register_local_names(self, iris: Iterable[str]) -> None:

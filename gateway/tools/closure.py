@@ -8,6 +8,7 @@ path cannot express, so the closure is walked level by level with the frontier i
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -44,7 +45,7 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
         found, truncated = _property_path(ctx, starts[0], predicate, query.direction == "out", limit)
     else:
         found, truncated = _per_level(ctx, starts[0], predicate, plan, limit)
-    reachable = sorted(map(to_id, found))
+    reachable = sorted(ctx.ids.to_ids(found))
     return Closure(
         count=len(reachable), reachable=reachable, truncated=truncated,
         method="property_path" if plain else "per_level", **answer,  # type: ignore[arg-type]
@@ -53,11 +54,11 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
 
 def _property_path(
     ctx: GraphContext, start: str, predicate: str, out: bool, limit: int
-) -> tuple[set[str], bool]:
+) -> tuple[Collection[str], bool]:
     text = render(f"{ctx.profile.queries}/closure", ["out"] if out else [],
                   start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
-    found = ctx.backend.select_iris(text)
-    return set(found[:limit]), len(found) > limit
+    found = ctx.backend.select_iris(text)  # DISTINCT already
+    return found[:limit], len(found) > limit
 
 
 def _per_level(ctx: GraphContext, start: str, predicate: str, plan: HopPlan, limit: int) -> tuple[set[str], bool]:
