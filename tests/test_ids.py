@@ -90,3 +90,21 @@ def test_the_datas_empty_prefix_is_its_vocabulary_of_bare_names(tmp_path: Path) 
     assert {n.entity_type for n in result.nodes} == {"drug", "symptom"}  # type: ignore[union-attr]
     assert gateway.context.ids.resolve("TREATS", "predicate").iri == "https://vocab.example/TREATS"
     assert gateway.context.ids.resolve(":TREATS", "predicate").iri in (None, "https://vocab.example/TREATS")
+
+
+def test_batch_conversion_equals_one_by_one() -> None:
+    """`to_ids` takes a shortcut for IRIs in the first one's namespace; it must not change
+    any answer: nested namespaces (obo/ and obo/HP_), the vocabulary, unknown IRIs."""
+    import random
+
+    extra = {"": "http://vocab.example/", "t": "http://t.example/t/", "tt": "http://t.example/t/x/"}
+    mapper = IdMapper(build_converter(extra), vocabulary=extra[""])
+    pool = [
+        "http://t.example/t/1", "http://t.example/t/x/2", "http://t.example/t/x", "http://vocab.example/AUTHORED",
+        "http://purl.obolibrary.org/obo/HP_0001250", "http://purl.obolibrary.org/obo/NCBITaxon_9606",
+        "http://purl.obolibrary.org/obo/foo", "http://unknown.example/a", "urn:isbn:123", "https://omim.org/entry/1",
+    ]
+    rng = random.Random(5)
+    for _ in range(300):
+        iris = [rng.choice(pool) for _ in range(rng.randint(0, 8))]
+        assert IdMapper(build_converter(extra), vocabulary=extra[""]).to_ids(iris) == [mapper.to_id(i) for i in iris], iris
