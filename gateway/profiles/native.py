@@ -118,7 +118,7 @@ class NativeProfile:
             return self._plain_hop(frontier, plan, limit)
         rows = self._select_hop(frontier, plan, limit, mode="traversable")
         hits = [self._hit(row) for row in rows if row[3] not in _NON_EDGES]
-        hits.extend(h for h in self._unasserted_hits(frontier, plan) if not h.failed)
+        hits.extend(self._unasserted_hits(frontier, plan, failed=False))
         return hits, len(rows) >= limit
 
     def _plain_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
@@ -148,7 +148,7 @@ class NativeProfile:
         if not self._statement_aware(plan):
             return []
         hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden") if row[3] not in _NON_EDGES]
-        hits.extend(h for h in self._unasserted_hits(frontier, plan) if h.failed)
+        hits.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits
 
     def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[Term | None]]:
@@ -179,8 +179,9 @@ class NativeProfile:
             status_name(status), at, vf, vu, failed,
         )
 
-    def _unasserted_hits(self, frontier: Iterable[str], plan: HopPlan) -> list[Hit]:
-        """Reifier-only statements touching the frontier, with the filters they fail."""
+    def _unasserted_hits(self, frontier: Iterable[str], plan: HopPlan, *, failed: bool, cap: int | None = None) -> list[Hit]:
+        """Reifier-only statements touching the frontier that pass the plan's filters, or
+        (`failed`) those that fail one, with the filters they fail; at most `cap`."""
         by_subject, by_object = self._unasserted
         if not by_subject:
             return []
@@ -192,10 +193,14 @@ class NativeProfile:
                 for h in index.get(x, ()):
                     if allowed is not None and h.p not in allowed:
                         continue
-                    if wanted or h.p in mirrored:
-                        failed = plan.failures(h.status, h.asserted_at, h.valid_from, h.valid_until)
-                        hits.append(Hit(via, x, h.s, h.p, h.o, h.stmt, h.status,
-                                        h.asserted_at, h.valid_from, h.valid_until, failed))
+                    if not (wanted or h.p in mirrored):
+                        continue
+                    fails = plan.failures(h.status, h.asserted_at, h.valid_from, h.valid_until)
+                    if bool(fails) != failed:
+                        continue
+                    hits.append(Hit(via, x, h.s, h.p, h.o, h.stmt, h.status, h.asserted_at, h.valid_from, h.valid_until, fails))
+                    if cap is not None and len(hits) >= cap:
+                        return hits
         return hits
 
 
