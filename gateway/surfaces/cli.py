@@ -4,6 +4,7 @@
     bfsql load FILE... --store DIR         bulk-load RDF into an on-disk store
     bfsql demo [medlit]                    a guided walk through the demo graph (or the book's medlit session)
     bfsql serve [FILE|DIR]                 serve the HTTP tool API, /mcp and /sparql on 127.0.0.1:8000
+    bfsql serve --endpoint URL --workers N the same over a remote SPARQL endpoint, N processes
     bfsql mcp [FILE|DIR]                   serve MCP over stdio
     bfsql import-bundle DIR --out FILE     a JSON-lines property-graph bundle as RDF 1.2 TriG
 """
@@ -86,6 +87,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="an origin (https://app.example) browsers may call from; repeatable; '*' for any")
     serve.add_argument("--allow-host", action="append", default=[], metavar="HOST[:PORT]",
                        help="a Host header value to answer besides the loopback names; repeatable; '*' for any")
+    serve.add_argument("--endpoint", default=None, metavar="URL",
+                       help="serve a remote SPARQL endpoint instead of FILE|DIR (workers then share that store)")
+    serve.add_argument("--profile", default="native", choices=["native", "reification", "plain", "wikidata", "auto"],
+                       help="the endpoint's statement model (default: native)")
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
     serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="SECONDS",
                        help="stop waiting for a /sparql query after this long (default: 30)")
@@ -163,7 +168,8 @@ def _serve(args: argparse.Namespace) -> int:
     from gateway.surfaces.serve import ServeConfig, serve
 
     return serve(ServeConfig(
-        source=str(args.source) if args.source else None, host=args.host, port=args.port,
+        source=str(args.source) if args.source else None, endpoint=args.endpoint, profile=args.profile,
+        host=args.host, port=args.port,
         readers=str(args.readers) if args.readers else None, lenient=args.lenient,
         allow_origins=args.allow_origin, allow_hosts=args.allow_host, workers=args.workers,
         sparql_timeout=args.sparql_timeout, max_body_bytes=args.max_body_bytes,

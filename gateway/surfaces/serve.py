@@ -39,7 +39,11 @@ logger = logging.getLogger("gateway.serve")
 @dataclass(frozen=True)
 class ServeConfig:
     source: str | None = None
-    """An RDF file or a store directory; None serves the demo graph."""
+    """An RDF file or a store directory; None serves the demo graph (or `endpoint`)."""
+    endpoint: str | None = None
+    """A remote SPARQL endpoint to serve instead of a local source."""
+    profile: str = "native"
+    """The remote store's statement model (see `Gateway.connect`)."""
     host: str = "127.0.0.1"
     port: int = 8000
     readers: str | None = None
@@ -66,7 +70,10 @@ class ServeConfig:
 def build_app(config: ServeConfig) -> FastAPI:
     from gateway.surfaces.cli import demo_path
 
-    gateway = Gateway.open(config.source or demo_path(), lenient=config.lenient)
+    if config.endpoint:
+        gateway = Gateway.connect(config.endpoint, profile=config.profile)
+    else:
+        gateway = Gateway.open(config.source or demo_path(), lenient=config.lenient)
     for warning in gateway.load_warnings():
         logger.warning("%s", warning)
     readers = Readers.open(Path(config.readers)) if config.readers else None
@@ -113,6 +120,8 @@ def serve(config: ServeConfig) -> int:
     configure_logging()
     if config.workers < 1:
         raise InvalidInput("--workers must be at least 1", field="workers")
+    if config.source and config.endpoint:
+        raise InvalidInput("serve a FILE|DIR or an --endpoint, not both", field="endpoint")
     if config.host in WILDCARDS and not config.allow_hosts:
         logger.warning("listening on every interface, but answering only for loopback Host names; "
                        "add --allow-host NAME for the names clients use")
@@ -126,11 +135,11 @@ def serve(config: ServeConfig) -> int:
         if config.source and not Path(config.source).exists():
             raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
         os.environ[ENV] = json.dumps(asdict(config))
-        logger.info("serving %s with %d workers at %s", config.source or "the demo graph", config.workers, where)
+        logger.info("serving %s with %d workers at %s", config.endpoint or config.source or "the demo graph", config.workers, where)
         uvicorn.run("gateway.surfaces.serve:app_from_env", factory=True, workers=config.workers, **options)
         return 0
     app = build_app(config)
-    logger.info("serving %s at %s (tools: %s/v1/tools, SPARQL: %s/sparql)", config.source or "the demo graph",
+    logger.info("serving %s at %s (tools: %s/v1/tools, SPARQL: %s/sparql)", config.endpoint or config.source or "the demo graph",
                 where, where, where)
     server = _Server(uvicorn.Config(app, **options))
     server.run()

@@ -10,6 +10,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from gateway import Gateway
+from tests.servers import OxigraphServer
 from tests.surfaces.conftest import ROOT, start_server
 from tests.surfaces.test_http_tools import assert_problem
 
@@ -51,3 +53,25 @@ def test_a_missing_graph_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert ran.returncode == 2
     assert "absent.ttl" in ran.stderr
+
+
+def test_two_workers_over_a_remote_endpoint_answer_as_the_python_api(tmp_path: Path, oxigraph_server: OxigraphServer) -> None:
+    """`bfsql serve --endpoint URL --workers 2`: stateless workers in front of one store."""
+    served = start_server(tmp_path, "--endpoint", oxigraph_server.url, "--workers", "2")
+    expected = Gateway.connect(oxigraph_server.url).bfs_query(seeds=["wiki:Irene_Adler"], max_hops=2)
+    try:
+        with served.client() as client:
+            for _ in range(4):
+                response = client.post("/v1/tools/bfs_query", json={"seeds": ["wiki:Irene_Adler"], "max_hops": 2})
+                assert response.status_code == 200
+                assert response.json() == expected.model_dump(mode="json", exclude_none=True)
+    finally:
+        assert served.stop() == 0
+
+
+def test_a_file_and_an_endpoint_together_are_a_usage_error(tmp_path: Path) -> None:
+    ran = subprocess.run(
+        [sys.executable, "-m", "gateway.surfaces.cli", "serve", "x.ttl", "--endpoint", "http://127.0.0.1:1/q", "--port", "1"],
+        check=False, capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert ran.returncode == 2 and "--endpoint" in ran.stderr
