@@ -1,4 +1,13 @@
-"""`python -m bench [--quick]`: the bfs_query benchmark (see bench/README.md)."""
+"""`python -m bench [--quick]`: every benchmark scenario in one run, and `bench/RESULTS.md`.
+
+Stages, in order (`--only` picks some): bfs (the scenario table: gateway, raw SPARQL,
+one query per node, CSR floor), sizes (100k / 1M / 5M triples), real (NCBITaxon
+closure, HPO annotations), primitives (shortest_path, intersect_subgraphs,
+scan_query, closure, communities), loads (time and memory per triple), remote
+(`oxigraph serve`), http (`bfsql serve`, 1 and 2 workers), medlit (response sizes).
+Data is prepared from packages and cached in bench/.cache/. The full run rewrites
+bench/RESULTS.md; a quick run writes bench/out/RESULTS-quick.md.
+"""
 
 from __future__ import annotations
 
@@ -6,70 +15,105 @@ import argparse
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-import pyoxigraph as ox
-
-from bench import bfs, data, report
+from bench import report
 
 HERE = Path(__file__).parent
+CACHE = HERE / ".cache"
+
+
+def _bfs(output: Path, quick: bool, command: str) -> None:
+    from bench import walks
+
+    walks.run_bfs(output, quick=quick, command=command)
+
+
+def _sizes(output: Path, quick: bool, command: str) -> None:
+    from bench import walks
+
+    walks.run_sizes(output, quick=quick)
+
+
+def _real(output: Path, quick: bool, command: str) -> None:
+    from bench import real
+
+    real.run(output, quick=quick)
+
+
+def _primitives(output: Path, quick: bool, command: str) -> None:
+    from bench import primitives
+
+    primitives.run(output, quick=quick)
+
+
+def _loads(output: Path, quick: bool, command: str) -> None:
+    from bench import data, datasets, loads
+
+    sizes = (100_000,) if quick else (1_000_000, 5_000_000)
+    files = [(f"plain {n // 1000}k" if n < 1_000_000 else f"plain {n // 1_000_000}M", data.ntriples(data.GraphSpec("plain", False, n))[0])
+             for n in sizes]
+    files.append(("reified 1M" if not quick else "reified 100k",
+                  data.ntriples(data.GraphSpec("reified", True, 100_000 if quick else 1_000_000))[0]))
+    if not quick:
+        files.append(("NCBITaxon", datasets.prepare("ncbitaxon", CACHE)))
+    files.append(("HPO annotations", datasets.prepare("hpo-annotations", CACHE)))
+    loads.run(output, files, scratch=CACHE / "scratch")
+
+
+def _remote(output: Path, quick: bool, command: str) -> None:
+    from bench import remote
+
+    remote.run(output, quick=quick)
+
+
+def _http(output: Path, quick: bool, command: str) -> None:
+    from bench import http_load
+
+    argv = ["--output", str(output)] + (["--quick"] if quick else ["--seconds", "10", "--rounds", "200"])
+    http_load.main(argv)
+
+
+def _medlit(output: Path, quick: bool, command: str) -> None:
+    from bench import medlit_sizes
+
+    medlit_sizes.main(["--output", str(output)])
+
+
+STAGES: dict[str, Callable[[Path, bool, str], None]] = {
+    "bfs": _bfs, "sizes": _sizes, "real": _real, "primitives": _primitives, "loads": _loads,
+    "remote": _remote, "http": _http, "medlit": _medlit,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="100k triples, 3 seeds a class, 2 repetitions (~1 min)")
-    parser.add_argument("--triples", type=int, help="triples per graph (default 1,000,000; 100,000 with --quick)")
-    parser.add_argument("--output", type=Path, help="where to write the report "
-                        "(default bench/RESULTS.md; bench/out/RESULTS-quick.md with --quick)")
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small graphs, few repetitions: a smoke run (~5 min)")
+    parser.add_argument("--only", help=f"comma-separated stages (default all: {', '.join(STAGES)})")
+    parser.add_argument("--output", type=Path, help="the report (default bench/RESULTS.md; bench/out/RESULTS-quick.md with --quick)")
     args = parser.parse_args(argv)
-    n_triples = args.triples or (100_000 if args.quick else 1_000_000)
-    per_class, reps, seconds = (3, 2, 1.0) if args.quick else (5, 5, 30.0)
-    output = args.output or (HERE / "out" / "RESULTS-quick.md" if args.quick else HERE / "RESULTS.md")
-    command = "PYTHONPATH=. python -m bench" + "".join(f" {shlex.quote(a)}" for a in sys.argv[1:] if argv is None)
+    stages = args.only.split(",") if args.only else list(STAGES)
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown:
+        parser.error(f"unknown stage(s) {', '.join(unknown)}; choose from {', '.join(STAGES)}")
+    output: Path = args.output or (HERE / "out" / "RESULTS-quick.md" if args.quick else HERE / "RESULTS.md")
+    command = "python -m bench" + "".join(f" {shlex.quote(a)}" for a in (sys.argv[1:] if argv is None else argv))
+    if not args.only:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(report.TITLE, encoding="utf-8")  # a full run replaces the whole report
 
     started = time.perf_counter()
-    infos: list[report.GraphInfo] = []
-    results: list[bfs.Result] = []
-    for spec in (data.GraphSpec("plain", False, n_triples), data.GraphSpec("reified", True, n_triples)):
-        graph = data.load(spec)
-        seeds = data.pick_seeds(graph.degrees, per_class)
-        runner = bfs.Runner(graph)
-        first_call_s = runner.first_call(seeds["median"][0])
-        infos.append(report.GraphInfo(
-            name=spec.name,
-            lines=_lines(spec.path),
-            quads=len(graph.store),
-            entities=graph.entities,
-            statements=_count(graph.store, "?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t")
-            if spec.reified else None,
-            generate_s=graph.generate_s,
-            load_s=graph.load_s,
-            first_call_s=first_call_s,
-            seeds={c: [(n, int(graph.degrees[n])) for n in seeds[c]] for c in data.SEED_CLASSES},
-        ))
-        print(f"{spec.name}: {len(graph.store):,} quads, loaded in {graph.load_s:.1f} s; "
-              f"first bfs_query {first_call_s:.2f} s; seeds {seeds}", flush=True)
-        for scenario in bfs.SCENARIOS:
-            results.append(bfs.measure(runner, scenario, seeds[scenario.seed_class], reps=reps, seconds=seconds))
-        del runner, graph
-
-    elapsed_s = time.perf_counter() - started
-    print()
-    print(report.table(results))
-    report.write(output, command=command, quick=args.quick, infos=infos, results=results,
-                 reps=reps, seconds=seconds, elapsed_s=elapsed_s)
-    print(f"\nwrote {output} ({elapsed_s:.0f} s)")
+    timings: list[tuple[str, float]] = []
+    for name in stages:
+        print(f"\n== {name} ==", flush=True)
+        begun = time.perf_counter()
+        STAGES[name](output, args.quick, command)
+        timings.append((name, time.perf_counter() - begun))
+    report.write_summary(output, command=command, quick=args.quick, timings=timings,
+                         elapsed_s=time.perf_counter() - started)
+    print(f"\nwrote {output} ({time.perf_counter() - started:.0f} s)")
     return 0
-
-
-def _lines(path: Path) -> int:
-    with open(path, "rb") as handle:
-        return sum(1 for _ in handle)
-
-
-def _count(store: ox.Store, pattern: str) -> int:
-    rows = store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}")
-    return int(next(iter(rows))[0].value)  # type: ignore[arg-type,index,union-attr]
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ timed side by side, interleaved and in rotating order:
 (b) ``raw``: exactly the SPARQL texts (a) issued, captured through
     ``backend.query_log``, re-run on the store and serialized as TSV, times summed;
 (c) ``naive``: the same budgeted BFS issuing two queries per frontier node (out- and
-    inbound neighbours), the way simple BFS-QL implementations walk a store.
+    inbound neighbours), the way simple BFS-QL implementations walk a store;
+(d) ``floor``: the same budgeted BFS over integer CSR arrays in numpy, ending with the
+    CURIE strings of its nodes and edges (`bench.csr`): what Python must at least spend.
 
 Each seed first gets one untimed bfs_query (it fills the gateway's caches, such as
 IRI -> CURIE, and captures the queries (b) replays).
@@ -22,6 +24,8 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
+from bench import data
+from bench.csr import Csr
 from bench.data import Graph
 from gateway import Gateway, Settings
 from gateway.synth import ENTITY, PREDICATE, STATEMENT
@@ -53,7 +57,7 @@ class Scenario:
 SCENARIOS: tuple[Scenario, ...] = tuple(
     Scenario(seed_class, hops, budget)
     for budget in (DEFAULT, MAX)
-    for hops, classes in ((1, ("low", "median", "hub")), (2, ("low", "median", "hub")), (3, ("median",)))
+    for hops, classes in ((1, ("low", "median", "hub")), (2, ("low", "median", "hub")), (3, ("median", "hub")))
     for seed_class in classes
 )
 
@@ -71,6 +75,8 @@ class Outcome:
     naive_nodes: int
     naive_edges: int
     naive_queries: int
+    floor_nodes: int = 0
+    floor_edges: int = 0
 
 
 @dataclass
@@ -82,12 +88,15 @@ class Result:
     """Seconds per sample, one sample per seed and repetition; `raw` and `naive` alike."""
     raw: list[float] = field(default_factory=list)
     naive: list[float] = field(default_factory=list)
+    floor: list[float] = field(default_factory=list)
     reps: int = 0
 
 
 # -- (c) one query per frontier node -------------------------------------------------
-_OUT = "SELECT ?p ?o WHERE {{ <{x}> ?p ?o FILTER(isIRI(?o)) }} LIMIT {limit}"
-_IN = "SELECT ?s ?p WHERE {{ ?s ?p <{x}> FILTER(isIRI(?s)) }} LIMIT {limit}"
+# rdf:type is left out, as the gateway does: a class node is not a neighbour.
+_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+_OUT = "SELECT ?p ?o WHERE {{ <{x}> ?p ?o FILTER(isIRI(?o) && ?p != " + _RDF_TYPE + ") }} LIMIT {limit}"
+_IN = "SELECT ?s ?p WHERE {{ ?s ?p <{x}> FILTER(isIRI(?s) && ?p != " + _RDF_TYPE + ") }} LIMIT {limit}"
 
 
 def naive_bfs(store: ox.Store, seed: str, max_hops: int, max_nodes: int, max_edges: int) -> tuple[int, int, int]:
@@ -139,26 +148,38 @@ def per_node_walk(
 
 # -- one seed, three ways ------------------------------------------------------------
 class Runner:
-    """A gateway over one loaded graph, with the query log wired to a list."""
+    """A gateway over one loaded store, with the query log wired to a list, and the same
+    graph's CSR floor. Seeds are integers: `seed_id` makes the gateway's ID of one,
+    `seed_iri` the IRI the one-query-per-node walk starts from."""
 
-    def __init__(self, graph: Graph) -> None:
-        self.graph = graph
-        self.store = graph.store
-        self.gw = Gateway.open(graph.store, prefixes=PREFIXES)
+    def __init__(
+        self, name: str, store: ox.Store, csr: Csr, *, prefixes: dict[str, str] | None = None,
+        seed_id: Callable[[int], str] = lambda n: f"e:{n}", seed_iri: Callable[[int], str] = lambda n: f"{ENTITY}{n}",
+    ) -> None:
+        self.name = name
+        self.store = store
+        self.csr = csr
+        self.seed_id, self.seed_iri = seed_id, seed_iri
+        self.gw = Gateway.open(store, prefixes=PREFIXES if prefixes is None else prefixes)
         self.log: list[str] = []
         self.gw.backend.query_log = lambda text, rows: self.log.append(text)  # type: ignore[attr-defined]
+
+    @classmethod
+    def for_graph(cls, graph: Graph) -> Runner:
+        """A generated graph: entities e:N, predicates p:K."""
+        return cls(graph.spec.name, graph.store, Csr(data.edges(graph.spec), lambda n: f"e:{n}", lambda k: f"p:{k}"))
 
     def first_call(self, seed: int) -> float:
         """Seconds of the first bfs_query, which also reads what the profile caches."""
         started = time.perf_counter()
-        self.gw.bfs_query(seeds=[f"e:{seed}"], max_hops=1, topology_only=True)
+        self.gw.bfs_query(seeds=[self.seed_id(seed)], max_hops=1, topology_only=True)
         return time.perf_counter() - started
 
     def gateway(self, seed: int, s: Scenario) -> tuple[float, Outcome]:
         self.log.clear()
         started = time.perf_counter()
         out = self.gw.bfs_query(
-            seeds=[f"e:{seed}"], max_hops=s.hops, topology_only=True,
+            seeds=[self.seed_id(seed)], max_hops=s.hops, topology_only=True,
             max_nodes=s.budget.max_nodes, max_edges=s.budget.max_edges,
         )
         elapsed = time.perf_counter() - started
@@ -174,8 +195,14 @@ class Runner:
 
     def naive(self, seed: int, s: Scenario) -> tuple[float, tuple[int, int, int]]:
         started = time.perf_counter()
-        found = naive_bfs(self.store, f"{ENTITY}{seed}", s.hops, s.budget.max_nodes, s.budget.max_edges)
+        found = naive_bfs(self.store, self.seed_iri(seed), s.hops, s.budget.max_nodes, s.budget.max_edges)
         return time.perf_counter() - started, found
+
+
+    def floor(self, seed: int, s: Scenario) -> tuple[float, tuple[int, int]]:
+        started = time.perf_counter()
+        nodes, edges = self.csr.bfs(seed, s.hops, s.budget.max_nodes, s.budget.max_edges)
+        return time.perf_counter() - started, (len(nodes), len(edges))
 
 
 def measure(
@@ -184,24 +211,27 @@ def measure(
 ) -> Result:
     """One untimed bfs_query per seed, then up to `reps` interleaved repetitions of all
     seeds: fewer (never under one) when the next one would end past `seconds`."""
-    result = Result(runner.graph.spec.name, scenario)
+    result = Result(runner.name, scenario)
     queries: dict[int, list[str]] = {}
     for seed in seeds:
         _, outcome = runner.gateway(seed, scenario)
         queries[seed] = list(runner.log)
         result.outcomes.append(outcome)
-    orders = ("abc", "bca", "cab")
+    orders = ("abcd", "bcda", "cdab", "dabc")
     started = time.perf_counter()
     while result.reps < reps:
         elapsed = time.perf_counter() - started
         if result.reps and elapsed * (result.reps + 1) / result.reps > seconds:
             break
         for i, (seed, outcome) in enumerate(zip(seeds, result.outcomes, strict=True)):
-            for step in orders[(result.reps + i) % 3]:
+            for step in orders[(result.reps + i) % 4]:
                 if step == "a":
                     result.gateway.append(runner.gateway(seed, scenario)[0])
                 elif step == "b":
                     result.raw.append(runner.raw(queries[seed]))
+                elif step == "d":
+                    elapsed_floor, (outcome.floor_nodes, outcome.floor_edges) = runner.floor(seed, scenario)
+                    result.floor.append(elapsed_floor)
                 else:
                     elapsed_naive, found = runner.naive(seed, scenario)
                     result.naive.append(elapsed_naive)
@@ -210,7 +240,7 @@ def measure(
     progress(
         f"  {result.graph:8} {scenario.hops} hop {scenario.seed_class:6} {scenario.budget.name:7} "
         f"gateway {ms(statistics.median(result.gateway))} ms, raw {ms(statistics.median(result.raw))} ms, "
-        f"naive {ms(statistics.median(result.naive))} ms ({result.reps} reps x {len(seeds)} seeds)"
+        f"naive {ms(statistics.median(result.naive))} ms, floor {ms(statistics.median(result.floor))} ms ({result.reps} reps x {len(seeds)} seeds)"
     )
     return result
 

@@ -75,20 +75,30 @@ def ntriples(spec: GraphSpec) -> tuple[Path, float]:
     return spec.path, time.perf_counter() - started
 
 
-def degrees(spec: GraphSpec) -> np.ndarray:
-    """Statements per entity that a default walk crosses, both directions: every distinct
-    triple of a plain graph; the `asserted_true` statements of a reified one."""
-    cached = spec.path.with_suffix(".walk-degrees.npy")
+def edges(spec: GraphSpec) -> np.ndarray:
+    """The (subject, predicate, object) numbers a default walk may cross: one row per
+    distinct triple of a plain graph, per `asserted_true` statement of a reified one. Cached beside the N-Triples as ``.walk-edges.npy``."""
+    cached = spec.path.with_suffix(".walk-edges.npy")
     if cached.is_file() and cached.stat().st_mtime >= spec.path.stat().st_mtime:
         return np.load(cached)
     text = spec.path.read_bytes()
     if spec.reified:
         statements = np.array(_REIFIED_EDGE.findall(text), dtype=np.int64).reshape(-1, 4)
         crossed = np.array(_ASSERTED_TRUE.findall(text), dtype=np.int64)
-        edges = statements[np.isin(statements[:, 0], crossed), 1:]
+        rows = statements[np.isin(statements[:, 0], crossed), 1:]
     else:
-        edges = np.unique(np.array(_PLAIN_EDGE.findall(text), dtype=np.int64).reshape(-1, 3), axis=0)
-    subjects, objects = edges[:, 0], edges[:, 2]
+        rows = np.unique(np.array(_PLAIN_EDGE.findall(text), dtype=np.int64).reshape(-1, 3), axis=0)
+    np.save(cached, rows)
+    return rows
+
+
+def degrees(spec: GraphSpec) -> np.ndarray:
+    """Statements per entity that a default walk crosses, both directions (see `edges`)."""
+    cached = spec.path.with_suffix(".walk-degrees.npy")
+    if cached.is_file() and cached.stat().st_mtime >= spec.path.stat().st_mtime:
+        return np.load(cached)
+    rows = edges(spec)
+    subjects, objects = rows[:, 0], rows[:, 2]
     counts = np.bincount(np.concatenate([subjects, objects[objects != subjects]]))  # a loop counts once
     np.save(cached, counts)
     return counts

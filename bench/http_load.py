@@ -52,7 +52,7 @@ from pathlib import Path
 import httpx2
 
 from bench import data
-from bench.primitives import write_section
+from bench.report import write_section
 from gateway import Gateway
 from gateway.synth import ENTITY
 

@@ -100,9 +100,9 @@ def _full_notes(gateway: Gateway) -> list[str]:
     return [
         f"- `types` equal to `[entity_type]` on every node: {types:,} characters",
         f"- the brackets of one-item lists in `properties` and `provenance`: {singles:,} characters",
-        f"- compact layout: `node_details` repeat `id` and `entity_type` of `nodes` ({node_again:,} characters) and "
+        (f"- compact layout: `node_details` repeat `id` and `entity_type` of `nodes` ({node_again:,} characters) and "
         f"`edge_details` repeat the `[subject, predicate, object]` rows of `edges` ({edge_again:,} characters), "
-        "which is why full compact is larger than full default",
+        "which is why full compact is larger than full default"),
     ]
 
 
