@@ -75,3 +75,20 @@ def test_a_file_and_an_endpoint_together_are_a_usage_error(tmp_path: Path) -> No
         check=False, capture_output=True, text=True, cwd=ROOT, timeout=120,
     )
     assert ran.returncode == 2 and "--endpoint" in ran.stderr
+
+
+def test_two_workers_share_one_on_disk_store(tmp_path: Path) -> None:
+    """Workers open the store read-only side by side (`bfsql load` once, `serve DIR --workers 2`)."""
+    from gateway.loading import load_store
+    from tests.conftest import DEMO
+
+    load_store([DEMO], tmp_path / "store", show_progress=False)
+    expected = Gateway.open(tmp_path / "store").bfs_query(seeds=["wiki:Irene_Adler"], max_hops=2)
+    served = start_server(tmp_path, str(tmp_path / "store"), "--workers", "2")
+    try:
+        with served.client() as client:
+            for _ in range(4):
+                response = client.post("/v1/tools/bfs_query", json={"seeds": ["wiki:Irene_Adler"], "max_hops": 2})
+                assert response.json() == expected.model_dump(mode="json", exclude_none=True)
+    finally:
+        assert served.stop() == 0
