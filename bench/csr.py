@@ -47,11 +47,11 @@ class Csr:
         frontier = np.array([seed], dtype=np.int64)
         for hop in range(max_hops):
             # Like the gateway's LIMIT: read only as many rows as the edge budget can still use.
-            rows = (self.out_ptr[frontier + 1] - self.out_ptr[frontier]) + (self.in_ptr[frontier + 1] - self.in_ptr[frontier])
-            enough = int(np.searchsorted(np.cumsum(rows), max_edges - taken_count + 1)) + 1
+            sizes = (self.out_ptr[frontier + 1] - self.out_ptr[frontier]) + (self.in_ptr[frontier + 1] - self.in_ptr[frontier])
+            enough = int(np.searchsorted(np.cumsum(sizes), max_edges - taken_count + 1)) + 1
             part = frontier[:enough]
-            found = np.unique(np.concatenate([self._gather(part, self.out_ptr, self.out_edge),
-                                              self._gather(part, self.in_ptr, self.in_edge)]))
+            rows = np.concatenate([self._gather(part, self.out_ptr, self.out_edge), self._gather(part, self.in_ptr, self.in_edge)])
+            found = np.unique(rows[: max_edges - taken_count + 1])
             found = found[~seen_edge[found]]
             if not len(found):
                 break
