@@ -13,13 +13,12 @@ report it as unresolved.
 
 from __future__ import annotations
 
-from functools import cached_property
-
 import json
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import curies
 import pyoxigraph as ox

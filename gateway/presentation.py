@@ -7,7 +7,7 @@ for the nodes and statements that a presentation filter selects.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gateway.models import Edge, Node
@@ -40,6 +40,21 @@ def entity_type(types: Iterable[str], to_id: Any) -> str:
         return "Statement"
     specific = sorted(to_id(t) for t in kinds - _GENERIC_TYPES) or sorted(to_id(t) for t in kinds)
     return specific[0] if specific else "Entity"
+
+
+class TypeNames:
+    """entity_type() memoized per set of types: most nodes share a few."""
+
+    def __init__(self, to_id: Callable[[str], str]) -> None:
+        self.to_id = to_id
+        self.seen: dict[tuple[str, ...], str] = {}
+
+    def __call__(self, types: Sequence[str]) -> str:
+        key = tuple(types)
+        name = self.seen.get(key)
+        if name is None:
+            name = self.seen[key] = entity_type(key, self.to_id)
+        return name
 
 
 def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway.models import SearchHit
-from gateway.presentation import entity_type
+from gateway.presentation import TypeNames
 from gateway.terms import Literal
 
 if TYPE_CHECKING:
@@ -71,21 +71,29 @@ class SearchIndex:
                 types[str(x)].append(t)
         from gateway.context import pick_label
 
+        # A fresh file the build replaces whole: no journal, rows inserted in batches
+        # (one statement a row took 150 s for NCBITaxon's 1.26M names, batches ~25 s).
+        db.execute("PRAGMA journal_mode = OFF")
+        db.execute("PRAGMA synchronous = OFF")
+        kinds = TypeNames(ctx.ids.to_id)
         with db:
+            batch: dict[str, list[tuple[object, ...]]] = {"entity": [], "type": [], "name": [], "fulltext": []}
             for number, (iri, values) in enumerate(sorted(names.items()), start=1):
                 labels = [v for k, v in values if k == "label"]
                 label = pick_label(labels, ctx.settings.language) if labels else None
-                kind = entity_type(types.get(iri, ()), ctx.ids.to_id)
-                db.execute("INSERT INTO entity VALUES (?, ?, ?, ?)", (number, iri, label, kind))
-                db.executemany("INSERT INTO type VALUES (?, ?)", [(number, t) for t in sorted(set(types.get(iri, ())))])
+                batch["entity"].append((number, iri, label, kinds(types.get(iri, ()))))
+                batch["type"].extend((number, t) for t in sorted(set(types.get(iri, ()))))
                 seen: set[tuple[int, str]] = set()
                 for k, v in values:
                     if k != "description":
                         row = (_LABEL if k == "label" else _ALT, normalize(v.value))
                         if row not in seen:
                             seen.add(row)
-                            db.execute("INSERT INTO name VALUES (?, ?, ?)", (number, *row))
-                    db.execute("INSERT INTO fulltext(entity, text) VALUES (?, ?)", (number, v.value))
+                            batch["name"].append((number, *row))
+                    batch["fulltext"].append((number, v.value))
+                if len(batch["fulltext"]) >= _BATCH:
+                    _insert(db, batch)
+            _insert(db, batch)
             db.executescript(INDEXES)
         return cls(db)
 
@@ -152,3 +160,19 @@ class SearchIndex:
     def _keep(found: dict[int, tuple[int, float, str]], entity: int, tier: int, key: float, how: str) -> None:
         if entity not in found or (tier, key) < found[entity][:2]:
             found[entity] = (tier, key, how)
+
+
+_BATCH = 50_000
+_INSERTS = {
+    "entity": "INSERT INTO entity VALUES (?, ?, ?, ?)",
+    "type": "INSERT INTO type VALUES (?, ?)",
+    "name": "INSERT INTO name VALUES (?, ?, ?)",
+    "fulltext": "INSERT INTO fulltext(entity, text) VALUES (?, ?)",
+}
+
+
+def _insert(db: sqlite3.Connection, batch: dict[str, list[tuple[object, ...]]]) -> None:
+    for table, rows in batch.items():
+        db.executemany(_INSERTS[table], rows)
+        rows.clear()
+

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from gateway.context import clamp
 from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncation
 from gateway.presentation import (
+    TypeNames,
     derive_label,
     entity_type,
     full_edges,
@@ -118,7 +119,7 @@ def _present(
     else:
         full = [n for n in order if node_filter & set(types.get(n, ()))]
     details = full_nodes(ctx, full, types) if full else {}
-    kinds = _TypeNames(to_id)
+    kinds = TypeNames(to_id)
     nodes = [details.get(n) or {"id": ids[n], "entity_type": kinds(types.get(n, ()))} for n in order]
 
     for key in result.edges:  # predicates and statement IDs join the node IDs already made
@@ -143,21 +144,6 @@ def _present(
                 edge["derived_via"] = derive_label(derived, to_id)
         edges.append(edge)
     return nodes, edges  # type: ignore[return-value]
-
-
-class _TypeNames:
-    """entity_type() memoized per set of types: most nodes share a few."""
-
-    def __init__(self, to_id: object) -> None:
-        self.to_id = to_id
-        self.seen: dict[tuple[str, ...], str] = {}
-
-    def __call__(self, types: list[str] | tuple[str, ...]) -> str:
-        key = tuple(types)
-        name = self.seen.get(key)
-        if name is None:
-            name = self.seen[key] = entity_type(key, self.to_id)
-        return name
 
 
 def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, str]], common: dict[str, object]) -> Subgraph:
