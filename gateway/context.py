@@ -11,9 +11,10 @@ from typing import TypeVar
 
 from gateway.backends.base import Backend, Rows
 from gateway.ids import IdMapper, build_converter, local_name
-from gateway.profiles.base import HopPlan, Profile
+from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, Profile
 from gateway.search import SearchIndex
 from gateway.sparql import Sparql, iris, render
+from gateway.sparql import iri as sparql_iri
 from gateway.terms import BFS
 
 SEARCH_FILE = "search.sqlite"
@@ -97,6 +98,11 @@ class GraphContext:
         self, names: Iterable[str], field: str, *, kind: str, warnings: list[str]
     ) -> set[str]:
         """IRIs for predicate or type names; names not in the graph become warnings."""
+        names = list(names)
+        if kind == "predicate" and "vocabulary" not in self.__dict__:
+            probed = self._probe_predicates(names, field)
+            if probed is not None:
+                return probed
         predicates, types = self.vocabulary
         known = predicates if kind == "predicate" else types
         found: set[str] = set()
@@ -108,6 +114,23 @@ class GraphContext:
             hint = self.did_you_mean(name, known)
             why = resolution.reason or f"no such {kind} in this graph"
             warnings.append(f"{field}[{i}]: {_short(name)}: {why}{hint}")
+        return found
+
+    def _probe_predicates(self, names: list[str], field: str) -> set[str] | None:
+        """The IRIs of predicates named by ID, each checked with one probe; None when a name
+        is bare, unknown or absent, so the whole vocabulary is needed (bare names, hints)."""
+        if self.profile.queries != "native":
+            return None
+        found: set[str] = set()
+        unasserted = {h.p for h in self.profile.unasserted()} if self.profile.has_reifiers else set()
+        for i, name in enumerate(names):
+            iri = self.ids.resolve(name, f"{field}[{i}]").iri
+            if iri is None or iri in NON_EDGE_PREDICATES:
+                return None
+            flags = ["reified"] if self.profile.has_reifiers else []
+            if iri not in unasserted and not self.select("predicate_exists", flags, predicate=sparql_iri(iri)):
+                return None
+            found.add(iri)
         return found
 
     def did_you_mean(self, name: str, known: Iterable[str]) -> str:
