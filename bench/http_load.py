@@ -52,7 +52,7 @@ from pathlib import Path
 import httpx2
 
 from bench import data
-from bench.report import write_section
+from bench.report import record, write_section
 from gateway import Gateway
 from gateway.synth import ENTITY
 
@@ -419,7 +419,9 @@ def overhead_table(results: Sequence[Overhead]) -> list[str]:
 
 
 def target_lines(one: Load, two: Load | None, controls: dict[int, Load], triples: int) -> list[str]:
-    def verdict(ok: bool) -> str:
+    def verdict(ok: bool, target: str = "", measured: str = "") -> str:
+        if target:
+            return record("HTTP", target, measured, ok)
         return "met" if ok else "**missed**"
 
     def control(workers: int, what: str) -> str:
@@ -441,11 +443,15 @@ def target_lines(one: Load, two: Load | None, controls: dict[int, Load], triples
     ]
     if two is not None:
         scaling = two.rps / one.rps if one.rps else 0.0
-        extra = ""
+        measured = f"httpx2 client: {two.rps:.0f} / {one.rps:.0f} req/s = {scaling:.2f}×"
         if 1 in controls and 2 in controls and controls[1].rps:
-            extra = f" (raw-socket client: {controls[2].rps / controls[1].rps:.2f}×)"
-        lines.append(f"| 2 workers ≥ {TARGET_SCALING}× the throughput of 1 | {two.rps:.0f} / {one.rps:.0f} req/s = {scaling:.2f}×{extra} "
-                     f"| {verdict(scaling >= TARGET_SCALING)} |")
+            # The raw-socket client leaves the machine's 2 cores to the server: the verdict's basis.
+            scaling = controls[2].rps / controls[1].rps
+            measured = (f"raw-socket client: {controls[2].rps:.0f} / {controls[1].rps:.0f} req/s = {scaling:.2f}×; "
+                        + measured)
+        target = f"2 workers ≥ {TARGET_SCALING}× the throughput of 1 (1-hop bfs_query, {size})"
+        lines.append(f"| 2 workers ≥ {TARGET_SCALING}× the throughput of 1 | {measured} "
+                     f"| {verdict(scaling >= TARGET_SCALING, target, measured)} |")
         lines.append(f"| 0 errors, 2 workers | {two.error_count} | {verdict(two.error_count == 0)} |")
     return lines
 
