@@ -17,6 +17,7 @@ from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.scoped import ScopedBackend
 from gateway.context import GraphContext, Settings
 from gateway.errors import InvalidInput
+from gateway.gc_hold import cycle_collector_held
 from gateway.profiles.base import Profile
 from gateway.profiles.native import NativeProfile
 from gateway.tools import TOOLS
@@ -132,7 +133,8 @@ class Gateway:
         tool = TOOLS.get(name)
         if tool is None:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", field="tool")
-        return tool.run(self.context_for(reader), validate(tool.input, arguments))
+        with cycle_collector_held():
+            return tool.run(self.context_for(reader), validate(tool.input, arguments))
 
     def describe_schema(self) -> models.Schema:
         return self.call("describe_schema")  # type: ignore[return-value]
@@ -178,3 +180,4 @@ class Gateway:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+

@@ -1,4 +1,9 @@
-"""Breadth-first walk over statements: one profile query per hop, bookkeeping in Python.
+"""Breadth-first walk over statements: profile queries per hop, bookkeeping in Python.
+
+A hop queries its frontier (in IRI order) in slices of 16, 64, 256, ... nodes, each with
+`LIMIT` edges left + 1, and stops at the slice where a budget fills: nodes after it are
+not expanded (`truncation.frontier_remaining` counts them), and within it edges are
+admitted in key order, so a cut walk is the same on every backend.
 
 Rules (DESIGN §5): a hop is one relationship. A node at hop h < max_hops is expanded:
 each traversable statement whose subject (direction out) or object (direction in) it
@@ -14,7 +19,7 @@ ends of each are in the node set and one is closer than max_hops.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from gateway.profiles.base import (
@@ -71,34 +76,53 @@ def walk(
     for hop in range(max_hops):
         if not frontier:
             break
-        remaining = max_edges - len(result.edges)
-        hits, more = profile.hop(frontier, plan, remaining + 1)
-        if count_hidden and profile.can_hide(plan):
-            _count_hidden(profile, frontier, plan, result, hidden_seen)
         next_frontier: list[str] = []
-        found = candidates(hits, plan, declared, traits)
-        if len(result.edges) + len(found) > max_edges or len(result.hops) + len(found) > max_nodes:
-            # A budget will cut this hop: admit in key order, not in the store's row order.
-            found.sort(key=lambda c: (c[2], c[0][0], c[0][1], c[0][2], c[0][3] or "", c[0][4] or ""))
-        for key, hit, other in found:
-            if key in result.edges:
-                continue
-            if len(result.edges) >= max_edges:
-                result.cut = Cut("max_edges", hop + 1, len(frontier))
-                break
-            if other not in result.hops:
-                if len(result.hops) >= max_nodes:
-                    result.cut = result.cut or Cut("max_nodes", hop + 1, len(frontier))
+        for done, batch in batches(frontier):
+            remaining = max_edges - len(result.edges)
+            hits, more = profile.hop(batch, plan, remaining + 1)
+            if count_hidden and profile.can_hide(plan):
+                _count_hidden(profile, batch, plan, result, hidden_seen)
+            found = candidates(hits, plan, declared, traits)
+            if len(result.edges) + len(found) > max_edges or len(result.hops) + len(found) > max_nodes:
+                # A budget will cut this batch: admit in key order, not in the store's row order.
+                found.sort(key=lambda c: (c[2], c[0][0], c[0][1], c[0][2], c[0][3] or "", c[0][4] or ""))
+            for key, hit, other in found:
+                if key in result.edges:
                     continue
-                result.hops[other] = hop + 1
-                next_frontier.append(other)
-            result.edges[key] = hit
-        if result.cut is None and more:
-            result.cut = Cut("max_edges", hop + 1, len(frontier))
-        if result.cut is not None:
-            break
+                if len(result.edges) >= max_edges:
+                    result.cut = Cut("max_edges", hop + 1, len(frontier) - done)
+                    break
+                if other not in result.hops:
+                    if len(result.hops) >= max_nodes:
+                        result.cut = result.cut or Cut("max_nodes", hop + 1, len(frontier) - done)
+                        continue
+                    result.hops[other] = hop + 1
+                    next_frontier.append(other)
+                result.edges[key] = hit
+            if result.cut is None and more:
+                result.cut = Cut("max_edges", hop + 1, len(frontier) - done)
+            if result.cut is not None:
+                return result
         frontier = sorted(next_frontier)
     return result
+
+
+FIRST_BATCH = 16
+"""Frontier nodes in a hop's first query; each further query of the hop takes 4x more."""
+
+
+def batches(frontier: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """(nodes before the batch, the batch): the frontier in ID order, in growing slices.
+
+    A hop over a wide frontier is a few queries, not one: when a budget fills within
+    the first nodes (a hub's neighbours are hubs), the walk stops there instead of
+    reading every frontier node's rows up to the edge budget; a frontier of up to 16
+    nodes, the common case, is still one query.
+    """
+    start, size = 0, FIRST_BATCH
+    while start < len(frontier):
+        yield start, frontier[start : start + size]
+        start, size = start + size, size * 4
 
 
 def candidates(

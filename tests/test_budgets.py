@@ -56,3 +56,35 @@ def test_node_budget_cuts_and_says_so(demo: Gateway) -> None:
     assert result.truncated and result.truncation and result.truncation.reason == "max_nodes"
     ids = {n.id for n in result.nodes}
     assert all(e.subject in ids and e.object in ids for e in result.edges)  # type: ignore[union-attr]
+
+
+def star_of_stars(arms: int, leaves: int) -> Gateway:
+    """A centre with `arms` neighbours (a00, a01, ...), each with `leaves` leaves of its own."""
+    lines = []
+    for a in range(arms):
+        lines.append(f"<{HUB}> <http://example.org/links> <http://example.org/a{a:02}> .")
+        lines += [f"<http://example.org/a{a:02}> <http://example.org/links> <http://example.org/a{a:02}/{n}> ." for n in range(leaves)]
+    store = ox.Store()
+    store.load("\n".join(lines).encode(), format=ox.RdfFormat.N_TRIPLES)
+    return Gateway.open(store)
+
+
+def test_a_wide_frontier_uncut_is_walked_whole() -> None:
+    result = star_of_stars(100, 5).bfs_query(seeds=[HUB], max_hops=2, topology_only=True)
+    assert (result.node_count, result.edge_count, result.hop_counts, result.truncated) == (601, 600, [1, 100, 500], False)
+
+
+def test_a_wide_frontier_stops_at_the_slice_where_the_budget_fills() -> None:
+    """Frontier nodes are expanded in IRI order, 16 first: the node budget fills there, and
+    the nodes after them are neither expanded nor read."""
+    gateway = star_of_stars(100, 5)
+    backend = gateway.backend
+    result = gateway.bfs_query(seeds=[HUB], max_hops=2, max_nodes=1 + 100 + 30, topology_only=True)
+    assert result.node_count == 131 and result.edge_count == 130
+    assert result.truncation is not None and result.truncation.reason == "max_nodes"
+    assert (result.truncation.at_hop, result.truncation.frontier_remaining) == (2, 100)
+    reached = {n.id for n in result.nodes if n.id.count("/") == 4}  # type: ignore[union-attr]
+    assert reached == {f"http://example.org/a{a:02}/{n}" for a in range(6) for n in range(5)}  # the first 6 arms, in order
+    before = backend.rows_read  # type: ignore[attr-defined]
+    gateway.bfs_query(seeds=[HUB], max_hops=2, max_nodes=131, topology_only=True)
+    assert backend.rows_read - before <= 1 + 100 + 16 * 6  # the seed's hop, then one slice of 16 arms
