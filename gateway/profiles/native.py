@@ -7,8 +7,7 @@
 A reifier without a status is asserted_true when its triple is asserted and
 hypothetical when it is not. Nothing in the store indexes the inside of a triple
 term, so unasserted statements are read once, when the profile first needs them, and
-kept in memory keyed by subject and object; the rest is one query per hop (per
-slice of a wide frontier, see `gateway.walk`).
+kept in memory keyed by subject and object; the rest is one query per hop.
 """
 
 from __future__ import annotations
