@@ -327,8 +327,8 @@ def write_summary(path: Path, *, command: str, quick: bool, timings: Sequence[tu
         lines.append(f"| {v.area} | {v.target} | {v.measured} | {verdict} |")
     met = sum(v.met is True for v in VERDICTS)
     missed = sum(v.met is False for v in VERDICTS)
-    lines += ["", f"{met} met, {missed} missed. Where the time goes when a target is missed: bench/README.md, "
-              "\"Where the time goes\", and the sections below.", ""]
+    lines += ["", (f"{met} met, {missed} missed. Where the time goes when a target is missed: bench/README.md, "
+              "\"Where the time goes\", and the sections below."), ""]
     text = "\n".join(lines)
     old = path.read_text(encoding="utf-8") if path.is_file() else TITLE
     pattern = re.compile(rf"^{re.escape(SUMMARY)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
