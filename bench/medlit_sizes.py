@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.report import write_section
 from gateway import Gateway
 from gateway.bundle import ALL_STATUSES, import_bundle
 
@@ -126,17 +127,6 @@ def markdown(rows: Sequence[Row], notes: Sequence[str], description: str) -> str
     return "\n".join(lines)
 
 
-def update_section(path: Path, section: str) -> None:
-    """Replace this script's section of `path` (up to the next `## ` heading), or append it."""
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1)
-    else:
-        text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + section
-    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--bundle", type=Path, default=BUNDLE, help="the medlit bundle directory")
@@ -153,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     section = markdown(rows, where_the_characters_go(gateway), report.description)
     print(section)
     if not args.no_write:
-        update_section(args.output, section)
+        write_section(args.output, SECTION, section)
         print(f"\nupdated {args.output}", file=sys.stderr)
     return 0
 

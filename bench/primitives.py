@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import pyoxigraph as ox
 
-from bench.bfs import Runner, ms
-from bench.report import record, write_section
+from bench.bfs import Runner
+from bench.report import ratio, record, spread, write_section
 from gateway import Gateway, Settings
 
 DEFAULT_NODES, DEFAULT_EDGES = Settings.default_max_nodes, Settings.default_max_edges
@@ -86,7 +86,7 @@ def bench_closure(repeat: int, members: int) -> dict[str, object]:
     return {
         "members": sum(sizes) - 1, "levels": len(sizes) - 1,
         "gateway_ms": 1000 * statistics.median(gateway_times), "raw_ms": 1000 * statistics.median(raw_times),
-        "ratio": statistics.median(g / r for g, r in zip(gateway_times, raw_times)),
+        "ratio": ratio(gateway_times, raw_times),
     }
 
 
@@ -262,11 +262,10 @@ def run(output: Path, *, quick: bool) -> None:
         "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        gw_raw = statistics.median(g / r for g, r in zip(row.gateway, row.raw, strict=True))
-        gw_floor = statistics.median(g / f for g, f in zip(row.gateway, row.floor, strict=True))
+        gw_raw, gw_floor = ratio(row.gateway, row.raw), ratio(row.gateway, row.floor)
         lines.append(
-            f"| {row.scenario} | {row.outcome} | {_spread(row.gateway)} | {_spread(row.raw)} | {gw_raw:.2f}× "
-            f"| {_spread(row.floor)} | {gw_floor:.1f}× |"
+            f"| {row.scenario} | {row.outcome} | {spread(row.gateway)} | {spread(row.raw)} | {gw_raw:.2f}× "
+            f"| {spread(row.floor)} | {gw_floor:.1f}× |"
         )
         record(row.scenario.split(",")[0], row.scenario + " (recorded)", f"gateway/raw {gw_raw:.2f}×, gateway/floor {gw_floor:.1f}×", None)
     lines += [
@@ -286,10 +285,6 @@ def run(output: Path, *, quick: bool) -> None:
         "",
     ]
     write_section(output, SECTION, "\n".join(lines))
-
-
-def _spread(seconds: list[float]) -> str:
-    return f"{ms(statistics.median(seconds))} ({ms(min(seconds))}–{ms(max(seconds))})"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import re
-import statistics
 import time
 from pathlib import Path
 
@@ -58,10 +57,6 @@ def _interleaved(reps: int, ways: dict[str, object]) -> dict[str, list[float]]:
     return samples
 
 
-def _ratio(a: list[float], b: list[float]) -> float:
-    return statistics.median(x / y for x, y in zip(a, b, strict=True))
-
-
 def ncbitaxon(quick: bool) -> list[str]:
     path = datasets.prepare("ncbitaxon", CACHE)
     store, load_s = _load(path)
@@ -98,13 +93,13 @@ def ncbitaxon(quick: bool) -> list[str]:
         assert set(result.reachable) == set(floor), name  # type: ignore[attr-defined]  # the floor answers the same
         samples = _interleaved(reps, {"gateway": tool, "raw": lambda texts=texts, raw=runner.raw: raw(texts),
                                       "floor": lambda number=number: csr.reach(number, inward=True)})
-        gw_raw = _ratio(samples["gateway"], samples["raw"])
+        gw_raw = report.ratio(samples["gateway"], samples["raw"])
         verdict = report.record("transitive_closure_query", f"NCBITaxon, all descendants of {name}: gateway ≤ "
                                 f"{CLOSURE_TARGET}× the raw `p+` query", f"{gw_raw:.2f}× ({result.count:,} IDs)",  # type: ignore[attr-defined]
                                 gw_raw <= CLOSURE_TARGET)
         lines.append(
-            f"| {name} (NCBITaxon:{number}) | {result.count:,} | {_spread(samples['gateway'])} | {_spread(samples['raw'])} "  # type: ignore[attr-defined]
-            f"| {gw_raw:.2f}× | {_spread(samples['floor'])} | {_ratio(samples['gateway'], samples['floor']):.1f}× | {verdict} |"
+            f"| {name} (NCBITaxon:{number}) | {result.count:,} | {report.spread(samples['gateway'])} | {report.spread(samples['raw'])} "  # type: ignore[attr-defined]
+            f"| {gw_raw:.2f}× | {report.spread(samples['floor'])} | {report.ratio(samples['gateway'], samples['floor']):.1f}× | {verdict} |"
         )
     human = gw.transitive_closure_query(start=f"NCBITaxon:{HOMO_SAPIENS}", predicate="rdfs:subClassOf")
     verdict = report.record("NCBITaxon conversion", "Homo sapiens has 27 ancestors", f"{human.count}", human.count == 27)
@@ -198,6 +193,3 @@ def run(output: Path, *, quick: bool) -> None:
     lines += hpo_annotations(quick)
     report.write_section(output, SECTION, "\n".join(lines))
 
-
-def _spread(seconds: list[float]) -> str:
-    return f"{bfs.ms(statistics.median(seconds))} ({bfs.ms(min(seconds))}–{bfs.ms(max(seconds))})"

@@ -122,12 +122,13 @@ class GraphContext:
         if self.profile.queries != "native":
             return None
         found: set[str] = set()
-        unasserted = {h.p for h in self.profile.unasserted()} if self.profile.has_reifiers else set()
+        reified = self.profile.has_reifiers
+        flags = ["reified"] if reified else []
+        unasserted = {h.p for h in self.profile.unasserted()} if reified else set()
         for i, name in enumerate(names):
             iri = self.ids.resolve(name, f"{field}[{i}]").iri
             if iri is None or iri in NON_EDGE_PREDICATES:
                 return None
-            flags = ["reified"] if self.profile.has_reifiers else []
             if iri not in unasserted and not self.select("predicate_exists", flags, predicate=sparql_iri(iri)):
                 return None
             found.add(iri)
