@@ -12,10 +12,11 @@ from gateway.errors import (
     RateLimited,
     TooLarge,
     Truncated,
+    Unavailable,
     UpstreamError,
 )
 
 __all__ = [
     "BackendError", "EndpointTimeout", "Forbidden", "Gateway", "GatewayError", "InvalidInput",
-    "NotFound", "RateLimited", "Settings", "TooLarge", "Truncated", "UpstreamError",
+    "NotFound", "RateLimited", "Settings", "TooLarge", "Truncated", "Unavailable", "UpstreamError",
 ]

@@ -8,6 +8,7 @@
     ├── TooLarge            a request or a subgraph over a configured bound
     └── BackendError        the store failed
         ├── EndpointTimeout the store did not answer in time
+        ├── Unavailable     the store cannot take the query now (busy, or failing): retry later
         ├── RateLimited     the store asked us to slow down
         ├── UpstreamError   the store answered with an error
         └── Truncated       the store cut an answer short
@@ -73,6 +74,17 @@ class EndpointTimeout(BackendError):
     """The store did not answer in time. Never to be read as "not found"."""
 
     code = "endpoint_timeout"
+
+
+class Unavailable(BackendError):
+    """The store cannot take the query now: every slot is busy, or it keeps failing.
+    `retry_after` says when asking again makes sense."""
+
+    code = "unavailable"
+
+    def __init__(self, message: str, *, retry_after: float | None = None, field: str | None = None) -> None:
+        super().__init__(message, field=field)
+        self.retry_after = retry_after
 
 
 class RateLimited(BackendError):

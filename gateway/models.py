@@ -268,7 +268,7 @@ class EntitiesDetail(Out):
 
 class SearchHit(Out):
     id: str
-    label: str | None
+    label: str | None = None
     entity_type: str
     score: float
     match: Literal["exact_label", "alt_label", "prefix", "full_text"]

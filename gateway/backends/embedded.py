@@ -91,11 +91,15 @@ class EmbeddedBackend:
         prefixes: dict[str, str] | None = None,
         report: LoadReport | None = None,
         directory: Path | None = None,
+        store_path: Path | None = None,
     ) -> None:
         self.store = store
         self.prefixes = dict(prefixes or {})
         self.report = report or LoadReport()
         self.directory = directory
+        """A store directory made by `bfsql load` (with the gateway's own files), if any."""
+        self.store_path = store_path
+        """The Oxigraph files of an on-disk store, opened read-only; None in memory."""
         self.query_log: QueryLog | None = None
         self.rows_read = 0
 
@@ -123,12 +127,13 @@ class EmbeddedBackend:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             store = ox.Store.read_only(str(directory / STORE_DIR))
             report = LoadReport(**meta.get("report", {}))
-            return cls(store, prefixes=meta.get("prefixes", {}), report=report, directory=directory)
+            return cls(store, prefixes=meta.get("prefixes", {}), report=report, directory=directory,
+                       store_path=directory / STORE_DIR)
         try:
             store = ox.Store.read_only(str(directory))
         except OSError as error:
             raise InvalidInput(f"{directory}: not an Oxigraph store ({error})", field="path") from None
-        return cls(store)
+        return cls(store, store_path=directory)
 
     # -- querying -----------------------------------------------------------------
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
@@ -219,9 +224,11 @@ def _scope(graphs: Sequence[str] | None) -> dict[str, object]:
     """The dataset of a query: every graph, or the union of the given ones."""
     if graphs is None:
         return {"use_default_graph_as_union": True}
-    # A reader with no graphs sees an empty dataset, not the default graph.
-    names = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs] or [ox.NamedNode(NO_GRAPH)]
-    return {"default_graph": names, "named_graphs": names}
+    # A reader with no graphs sees an empty dataset, not the default graph. The store's
+    # default graph ("default") can be part of the default graph, but it has no name.
+    default = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs]
+    named = [ox.NamedNode(g) for g in graphs if g != DEFAULT_GRAPH]
+    return {"default_graph": default or [ox.NamedNode(NO_GRAPH)], "named_graphs": named or [ox.NamedNode(NO_GRAPH)]}
 
 
 # -- loading ------------------------------------------------------------------------

@@ -93,7 +93,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="the endpoint's statement model (default: native)")
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
     serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="SECONDS",
-                       help="stop waiting for a /sparql query after this long (default: 30)")
+                       help="stop a /sparql query after this long, waiting for a free worker included (default: 30)")
+    serve.add_argument("--sparql-workers", type=int, default=2, metavar="N",
+                       help="/sparql queries that run at once, each in a worker process (default: 2)")
+    serve.add_argument("--sparql-memory", type=int, default=1024, metavar="MIB",
+                       help="memory a /sparql query may use; past it the query is stopped with 413 (default: 1024)")
     serve.add_argument("--max-body-bytes", type=int, default=1_000_000, help="the largest request body (default: 1,000,000)")
     serve.add_argument("--max-response-bytes", type=int, default=20_000_000,
                        help="the largest answer; a larger one is refused with 413 (default: 20,000,000)")
@@ -172,7 +176,8 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host, port=args.port,
         readers=str(args.readers) if args.readers else None, lenient=args.lenient,
         allow_origins=args.allow_origin, allow_hosts=args.allow_host, workers=args.workers,
-        sparql_timeout=args.sparql_timeout, max_body_bytes=args.max_body_bytes,
+        sparql_timeout=args.sparql_timeout, sparql_workers=args.sparql_workers, sparql_memory_mb=args.sparql_memory,
+        max_body_bytes=args.max_body_bytes,
         max_response_bytes=args.max_response_bytes,
     ))
 

@@ -32,7 +32,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from dataclasses import field as _field_default
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
@@ -48,6 +48,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.api import Gateway
 from gateway.auth import Reader, Readers
+from gateway.backends.embedded import EmbeddedBackend
 from gateway.errors import (
     BackendError,
     EndpointTimeout,
@@ -59,9 +60,14 @@ from gateway.errors import (
     TooLarge,
     Truncated,
     Unauthorized,
+    Unavailable,
     UpstreamError,
 )
+from gateway.surfaces.sparql_sandbox import SandboxLimits
 from gateway.tools import TOOLS, Tool
+
+if TYPE_CHECKING:
+    from gateway.surfaces.sparql_endpoint import SparqlEndpoint
 
 logger = logging.getLogger("gateway.http")
 
@@ -81,6 +87,7 @@ STATUS: dict[type[GatewayError], int] = {
     TooLarge: 413,
     RateLimited: 429,
     EndpointTimeout: 504,
+    Unavailable: 503,
     UpstreamError: 502,
     Truncated: 502,
     BackendError: 503,
@@ -123,8 +130,9 @@ def to_problem(error: BaseException, *, credentials_sent: bool = False) -> Probl
         headers: dict[str, str] = {}
         if isinstance(error, Unauthorized):
             headers["WWW-Authenticate"] = 'Bearer realm="bfsql"' + (', error="invalid_token"' if credentials_sent else "")
-        if isinstance(error, RateLimited):
-            headers["Retry-After"] = str(math.ceil(error.retry_after if error.retry_after is not None else 60))
+        if isinstance(error, (RateLimited, Unavailable)):
+            default = 60 if isinstance(error, RateLimited) else 5
+            headers["Retry-After"] = str(math.ceil(error.retry_after if error.retry_after is not None else default))
         return Problem(status, error.code, error.message, error.field, headers)
     if isinstance(error, RequestValidationError):
         return validation_problem(error.errors(), strip_location=True)
@@ -552,6 +560,7 @@ def create_app(
     max_response_bytes: int = 20_000_000,
     sparql_timeout: float = 30.0,
     sparql_max_running: int = 2,
+    sparql_memory_bytes: int = 1 << 30,
 ) -> FastAPI:
     """The HTTP API over `gateway`.
 
@@ -560,18 +569,32 @@ def create_app(
     The server's own origins (http and https on the allowed hosts) may always call it;
     `allowed_origins` adds others, such as `https://app.example` (`*`: any), and turns
     on CORS for them. A request without an Origin header is always let through.
-    The SPARQL endpoint is added when the backend is an embedded store.
+    The SPARQL endpoint is added when the backend is an embedded store; its sandbox
+    processes are started here, while the process is still single-threaded.
     """
     schemas = tool_schemas()
     tools_listing = tool_list(schemas)
     authenticate = authenticator(readers)
-    mcp_endpoint, mcp_lifespan = _mcp(gateway, authenticate)
+    sparql = _sparql_endpoint(gateway, authenticate, SandboxLimits(
+        workers=sparql_max_running, deadline=sparql_timeout, memory_bytes=sparql_memory_bytes,
+    ), max_response_bytes)
+    mcp_endpoint, mcp_session_manager = _mcp(gateway, authenticate)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            async with mcp_session_manager.run():
+                yield
+        finally:
+            if sparql is not None:
+                sparql.close()
+
     app = FastAPI(
         title="BFS-QL gateway",
         version="1",
         description="Bounded graph-traversal tools for LLM agents over an RDF 1.2 graph.",
         redoc_url=None,
-        lifespan=mcp_lifespan,
+        lifespan=lifespan,
     )
     # MCP over streamable HTTP; the Guard below applies the same Host/Origin/body rules.
     app.router.routes.append(Route("/mcp", endpoint=mcp_endpoint, methods=["GET", "POST", "DELETE"]))
@@ -612,12 +635,8 @@ def create_app(
             **problem_responses()},
     )
 
-    store = getattr(gateway.backend, "store", None)
-    if store is not None:
-        from gateway.surfaces.sparql_endpoint import SparqlEndpoint
-
-        SparqlEndpoint(store, authenticate, timeout=sparql_timeout, max_bytes=max_response_bytes,
-                       max_running=sparql_max_running).add_routes(app)
+    if sparql is not None:
+        sparql.add_routes(app)
 
     app.openapi = lambda: app.openapi_schema or _cache(app, build_openapi(app, schemas))  # type: ignore[method-assign]
 
@@ -640,9 +659,22 @@ def create_app(
     return app
 
 
-def _mcp(gateway: Gateway, authenticate: Authenticate) -> tuple[ASGIApp, Callable[[FastAPI], Any]]:
+def _sparql_endpoint(
+    gateway: Gateway, authenticate: Authenticate, limits: SandboxLimits, max_bytes: int
+) -> SparqlEndpoint | None:
+    """/sparql over an embedded store (a remote store has its own endpoint)."""
+    from gateway.surfaces.sparql_endpoint import SparqlEndpoint, store_opener
+
+    backend = gateway.backend
+    if not isinstance(backend, EmbeddedBackend):
+        return None
+    path = str(backend.store_path) if backend.store_path is not None else None
+    return SparqlEndpoint(store_opener(backend.store, path), authenticate, limits=limits, max_bytes=max_bytes)
+
+
+def _mcp(gateway: Gateway, authenticate: Authenticate) -> tuple[ASGIApp, Any]:
     """The MCP endpoint (stateless streamable HTTP: every request carries its own reader)
-    and the lifespan that runs its session manager."""
+    and its session manager, which the app's lifespan runs."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     from gateway.surfaces.mcp import create_mcp_server
@@ -653,13 +685,7 @@ def _mcp(gateway: Gateway, authenticate: Authenticate) -> tuple[ASGIApp, Callabl
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
     endpoint = next(route.endpoint for route in starlette.routes if getattr(route, "path", None) == "/mcp")
-
-    @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with server.session_manager.run():
-            yield
-
-    return _AsReader(endpoint, authenticate), lifespan
+    return _AsReader(endpoint, authenticate), server.session_manager
 
 
 class _AsReader:

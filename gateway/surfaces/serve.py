@@ -1,4 +1,4 @@
-"""`bfsql serve`: one process serving the HTTP tool API and `/sparql` (later `/mcp` too).
+"""`bfsql serve`: one process serving the HTTP tool API, `/mcp` and `/sparql`.
 
 It binds 127.0.0.1:8000 by default and answers only for the loopback host names (the
 `Host` header is checked: DNS rebinding) on that port, plus the bound address and any
@@ -54,6 +54,8 @@ class ServeConfig:
     allow_hosts: list[str] = field(default_factory=list)
     workers: int = 1
     sparql_timeout: float = 30.0
+    sparql_workers: int = 2
+    sparql_memory_mb: int = 1024
     max_body_bytes: int = 1_000_000
     max_response_bytes: int = 20_000_000
 
@@ -87,6 +89,8 @@ def build_app(config: ServeConfig) -> FastAPI:
         max_body_bytes=config.max_body_bytes,
         max_response_bytes=config.max_response_bytes,
         sparql_timeout=config.sparql_timeout,
+        sparql_max_running=config.sparql_workers,
+        sparql_memory_bytes=config.sparql_memory_mb << 20,
     )
 
 
