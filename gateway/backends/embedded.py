@@ -79,6 +79,20 @@ def scan_prefixes(path: Path) -> dict[str, str]:
     return found
 
 
+def read_prefix_file(path: Path) -> dict[str, str]:
+    """Prefixes from a file: a JSON object (prefix -> namespace IRI), or the `@prefix` /
+    `PREFIX` lines of a Turtle, TriG or SPARQL file."""
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+                raise InvalidInput(f"{path}: expected a JSON object of prefix -> namespace IRI", field="prefixes")
+            return dict(data)
+        return scan_prefixes(path)
+    except (OSError, ValueError) as error:
+        raise InvalidInput(f"{path}: cannot read prefixes ({error})", field="prefixes") from None
+
+
 class EmbeddedBackend:
     """A pyoxigraph `Store` behind the `Backend` interface."""
 

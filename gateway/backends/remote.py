@@ -45,6 +45,7 @@ from gateway.errors import (
     EndpointTimeout,
     RateLimited,
     Truncated,
+    Unavailable,
     UpstreamError,
 )
 from gateway.terms import RDF, XSD, Blank, Literal, Term, TripleTerm, parse_tsv
@@ -128,9 +129,10 @@ class CircuitBreaker:
             remaining = self._open_until - self._clock()
             if self._failures < self.policy.failures or remaining <= 0:
                 return  # closed, or half-open: this query may try
-            raise UpstreamError(
+            raise Unavailable(
                 f"{endpoint} failed {self._failures} queries in a row (last: {self._last}); "
-                f"not asking it again for {remaining:.0f} s (circuit breaker)"
+                f"not asking it again for {remaining:.0f} s (circuit breaker)",
+                retry_after=remaining,
             )
 
     def record(self, error: BackendError | None) -> None:

@@ -91,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="serve a remote SPARQL endpoint instead of FILE|DIR (workers then share that store)")
     serve.add_argument("--profile", default="native", choices=["native", "reification", "plain", "wikidata", "auto"],
                        help="the endpoint's statement model (default: native)")
+    serve.add_argument("--prefixes", type=Path, default=None, metavar="FILE",
+                       help="prefixes to add to the data's own: a JSON object, or a file of @prefix/PREFIX lines "
+                            "(for an --endpoint, the only way to name its data's prefixes)")
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
     serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="SECONDS",
                        help="stop a /sparql query after this long, waiting for a free worker included (default: 30)")
@@ -99,6 +102,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--sparql-memory", type=int, default=1024, metavar="MIB",
                        help="memory a /sparql query may use; past it the query is stopped with 413 (default: 1024)")
     serve.add_argument("--max-body-bytes", type=int, default=1_000_000, help="the largest request body (default: 1,000,000)")
+    serve.add_argument("--request-timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="time a client has to send a request's headers, and again its body (default: 30)")
     serve.add_argument("--max-response-bytes", type=int, default=20_000_000,
                        help="the largest answer; a larger one is refused with 413 (default: 20,000,000)")
     serve.set_defaults(run=_serve)
@@ -173,11 +178,12 @@ def _serve(args: argparse.Namespace) -> int:
 
     return serve(ServeConfig(
         source=str(args.source) if args.source else None, endpoint=args.endpoint, profile=args.profile,
+        prefixes=str(args.prefixes) if args.prefixes else None,
         host=args.host, port=args.port,
         readers=str(args.readers) if args.readers else None, lenient=args.lenient,
         allow_origins=args.allow_origin, allow_hosts=args.allow_host, workers=args.workers,
         sparql_timeout=args.sparql_timeout, sparql_workers=args.sparql_workers, sparql_memory_mb=args.sparql_memory,
-        max_body_bytes=args.max_body_bytes,
+        max_body_bytes=args.max_body_bytes, request_timeout=args.request_timeout,
         max_response_bytes=args.max_response_bytes,
     ))
 

@@ -16,6 +16,7 @@ HTTP contract is the published schema, while the Python API and the CLI coerce.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -327,6 +328,7 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 }
 PROBLEM_STATUSES = {
     400: "Malformed request (not JSON, not an object)", 401: "No valid bearer token",
+    408: "The request (headers or body) did not arrive in time",
     403: "Forbidden (a foreign Origin, or not for this reader)", 404: "Not found",
     405: "Method not allowed", 406: "Not acceptable", 413: "Request or response too large",
     415: "Unsupported media type", 421: "Foreign Host header", 422: "An argument is invalid (see field)",
@@ -339,7 +341,7 @@ def problem_responses(*statuses: int) -> dict[str, Any]:
     return {
         str(status): {"description": PROBLEM_STATUSES[status],
                       "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
-        for status in sorted(set(statuses) | {400, 403, 413, 421, 500})
+        for status in sorted(set(statuses) | {400, 403, 408, 413, 421, 500})
     }
 
 
@@ -426,20 +428,23 @@ def _default_port(scheme: str) -> int | None:
 class Guard:
     """Host and Origin allowlists, a request body bound and a response size bound.
 
-    The body is read here, up to the bound, before the app sees it, so no route reads an
-    unbounded body; a response over its bound becomes a 413 problem before any byte of it
+    The body is read here, up to the bound and within `body_timeout` seconds (a slow body
+    gets 408 and the connection is closed), before the app sees it, so no route reads an
+    unbounded body or waits on a trickle; a response over its bound becomes a 413 problem before any byte of it
     is sent, never a truncated answer. (Streamed responses without a length pass: only
     the future /mcp event streams are streamed.)
     """
 
     def __init__(
-        self, app: ASGIApp, *, hosts: list[_Rule], origins: list[_Rule], max_body_bytes: int, max_response_bytes: int
+        self, app: ASGIApp, *, hosts: list[_Rule], origins: list[_Rule], max_body_bytes: int, max_response_bytes: int,
+        body_timeout: float = 30.0,
     ) -> None:
         self.app = app
         self.hosts = hosts
         self.origins = origins
         self.max_body_bytes = max_body_bytes
         self.max_response_bytes = max_response_bytes
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -450,18 +455,27 @@ class Guard:
         if refusal is not None:
             await problem_response(refusal)(scope, receive, send)
             return
-        body = b""
+        chunks: list[bytes] = []
+        size = 0
         more = True
+        deadline = time.monotonic() + self.body_timeout
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                slow = Problem(408, "request_timeout", f"the request body did not arrive within {self.body_timeout:g} s",
+                               headers={"Connection": "close"})
+                await problem_response(slow)(scope, receive, send)
+                return
             if message["type"] == "http.disconnect":
                 return
-            body += message.get("body", b"")
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
             more = message.get("more_body", False)
-            if len(body) > self.max_body_bytes:
+            if size > self.max_body_bytes:
                 await problem_response(self._body_too_large())(scope, receive, send)
                 return
-        await self.app(scope, _replay(body, receive), self._bounded(send))
+        await self.app(scope, _replay(b"".join(chunks), receive), self._bounded(send))
 
     def _refusal(self, scope: Scope, headers: dict[str, str]) -> Problem | None:
         host, port = _split_host(headers.get("host", ""))
@@ -561,6 +575,7 @@ def create_app(
     sparql_timeout: float = 30.0,
     sparql_max_running: int = 2,
     sparql_memory_bytes: int = 1 << 30,
+    request_timeout: float = 30.0,
 ) -> FastAPI:
     """The HTTP API over `gateway`.
 
@@ -597,13 +612,19 @@ def create_app(
         lifespan=lifespan,
     )
     # MCP over streamable HTTP; the Guard below applies the same Host/Origin/body rules.
-    app.router.routes.append(Route("/mcp", endpoint=mcp_endpoint, methods=["GET", "POST", "DELETE"]))
+    # Stateless: no session to resume (GET would open an event stream that never ends) or
+    # to end (DELETE), so only POST is answered; the others get 405.
+    app.router.routes.append(Route("/mcp", endpoint=mcp_endpoint, methods=["POST"]))
 
     async def problem_handler(request: Request, error: Exception) -> Response:
         return problem_response(error, credentials_sent="authorization" in request.headers)
 
-    for error_type in (Problem, GatewayError, RequestValidationError, StarletteHTTPException, Exception):
+    for error_type in (Problem, GatewayError, RequestValidationError, StarletteHTTPException):
         app.add_exception_handler(error_type, problem_handler)
+    # Anything else is a bug: `Unexpected` answers it with a 500 problem and keeps the
+    # connection (Starlette's own last-resort handler re-raises, and the server then drops
+    # the connection without a word).
+    app.add_middleware(Unexpected)
 
     for tool in TOOLS.values():
         app.add_api_route(
@@ -654,6 +675,7 @@ def create_app(
         )
     app.add_middleware(
         Guard, hosts=hosts, origins=origins, max_body_bytes=max_body_bytes, max_response_bytes=max_response_bytes,
+        body_timeout=request_timeout,
     )
     app.add_middleware(AccessLog)
     return app
@@ -689,7 +711,8 @@ def _mcp(gateway: Gateway, authenticate: Authenticate) -> tuple[ASGIApp, Any]:
 
 
 class _AsReader:
-    """Runs an ASGI app with the request's reader in `gateway.surfaces.mcp.current_reader`."""
+    """Runs an ASGI app with the request's reader in `gateway.surfaces.mcp.current_reader`,
+    once the JSON-RPC envelope is checked."""
 
     def __init__(self, app: ASGIApp, authenticate: Authenticate) -> None:
         self.app = app
@@ -698,17 +721,65 @@ class _AsReader:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         from gateway.surfaces.mcp import current_reader
 
-        request = Request(scope)
+        request = Request(scope, receive)
         try:
             reader = self.authenticate(request)
         except GatewayError as error:
             await problem_response(error, credentials_sent="authorization" in request.headers)(scope, receive, send)
             return
+        body = await request.body()
+        if not _valid_ids(body):
+            # The SDK takes a message with an unusable id for a notification and answers 202
+            # with nothing: the caller would wait for an answer that never comes.
+            error = {"jsonrpc": "2.0", "id": None,
+                     "error": {"code": -32600, "message": "Invalid Request: an id must be a string or a number"}}
+            await Response(json.dumps(error), status_code=400, media_type="application/json")(scope, receive, send)
+            return
         token = current_reader.set(reader)
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, _replay(body, receive), send)
         finally:
             current_reader.reset(token)
+
+
+def _valid_ids(body: bytes) -> bool:
+    """Whether every JSON-RPC message in `body` has no id or a string or number one (JSON
+    that does not parse is left to the SDK, which says so in JSON-RPC)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return True
+    for message in data if isinstance(data, list) else [data]:
+        if isinstance(message, dict) and "id" in message:
+            value = message["id"]
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                return False
+    return True
+
+
+class Unexpected:
+    """A bug's exception as a 500 problem, the connection kept; logged with its traceback."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched_send)
+        except Exception as error:
+            if started:
+                raise  # half an answer is out: only dropping the connection tells the client
+            await problem_response(error)(scope, receive, send)
 
 
 def _cache(app: FastAPI, document: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ keep-alive connections: measured, all 16 of a benchmark's connections on one of 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import multiprocessing
@@ -28,9 +29,11 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from gateway.api import Gateway
 from gateway.auth import Readers
+from gateway.backends.embedded import read_prefix_file
 from gateway.errors import InvalidInput
 from gateway.surfaces.http import LOOPBACK_HOSTS, create_app
 
@@ -46,6 +49,8 @@ class ServeConfig:
     """A remote SPARQL endpoint to serve instead of a local source."""
     profile: str = "native"
     """The remote store's statement model (see `Gateway.connect`)."""
+    prefixes: str | None = None
+    """A file of prefixes to add to the data's own (JSON, or Turtle/SPARQL prefix lines)."""
     host: str = "127.0.0.1"
     port: int = 8000
     readers: str | None = None
@@ -58,6 +63,8 @@ class ServeConfig:
     sparql_memory_mb: int = 1024
     max_body_bytes: int = 1_000_000
     max_response_bytes: int = 20_000_000
+    request_timeout: float = 30.0
+    """Seconds a client has to send a request's headers, and again its body."""
 
     def allowed_hosts(self) -> list[str]:
         """The Host header values answered: loopback names and the bound address, on this port."""
@@ -74,10 +81,11 @@ class ServeConfig:
 def build_app(config: ServeConfig) -> FastAPI:
     from gateway.surfaces.cli import demo_path
 
+    prefixes = read_prefix_file(Path(config.prefixes)) if config.prefixes else None
     if config.endpoint:
-        gateway = Gateway.connect(config.endpoint, profile=config.profile)
+        gateway = Gateway.connect(config.endpoint, profile=config.profile, prefixes=prefixes)
     else:
-        gateway = Gateway.open(config.source or demo_path(), lenient=config.lenient)
+        gateway = Gateway.open(config.source or demo_path(), lenient=config.lenient, prefixes=prefixes)
     for warning in gateway.load_warnings():
         logger.warning("%s", warning)
     readers = Readers.open(Path(config.readers)) if config.readers else None
@@ -88,6 +96,7 @@ def build_app(config: ServeConfig) -> FastAPI:
         allowed_origins=list(config.allow_origins) or None,
         max_body_bytes=config.max_body_bytes,
         max_response_bytes=config.max_response_bytes,
+        request_timeout=config.request_timeout,
         sparql_timeout=config.sparql_timeout,
         sparql_max_running=config.sparql_workers,
         sparql_memory_bytes=config.sparql_memory_mb << 20,
@@ -96,6 +105,48 @@ def build_app(config: ServeConfig) -> FastAPI:
 
 def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+class HeaderTimeout(HttpToolsProtocol):  # type: ignore[misc]
+    """uvicorn's HTTP protocol, closing a connection whose request headers take longer than
+    `timeout` seconds from the connection or the previous answer (uvicorn waits forever,
+    so a client sending a byte a minute would hold a connection for good). The body has
+    its own bound (`gateway.surfaces.http.Guard`)."""
+
+    timeout = 30.0
+    """Set from `ServeConfig.request_timeout` for the whole process."""
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        self._arm()  # bytes after an answer start the next request: its headers are timed
+        super().data_received(data)
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._header_timer is None and (self.cycle is None or self.cycle.response_complete):
+            self._header_timer = self.loop.call_later(self.timeout, self._expire)
+
+    def _disarm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _expire(self) -> None:
+        self._header_timer = None
+        if not self.transport.is_closing():
+            self.transport.write(b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+            self.transport.close()
 
 
 class _Server(uvicorn.Server):
@@ -127,15 +178,18 @@ def serve(config: ServeConfig) -> int:
                        "add --allow-host NAME for the names clients use")
     where = f"http://{'[' + config.host + ']' if ':' in config.host else config.host}:{config.port}"
     options: dict[str, Any] = {"host": config.host, "port": config.port, "access_log": False, "log_config": None,
-                               "timeout_graceful_shutdown": 5}
+                               "timeout_graceful_shutdown": 5, "http": HeaderTimeout}
     if config.workers > 1:
         # Fail here, once, on a bad graph or readers file, not in every worker.
         if config.readers:
             Readers.open(Path(config.readers))
+        if config.prefixes:
+            read_prefix_file(Path(config.prefixes))
         if config.source and not Path(config.source).exists():
             raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
         logger.info("serving %s with %d workers at %s", config.endpoint or config.source or "the demo graph", config.workers, where)
         return _serve_workers(config, options)
+    HeaderTimeout.timeout = config.request_timeout
     app = build_app(config)
     logger.info("serving %s at %s (tools: %s/v1/tools, SPARQL: %s/sparql)", config.endpoint or config.source or "the demo graph",
                 where, where, where)
@@ -181,6 +235,7 @@ def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
 def _worker(fields: dict[str, Any], options: dict[str, Any]) -> None:
     configure_logging()
     config = ServeConfig(**fields)
+    HeaderTimeout.timeout = config.request_timeout
     listener = socket.socket(_family(config.host), socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)

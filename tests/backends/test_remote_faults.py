@@ -30,6 +30,7 @@ from gateway import (
     NotFound,
     RateLimited,
     Truncated,
+    Unavailable,
     UpstreamError,
 )
 from gateway.backends.remote import (
@@ -404,8 +405,9 @@ def test_circuit_breaker_fails_fast_then_tries_again(sleeps: Sleeps) -> None:
         for _ in range(2):
             with pytest.raises(UpstreamError):
                 client.select(QUERY)
-        with pytest.raises(UpstreamError, match="circuit breaker"):
+        with pytest.raises(Unavailable, match="circuit breaker") as refused:
             client.select(QUERY)
+        assert refused.value.retry_after is not None and 0 < refused.value.retry_after <= 0.3  # 503 + Retry-After
         assert len(fake.bodies) == 2  # the third query never left
         time.sleep(0.4)
         fake.replies = [Reply()]
