@@ -73,7 +73,7 @@ class Gateway:
         with self._lock:
             if reader.graphs not in self._scoped:
                 scoped = ScopedBackend(self.backend, reader.graphs)
-                self._scoped[reader.graphs] = GraphContext(scoped, self.profile(scoped), self.settings)
+                self._scoped[reader.graphs] = GraphContext(scoped, self.profile(scoped), self.settings, scope=reader.graphs)
             return self._scoped[reader.graphs]
 
     @classmethod

@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import TypeVar
 
 from gateway.backends.base import Backend, Rows
+from gateway.deployment_key import deployment_key
 from gateway.ids import IdMapper, build_converter, local_name
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, Profile
 from gateway.search import SearchIndex
@@ -34,8 +35,8 @@ class Settings:
     max_edges: int = 50_000
     max_describe: int = 100
     description: str | None = None
-    cursor_secret: str = "bfsql-scan-cursor"
-    """Signs scan cursors; set your own so cursors cannot be forged (they stay valid across restarts)."""
+    cursor_secret: str | None = None
+    """Seals scan cursors; None: the deployment's key (`gateway.deployment_key`)."""
     communities_max_edges: int = 100_000
 
 
@@ -46,10 +47,14 @@ def clamp(value: int | None, default: int, low: int, high: int) -> int:
 class GraphContext:
     """Everything a tool function needs about one graph."""
 
-    def __init__(self, backend: Backend, profile: Profile, settings: Settings | None = None) -> None:
+    def __init__(
+        self, backend: Backend, profile: Profile, settings: Settings | None = None, *, scope: tuple[str, ...] | None = None
+    ) -> None:
         self.backend = backend
         self.profile = profile
         self.settings = settings or Settings()
+        self.scope = scope
+        """The named graphs a reader is limited to; None: every graph."""
         self.ids = IdMapper(build_converter(backend.prefixes), vocabulary=backend.prefixes.get(""))
         self._lock = threading.RLock()
         self._memo: dict[str, object] = {}
@@ -66,6 +71,11 @@ class GraphContext:
             if key not in self._memo:
                 self._memo[key] = compute()
             return self._memo[key]  # type: ignore[return-value]
+
+    def cursor_secret(self) -> bytes:
+        if self.settings.cursor_secret is not None:
+            return self.settings.cursor_secret.encode()
+        return deployment_key(getattr(self.backend, "directory", None))
 
     @cached_property
     def search_index(self) -> SearchIndex:

@@ -27,6 +27,7 @@ from gateway.backends.embedded import (
     write_meta,
 )
 from gateway.context import SEARCH_FILE, GraphContext
+from gateway.deployment_key import KEY_FILE, write_key_file
 from gateway.errors import InvalidInput
 from gateway.profiles.native import NativeProfile
 from gateway.search import SearchIndex
@@ -59,6 +60,7 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
     for tag, count in before.get("invalid_language_tags", {}).items():
         report.invalid_language_tags[tag] = report.invalid_language_tags.get(tag, 0) + count
     write_meta(directory, prefixes, report)
+    write_key_file(directory / KEY_FILE)  # kept if it exists: cursors stay valid across loads
     context = GraphContext(backend := EmbeddedBackend(store, prefixes=prefixes), NativeProfile(backend))
     SearchIndex.build(context, directory / SEARCH_FILE).close()
     return report

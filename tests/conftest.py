@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -16,6 +18,13 @@ from tests.servers import OxigraphServer, VirtuosoServer
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "sherlock.trig"
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Keep the deployment key (scan cursors) of the gateways and servers the tests start
+    out of the user's home: a key file of the test run's own, shared by every process."""
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="bfsql-test-data-")
+    os.environ.pop("BFSQL_CURSOR_KEY", None)
 
 
 @pytest.fixture(scope="session")

@@ -34,6 +34,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from gateway.api import Gateway
 from gateway.auth import Readers
 from gateway.backends.embedded import read_prefix_file
+from gateway.deployment_key import deployment_key
 from gateway.errors import InvalidInput
 from gateway.surfaces.http import LOOPBACK_HOSTS, create_app
 
@@ -185,6 +186,7 @@ def serve(config: ServeConfig) -> int:
             Readers.open(Path(config.readers))
         if config.prefixes:
             read_prefix_file(Path(config.prefixes))
+        deployment_key()  # made once here, so every worker seals scan cursors alike
         if config.source and not Path(config.source).exists():
             raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
         logger.info("serving %s with %d workers at %s", config.endpoint or config.source or "the demo graph", config.workers, where)

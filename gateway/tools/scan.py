@@ -2,8 +2,12 @@
 
 Pages follow a keyset: the order is by IRI (entities) or by subject, predicate, object
 and statement ID (statements), and the cursor holds the last key of the page. It is
-signed together with the query it belongs to, so it survives a restart, and a cursor
-that was altered, or is replayed with other filters, is refused.
+sealed (AES-SIV: encrypted and authenticated, the same page giving the same cursor)
+with the deployment's secret
+(`gateway.deployment_key`), so it is opaque to the reader, survives a restart, and
+cannot be forged. It is bound to the scan's arguments and to the reader's scope (the
+graphs it reads): a cursor that was altered, replayed with other filters, or comes from a
+reader of other graphs or from another deployment is refused.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ import hashlib
 import hmac
 import json
 from typing import TYPE_CHECKING
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 
 from gateway.errors import InvalidInput
 from gateway.models import ScanPage, ScanQueryInput
@@ -112,33 +119,26 @@ def statement_rows(
 
 
 # -- cursors ---------------------------------------------------------------------------
-def _fingerprint(query: ScanQueryInput, kind: str) -> str:
+def _sealer(ctx: GraphContext) -> AESSIV:
+    return ctx.memo("cursor_sealer", lambda: AESSIV(hmac.new(ctx.cursor_secret(), b"bfsql scan cursor", hashlib.sha512).digest()))
+
+
+def _binding(ctx: GraphContext, query: ScanQueryInput, kind: str) -> bytes:
+    """What a cursor belongs to: the scan's arguments and the graphs the reader reads."""
     fields = query.model_dump(mode="json", exclude={"cursor", "limit"})
-    return json.dumps([kind, fields], sort_keys=True)
-
-
-def _sign(ctx: GraphContext, payload: bytes) -> str:
-    key = ctx.settings.cursor_secret.encode()
-    return hmac.new(key, payload, hashlib.sha256).hexdigest()[:32]
+    return json.dumps([kind, fields, ctx.scope], sort_keys=True).encode()
 
 
 def _make_cursor(ctx: GraphContext, query: ScanQueryInput, kind: str, last_key: str) -> str:
-    body = json.dumps({"after": last_key, "query": _fingerprint(query, kind)}, separators=(",", ":")).encode()
-    token = {"b": base64.urlsafe_b64encode(body).decode(), "s": _sign(ctx, body)}
-    return base64.urlsafe_b64encode(json.dumps(token, separators=(",", ":")).encode()).decode().rstrip("=")
+    sealed = _sealer(ctx).encrypt(last_key.encode(), [_binding(ctx, query, kind)])
+    return base64.urlsafe_b64encode(sealed).decode().rstrip("=")
 
 
 def _read_cursor(ctx: GraphContext, query: ScanQueryInput, kind: str) -> str:
-    refused = InvalidInput("cursor: not a cursor this scan issued (altered, or from other filters)", field="cursor")
+    text = query.cursor or ""
     try:
-        text = query.cursor or ""
-        token = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-        body = base64.urlsafe_b64decode(token["b"])
-        if not hmac.compare_digest(_sign(ctx, body), str(token["s"])):
-            raise refused
-        data = json.loads(body)
-    except (ValueError, KeyError, TypeError):
-        raise refused from None
-    if data.get("query") != _fingerprint(query, kind) or not isinstance(data.get("after"), str):
-        raise refused
-    return str(data["after"])
+        sealed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        return _sealer(ctx).decrypt(sealed, [_binding(ctx, query, kind)]).decode()
+    except (InvalidTag, ValueError):
+        raise InvalidInput("cursor: not a cursor this scan issued to this reader (altered, from other filters, "
+                           "or from another reader or deployment)", field="cursor") from None
