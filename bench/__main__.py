@@ -4,7 +4,8 @@ Stages, in order (`--only` picks some): bfs (the scenario table: gateway, raw SP
 one query per node, CSR floor), sizes (100k / 1M / 5M triples), real (NCBITaxon
 closure, HPO annotations), primitives (shortest_path, intersect_subgraphs,
 scan_query, closure, communities), loads (time and memory per triple), remote
-(`oxigraph serve`), http (`bfsql serve`, 1 and 2 workers), medlit (response sizes).
+(`oxigraph serve`), http (`bfsql serve`, 1 and 2 workers), reliability (hostile requests
+against `bfsql serve`), medlit (response sizes).
 Data is prepared from packages and cached in bench/.cache/. The full run rewrites
 bench/RESULTS.md; a quick run writes bench/out/RESULTS-quick.md.
 """
@@ -75,6 +76,12 @@ def _http(output: Path, quick: bool, command: str) -> None:
     http_load.main(argv)
 
 
+def _reliability(output: Path, quick: bool, command: str) -> None:
+    from bench import reliability
+
+    reliability.run(output, quick=quick)
+
+
 def _medlit(output: Path, quick: bool, command: str) -> None:
     from bench import medlit_sizes
 
@@ -83,7 +90,7 @@ def _medlit(output: Path, quick: bool, command: str) -> None:
 
 STAGES: dict[str, Callable[[Path, bool, str], None]] = {
     "bfs": _bfs, "sizes": _sizes, "real": _real, "primitives": _primitives, "loads": _loads,
-    "remote": _remote, "http": _http, "medlit": _medlit,
+    "remote": _remote, "http": _http, "reliability": _reliability, "medlit": _medlit,
 }
 
 

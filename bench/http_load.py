@@ -104,15 +104,15 @@ def machine_busy_seconds() -> float:
 
 
 class Server:
-    """`bfsql serve SOURCE --port P --workers N`, its log in a temporary file."""
+    """`bfsql serve [SOURCE] --port P --workers N [OPTIONS]`, its log in a temporary file."""
 
-    def __init__(self, source: Path, workers: int) -> None:
+    def __init__(self, source: Path | None, workers: int, *options: str) -> None:
         self.source, self.workers = source, workers
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = Path(tempfile.mkstemp(prefix="bfsql-http-load-", suffix=".log")[1])
-        self.command = [sys.executable, "-m", "gateway.surfaces.cli", "serve", str(source), "--port", str(self.port),
-                        "--workers", str(workers)]
+        self.command = [sys.executable, "-m", "gateway.surfaces.cli", "serve", *([str(source)] if source else []),
+                        "--port", str(self.port), "--workers", str(workers), *options]
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.started = time.perf_counter()
         with open(self.log, "wb") as log:

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import pyoxigraph as ox
 from pydantic import BaseModel, ValidationError
 
+from gateway import deadline as deadlines
 from gateway import models
 from gateway.auth import Reader
 from gateway.backends.base import Backend
@@ -128,13 +129,28 @@ class Gateway:
         )
         return cls(backend, settings=settings, profile=_profile(profile, backend))
 
-    def call(self, name: str, arguments: object = None, *, reader: Reader | None = None) -> BaseModel:
-        """Run a tool by name with JSON-like arguments, as `reader` (the surfaces' entry point)."""
+    def call(
+        self, name: str, arguments: object = None, *, reader: Reader | None = None, deadline: float | None = None
+    ) -> BaseModel:
+        """Run a tool by name with JSON-like arguments, as `reader` (the surfaces' entry point).
+
+        The call has `deadline` seconds (`Settings.deadline` when None). Any caller may ask
+        for less; a trusted one (no reader, or a reader marked trusted) for up to
+        `Settings.max_deadline`.
+        """
         tool = TOOLS.get(name)
         if tool is None:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", field="tool")
-        with cycle_collector_held():
+        with cycle_collector_held(), deadlines.within(self.deadline_for(reader, deadline)):
             return tool.run(self.context_for(reader), validate(tool.input, arguments))
+
+    def deadline_for(self, reader: Reader | None, asked: float | None) -> float:
+        """The seconds a call gets: the default, what the caller asked if less, or more when trusted."""
+        default = self.settings.deadline
+        if asked is None or asked != asked or asked <= 0:  # None, NaN or nothing: the default
+            return default
+        ceiling = self.settings.max_deadline if reader is None or reader.trusted else default
+        return min(asked, ceiling)
 
     def describe_schema(self) -> models.Schema:
         return self.call("describe_schema")  # type: ignore[return-value]

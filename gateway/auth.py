@@ -9,9 +9,12 @@ an optional anonymous reader serves requests without a token:
     [readers.holmes]
     token_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
     graphs = ["https://example.org/graph/canon", "https://example.org/graph/casebook"]
+    trusted = true
 
-A graph named "default" is the store's default graph. Without a readers file every
-request reads every graph.
+A graph named "default" is the store's default graph. A trusted reader may give its
+calls more time than the default deadline (up to `Settings.max_deadline`); every reader
+may give them less. Without a readers file every request reads every graph, and is
+trusted.
 """
 
 from __future__ import annotations
@@ -33,9 +36,9 @@ class Reader:
     name: str
     graphs: tuple[str, ...] | None
     """Readable named graphs, sorted; None reads everything."""
+    trusted: bool = False
+    """May ask for longer deadlines than the default."""
 
-
-EVERYTHING = Reader("everyone", None)
 
 
 def hash_token(token: str) -> str:
@@ -64,9 +67,11 @@ class Readers:
             digest = str(entry.get("token_sha256", "")).lower()
             if len(digest) != 64:
                 raise InvalidInput(f"{path}: reader {name!r} needs token_sha256 (64 hex digits)", field="readers")
-            readers[digest] = (digest, Reader(name, _graphs(entry, path, name)))
+            readers[digest] = (digest, Reader(name, _graphs(entry, path, name), _trusted(entry, path, name)))
         anonymous = data.get("anonymous")
-        return cls(readers, Reader("anonymous", _graphs(anonymous, path, "anonymous")) if anonymous is not None else None)
+        if anonymous is None:
+            return cls(readers, None)
+        return cls(readers, Reader("anonymous", _graphs(anonymous, path, "anonymous"), _trusted(anonymous, path, "anonymous")))
 
     def authenticate(self, token: str | None) -> Reader:
         """The reader a bearer token names (or the anonymous reader); `Unauthorized` otherwise."""
@@ -86,3 +91,10 @@ def _graphs(entry: dict[str, object], path: Path, name: str) -> tuple[str, ...]:
     if not isinstance(graphs, list) or not all(isinstance(g, str) for g in graphs):
         raise InvalidInput(f"{path}: reader {name!r} needs graphs = [...] (IRIs or \"default\")", field="readers")
     return tuple(sorted(set(graphs)))
+
+
+def _trusted(entry: dict[str, object], path: Path, name: str) -> bool:
+    trusted = entry.get("trusted", False)
+    if not isinstance(trusted, bool):
+        raise InvalidInput(f"{path}: reader {name!r}: trusted must be true or false", field="readers")
+    return trusted

@@ -16,6 +16,7 @@ from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, Profile
 from gateway.search import SearchIndex
 from gateway.sparql import Sparql, iris, render
 from gateway.sparql import iri as sparql_iri
+from gateway.statistics import statistics
 from gateway.terms import BFS
 
 SEARCH_FILE = "search.sqlite"
@@ -38,6 +39,10 @@ class Settings:
     cursor_secret: str | None = None
     """Seals scan cursors; None: the deployment's key (`gateway.deployment_key`)."""
     communities_max_edges: int = 100_000
+    deadline: float = 30.0
+    """Seconds a tool call may take (see `gateway.deadline`); a caller may ask for less."""
+    max_deadline: float = 300.0
+    """The most a trusted caller may ask for."""
 
 
 def clamp(value: int | None, default: int, low: int, high: int) -> int:
@@ -75,7 +80,7 @@ class GraphContext:
     def cursor_secret(self) -> bytes:
         if self.settings.cursor_secret is not None:
             return self.settings.cursor_secret.encode()
-        return deployment_key(getattr(self.backend, "directory", None))
+        return deployment_key(self.backend.directory)
 
     @cached_property
     def search_index(self) -> SearchIndex:
@@ -83,7 +88,7 @@ class GraphContext:
         from gateway.profiles.wikidata_search import entity_search_for
 
         def local_index() -> SearchIndex:
-            directory = getattr(self.backend, "directory", None)
+            directory = self.backend.directory
             if directory is not None and (directory / SEARCH_FILE).is_file():
                 return SearchIndex.open(directory / SEARCH_FILE)
             return SearchIndex.build(self)
@@ -95,14 +100,11 @@ class GraphContext:
     # -- vocabulary: the graph's predicates and types, for bare names and "did you mean" ----
     @cached_property
     def vocabulary(self) -> tuple[dict[str, int], dict[str, int]]:
-        """(edge predicate -> statement count, type -> entity count), read once."""
-        from gateway.tools.schema import count_predicates, count_types
-
+        """(edge predicate -> statement count, type -> entity count), from the statistics."""
         with self._lock:
-            predicates = count_predicates(self)
-            types = count_types(self)
-            self.ids.register_local_names([*predicates, *types, BFS + "Statement"])
-            return predicates, types
+            stats = statistics(self)
+            self.ids.register_local_names([*stats.predicates, *stats.types, BFS + "Statement"])
+            return stats.predicates, stats.types
 
     def resolve_terms(
         self, names: Iterable[str], field: str, *, kind: str, warnings: list[str]

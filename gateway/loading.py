@@ -16,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from gateway import statistics
 from gateway.backends.embedded import (
     META_FILE,
     STORE_DIR,
@@ -63,4 +64,6 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
     write_key_file(directory / KEY_FILE)  # kept if it exists: cursors stay valid across loads
     context = GraphContext(backend := EmbeddedBackend(store, prefixes=prefixes), NativeProfile(backend))
     SearchIndex.build(context, directory / SEARCH_FILE).close()
+    # Counted here, once, rather than on the first describe_schema of every process.
+    statistics.write(statistics.store_file(directory, context.profile.name), statistics.count(context))
     return report

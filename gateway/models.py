@@ -209,7 +209,8 @@ class Limits(Out):
 
 
 class Truncation(Out):
-    reason: Literal["max_nodes", "max_edges"]
+    reason: Literal["max_nodes", "max_edges", "deadline"] = Field(
+        description="The budget that cut the walk; deadline: the call's time ran out (ask again narrower).")
     at_hop: int = Field(description="The hop whose expansion the budget cut.")
     frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
 

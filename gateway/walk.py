@@ -3,7 +3,9 @@
 A hop queries its frontier (in IRI order) in slices of 16, 64, 256, ... nodes, each with
 `LIMIT` edges left + 1, and stops at the slice where a budget fills: nodes after it are
 not expanded (`truncation.frontier_remaining` counts them), and within it edges are
-admitted in key order, so a cut walk is the same on every backend.
+admitted in key order, so a cut walk is the same on every backend. A walk also stops
+before a slice once the call's deadline is near (`gateway.deadline`): `truncation.reason`
+is then "deadline".
 
 Rules (DESIGN §5): a hop is one relationship. A node at hop h < max_hops is expanded:
 each traversable statement whose subject (direction out) or object (direction in) it
@@ -22,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from gateway import deadline as deadlines
 from gateway.profiles.base import (
     STRUCTURAL_OBJECT,
     STRUCTURAL_SUBJECT,
@@ -71,6 +74,7 @@ def walk(
             break
         result.hops.setdefault(seed, 0)
     declared = profile.traits() if traits else None
+    limit = deadlines.current()
     frontier = sorted(result.hops)
     hidden_seen: set[tuple[str, ...]] = set()
     for hop in range(max_hops):
@@ -78,6 +82,9 @@ def walk(
             break
         next_frontier: list[str] = []
         for done, batch in batches(frontier):
+            if limit is not None and limit.nearly_expired():
+                result.cut = Cut("deadline", hop + 1, len(frontier) - done)
+                return result
             remaining = max_edges - len(result.edges)
             hits, more = profile.hop(batch, plan, remaining + 1)
             if count_hidden and profile.can_hide(plan):

@@ -21,9 +21,10 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Keep the deployment key (scan cursors) of the gateways and servers the tests start
-    out of the user's home: a key file of the test run's own, shared by every process."""
+    """Keep the deployment key (scan cursors) and the statistics cache of the gateways and
+    servers the tests start out of the user's home: the test run's own, shared by every process."""
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="bfsql-test-data-")
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="bfsql-test-cache-")
     os.environ.pop("BFSQL_CURSOR_KEY", None)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Protocol
 
 from gateway.terms import Term
@@ -18,6 +19,14 @@ class Backend(Protocol):
     name: str
     prefixes: dict[str, str]
     """Prefixes the data itself declares (Turtle `@prefix` lines, a config file)."""
+    directory: Path | None
+    """A store directory made by `bfsql load`, which keeps the gateway's own files (search
+    index, statistics, cursor key) beside the data; None for anything else."""
+
+    def source(self) -> str | None:
+        """What the data was read from, as text that changes when the data does (files with
+        their sizes and times, a store directory); None when that cannot be told."""
+        ...
 
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
         """Run a SELECT over the union of `graphs` (all graphs when None); return (variables, rows)."""

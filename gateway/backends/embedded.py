@@ -149,6 +149,18 @@ class EmbeddedBackend:
             raise InvalidInput(f"{directory}: not an Oxigraph store ({error})", field="path") from None
         return cls(store, store_path=directory)
 
+    def source(self) -> str | None:
+        if self.directory is not None:
+            meta = self.directory / META_FILE
+            return f"store {self.directory.resolve()} {meta.stat().st_mtime_ns if meta.is_file() else 0}"
+        if self.store_path is not None or not self.report.files:
+            return None  # a bare Oxigraph directory, or a Store handed over: its contents are unknown
+        parts = [f"files lenient={self.report.lenient}"]
+        for name in self.report.files:
+            info = Path(name).stat()
+            parts.append(f"{Path(name).resolve()} {info.st_size} {info.st_mtime_ns}")
+        return "\n".join(parts)
+
     # -- querying -----------------------------------------------------------------
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
         try:

@@ -10,7 +10,9 @@ Oxigraph server or any SPARQL 1.1 endpoint:
   JSON, and in JSON from then on. Rows are the same `gateway.terms` values the embedded
   backend returns.
 - a User-Agent that meets Wikimedia's policy (tool/version, contact, library/version);
-- connect and read timeouts and a deadline for the whole answer;
+- connect and read timeouts and a deadline for the whole answer, all within the tool
+  call's own deadline (`gateway.deadline`), the wait for a connection slot included: a
+  stalled or dripping server gets `EndpointTimeout` in time, never a call held for ever;
 - a per-endpoint concurrency limit (always 1 for Wikimedia's query services);
 - retries only for connection errors, 429 (waiting `Retry-After`, 60 s when absent, for
   every request to the endpoint) and 502/503/504, with capped jittered exponential
@@ -29,6 +31,7 @@ import email.utils
 import json
 import random
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +42,7 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx2
 
+from gateway import deadline as deadlines
 from gateway.backends.base import QueryLog, Rows
 from gateway.errors import (
     BackendError,
@@ -172,6 +176,38 @@ class _Endpoint:
             return max(0.0, self.pause_until - time.monotonic())
 
 
+class _Watchdog:
+    """Shuts a response's connection down when its time is up.
+
+    httpx's timeouts bound each read, not the whole answer: a server sending one byte
+    just within every read timeout would hold the call for ever. Shutting the socket
+    down wakes the blocked read (closing it would not), which then fails; `fired` says
+    why.
+    """
+
+    def __init__(self, response: httpx2.Response, seconds: float) -> None:
+        self.fired = False
+        stream = response.extensions.get("network_stream")
+        self._socket = stream.get_extra_info("socket") if stream is not None else None
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def _fire(self) -> None:
+        self.fired = True
+        if self._socket is not None:
+            try:
+                self._socket.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # closed meanwhile
+
+    def __enter__(self) -> _Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+
 class _Retry(Exception):
     """An attempt failed in a way worth another attempt; `error` if there is none left."""
 
@@ -223,6 +259,8 @@ class RemoteBackend:
         self.graphs = tuple(graphs) if graphs is not None else None
         self.prefixes = dict(prefixes or {})
         self.user_agent = user_agent or default_user_agent()
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
         self.deadline = deadline if deadline is not None else 2 * timeout
         """Seconds for a whole answer: a server dripping bytes never trips the read timeout."""
         # Wikimedia's query services get one request at a time whatever is asked: their
@@ -247,6 +285,11 @@ class RemoteBackend:
         )
 
     # -- Backend ---------------------------------------------------------------------
+    directory = None
+
+    def source(self) -> str | None:
+        return None  # an endpoint's data can change at any time
+
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
         form = self._form(query, self.graphs if graphs is None else graphs)
         self.breaker.check(self.host)
@@ -295,6 +338,10 @@ class RemoteBackend:
             attempt += 1
             pause = self._shared.wait_needed()
             if pause > 0:
+                left = deadlines.remaining()
+                if left is not None and pause >= left:
+                    raise RateLimited(f"{self.host} asked to wait {pause:.0f} s, past the call's deadline",
+                                      retry_after=pause)
                 self._sleep(pause)
             try:
                 return self._attempt(form)
@@ -303,7 +350,8 @@ class RemoteBackend:
                 if attempt >= self.retry.attempts:
                     raise retry.error from None
                 wait = retry.wait if retry.wait is not None else self.retry.backoff_for(attempt)
-                if wait > self.retry.max_wait:
+                left = deadlines.remaining()
+                if wait > self.retry.max_wait or (left is not None and wait >= left):
                     raise retry.error from None
                 if retry.pause_all:
                     self._shared.pause(wait)  # the next pass waits it out, as do other threads
@@ -322,34 +370,50 @@ class RemoteBackend:
         return self._exchange(form, JSON)
 
     def _exchange(self, form: bytes, accept: str) -> tuple[list[str], Rows]:
-        with self._shared.slots:
+        """One request, within `deadline` seconds and the call's own deadline, whichever is
+        sooner: the wait for a slot, the connection, the headers and every byte of the body."""
+        left = deadlines.remaining()
+        if left is not None and left <= 0:
+            raise EndpointTimeout(f"the call's deadline passed before {self.host} could be asked")
+        if not self._shared.slots.acquire(timeout=left):
+            raise EndpointTimeout(f"{self.host}: all {self.max_concurrency} connections stayed busy until the "
+                                  "call's deadline; the endpoint is slow or stalled")
+        try:
             started = time.monotonic()
+            left = deadlines.remaining()
+            limit = self.deadline if left is None else max(0.001, min(self.deadline, left))
+            timeout = httpx2.Timeout(min(self.timeout, limit), connect=min(self.connect_timeout, limit))
             try:
-                with self._client.stream("POST", self.endpoint, content=form, headers={**_FORM, "Accept": accept}) as response:
-                    self._check_status(response)
-                    body = self._read(response, started)
+                with self._client.stream("POST", self.endpoint, content=form, timeout=timeout,
+                                         headers={**_FORM, "Accept": accept}) as response:
+                    with _Watchdog(response, limit) as watchdog:
+                        self._check_status(response)
+                        body = self._read(response, started, limit, watchdog)
             except httpx2.TimeoutException as error:
                 raise self._timeout(error) from None
             except httpx2.TransportError as error:
                 raise _Retry(UpstreamError(f"{self.host}: connection failed ({_describe(error)})")) from None
+        finally:
+            self._shared.slots.release()
         return self._parse(response, body)
 
-    def _read(self, response: httpx2.Response, started: float) -> bytes:
+    def _read(self, response: httpx2.Response, started: float, limit: float, watchdog: _Watchdog) -> bytes:
         chunks: list[bytes] = []
         size = 0
+        gave_up = f"{self.host} sent only {{}} bytes of its answer in {limit:.1f} s; gave up (the answer is incomplete)"
         try:
             for chunk in response.iter_bytes():
                 chunks.append(chunk)
                 size += len(chunk)
-                if time.monotonic() - started > self.deadline:
-                    raise EndpointTimeout(
-                        f"{self.host} sent only {size} bytes of its answer in {self.deadline:.0f} s; gave up"
-                    )
+                if time.monotonic() - started > limit:
+                    raise EndpointTimeout(gave_up.format(size))
         except httpx2.ReadTimeout:
             raise EndpointTimeout(
                 f"{self.host} stalled mid-answer after {size} bytes (read timeout); the answer is incomplete"
             ) from None
         except httpx2.TransportError as error:
+            if watchdog.fired:
+                raise EndpointTimeout(gave_up.format(size)) from None
             # The answer was cut by the connection; asking again reads it whole.
             raise _Retry(Truncated(
                 f"{self.host} closed the connection mid-answer after {size} bytes ({_describe(error)})"

@@ -20,6 +20,10 @@ class ScopedBackend:
         self.graphs = graphs
         self.name = f"{inner.name} (scoped)"
         self.prefixes = inner.prefixes
+        self.directory = inner.directory
+
+    def source(self) -> str | None:
+        return self.inner.source()
 
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
         return self.inner.select(query, graphs=self.graphs)

@@ -182,6 +182,22 @@ def parse_arguments(model: type[BaseModel], body: bytes) -> BaseModel:
 
 
 Authenticate = Callable[[Request], Reader | None]
+DEADLINE_HEADER = "BFSQL-Deadline"
+"""Seconds the caller gives a tool call (less than the default, or more when trusted)."""
+
+
+def asked_deadline(request: Request) -> float | None:
+    value = request.headers.get(DEADLINE_HEADER)
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not (0 < seconds < float("inf")):
+        raise Problem(400, "malformed_request", f"the {DEADLINE_HEADER} header must be a number of seconds, not {value[:40]!r}",
+                      DEADLINE_HEADER)
+    return seconds
 
 
 def authenticator(readers: Readers | None) -> Authenticate:
@@ -671,7 +687,7 @@ def create_app(
         # Browsers on an allowed foreign origin need CORS answers; same-origin pages do not.
         app.add_middleware(
             CORSMiddleware, allow_origins=["*"] if "*" in allowed_origins else list(allowed_origins),
-            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type", "Accept"],
+            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type", "Accept", DEADLINE_HEADER],
         )
     app.add_middleware(
         Guard, hosts=hosts, origins=origins, max_body_bytes=max_body_bytes, max_response_bytes=max_response_bytes,
@@ -711,20 +727,21 @@ def _mcp(gateway: Gateway, authenticate: Authenticate) -> tuple[ASGIApp, Any]:
 
 
 class _AsReader:
-    """Runs an ASGI app with the request's reader in `gateway.surfaces.mcp.current_reader`,
-    once the JSON-RPC envelope is checked."""
+    """Runs an ASGI app with the request's reader and deadline in `gateway.surfaces.mcp`'s
+    context variables, once the JSON-RPC envelope is checked."""
 
     def __init__(self, app: ASGIApp, authenticate: Authenticate) -> None:
         self.app = app
         self.authenticate = authenticate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        from gateway.surfaces.mcp import current_reader
+        from gateway.surfaces.mcp import current_deadline, current_reader
 
         request = Request(scope, receive)
         try:
             reader = self.authenticate(request)
-        except GatewayError as error:
+            deadline = asked_deadline(request)
+        except (GatewayError, Problem) as error:
             await problem_response(error, credentials_sent="authorization" in request.headers)(scope, receive, send)
             return
         body = await request.body()
@@ -735,11 +752,12 @@ class _AsReader:
                      "error": {"code": -32600, "message": "Invalid Request: an id must be a string or a number"}}
             await Response(json.dumps(error), status_code=400, media_type="application/json")(scope, receive, send)
             return
-        token = current_reader.set(reader)
+        tokens = current_reader.set(reader), current_deadline.set(deadline)
         try:
             await self.app(scope, _replay(body, receive), send)
         finally:
-            current_reader.reset(token)
+            current_reader.reset(tokens[0])
+            current_deadline.reset(tokens[1])
 
 
 def _valid_ids(body: bytes) -> bool:
@@ -790,9 +808,10 @@ def _cache(app: FastAPI, document: dict[str, Any]) -> dict[str, Any]:
 def _tool_endpoint(gateway: Gateway, tool: Tool, authenticate: Authenticate) -> Callable[[Request], Awaitable[Response]]:
     async def run_tool(request: Request) -> Response:
         reader = authenticate(request)
+        deadline = asked_deadline(request)
         arguments = parse_arguments(tool.input, await request.body())
         # Tools are synchronous and read the store: run them off the event loop.
-        result = await run_in_threadpool(gateway.call, tool.name, arguments, reader=reader)
+        result = await run_in_threadpool(gateway.call, tool.name, arguments, reader=reader, deadline=deadline)
         return Response(result.model_dump_json(exclude_none=True), media_type="application/json")
 
     run_tool.__name__ = f"run_{tool.name}"

@@ -7,7 +7,8 @@ left out) with the same JSON as text. A `GatewayError` becomes an `is_error` res
 says what went wrong and names the field; every tool is read-only.
 
 Over streamable HTTP the reader comes from the request's bearer token (set by the HTTP
-app in `current_reader`); over stdio the local user reads everything.
+app in `current_reader`, with the deadline it asks for in `current_deadline`); over stdio
+the local user reads everything.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from gateway.errors import GatewayError
 from gateway.tools import TOOLS, Tool
 
 current_reader: ContextVar[Reader | None] = ContextVar("current_reader", default=None)
+current_deadline: ContextVar[float | None] = ContextVar("current_deadline", default=None)
+"""Seconds the caller asked for (the BFSQL-Deadline header over HTTP); None: the default."""
 
 INSTRUCTIONS = """\
 This server explores a knowledge graph with a few bounded tools instead of SPARQL.
@@ -85,7 +88,7 @@ def _tool_function(gateway: Gateway, tool: Tool) -> Callable[..., CallToolResult
 
     def run(**arguments: Any) -> CallToolResult:
         try:
-            result = gateway.call(tool.name, arguments, reader=current_reader.get())
+            result = gateway.call(tool.name, arguments, reader=current_reader.get(), deadline=current_deadline.get())
         except GatewayError as error:
             where = f" (field: {error.field})" if error.field else ""
             raise ToolError(f"{error.code}: {error.message}{where}") from None

@@ -71,7 +71,7 @@ class SandboxLimits:
     """The longest wait for a free worker before `Unavailable`."""
     memory_bytes: int = 1 << 30
     """Address space a worker may add to what it started with."""
-    recycle_bytes: int = 256 << 20
+    recycle_bytes: int = 128 << 20
     """A worker whose private memory grew by this much is replaced after its answer."""
 
 
@@ -247,8 +247,11 @@ class Sandbox:
         with self._control_lock:
             if self._closed:
                 raise Unavailable("the SPARQL endpoint is shutting down", retry_after=5)
-            self._control.sendall(b"fork\n")
-            message, fds, _, _ = socket.recv_fds(self._control, 4096, 1)
+            try:
+                self._control.sendall(b"fork\n")
+                message, fds, _, _ = socket.recv_fds(self._control, 4096, 1)
+            except OSError as error:
+                raise UpstreamError(f"the SPARQL sandbox is gone ({error}); restart the server") from None
             if not fds:
                 raise UpstreamError("the SPARQL sandbox could not start a worker")
         worker = _Worker(int(json.loads(message)["pid"]), socket.socket(fileno=fds[0]))
@@ -265,13 +268,16 @@ class Sandbox:
         with self._control_lock:
             if self._closed:
                 return None
-            self._control.sendall(f"reap {worker.pid}\n".encode())
             reply = b""
-            while not reply.endswith(b"\n"):
-                chunk = self._control.recv(4096)
-                if not chunk:
-                    return None
-                reply += chunk
+            try:
+                self._control.sendall(f"reap {worker.pid}\n".encode())
+                while not reply.endswith(b"\n"):
+                    chunk = self._control.recv(4096)
+                    if not chunk:
+                        return None
+                    reply += chunk
+            except OSError:
+                return None
         status = json.loads(reply)["status"]
         return int(status) if status is not None else None
 

@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gateway import deadline as deadlines
 from gateway.models import Closure, TransitiveClosureInput
 from gateway.profiles.base import HopPlan
 from gateway.sparql import integer, iri, render
@@ -44,7 +45,7 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
     if plain:
         found, truncated = _property_path(ctx, starts[0], predicate, query.direction == "out", limit)
     else:
-        found, truncated = _per_level(ctx, starts[0], predicate, plan, limit)
+        found, truncated = _per_level(ctx, starts[0], predicate, plan, limit, warnings)
     reachable = sorted(ctx.ids.to_ids(found))
     return Closure(
         count=len(reachable), reachable=reachable, truncated=truncated,
@@ -61,11 +62,18 @@ def _property_path(
     return found[:limit], len(found) > limit
 
 
-def _per_level(ctx: GraphContext, start: str, predicate: str, plan: HopPlan, limit: int) -> tuple[set[str], bool]:
+def _per_level(
+    ctx: GraphContext, start: str, predicate: str, plan: HopPlan, limit: int, warnings: list[str]
+) -> tuple[set[str], bool]:
     plan = replace(plan, predicates=(predicate,), mirror_predicates=())
     found: set[str] = set()
     frontier = [start]
+    deadline = deadlines.current()
     while frontier:
+        if deadline is not None and deadline.nearly_expired():
+            warnings.append(f"the call's deadline ({deadline.seconds:g} s) stopped the closure before its fixed "
+                            "point: the list is what was reached so far")
+            return found, True
         hits, more = ctx.profile.hop(frontier, plan, ROWS_PER_LEVEL)
         step = {h.o if h.via == "o" else h.s for h in hits if (h.via == "o" and plan.out) or (h.via == "i" and plan.inward)}
         new = sorted(step - found)

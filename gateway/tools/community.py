@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from gateway.errors import TooLarge
+from gateway.errors import EndpointTimeout, TooLarge
 from gateway.models import (
     Communities,
     CommunitiesInput,
@@ -52,12 +52,18 @@ def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
         seeds, unresolved = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings)
         result = walk(ctx.profile, seeds, plan, max_hops=max(1, min(query.max_hops, MAX_HOPS)),
                       max_nodes=2 * bound + len(seeds), max_edges=bound, count_hidden=False)
+        if result.cut is not None and result.cut.reason == "deadline":
+            raise EndpointTimeout("the neighbourhood could not be read within the call's deadline; "
+                                  "use fewer hops, seeds or predicates", field="max_hops")
         if result.cut is not None:
             raise TooLarge(f"the neighbourhood has more than {bound} edges; use fewer hops, seeds or predicates", field="max_hops")
         keys: list[EdgeKey] = list(result.edges)
         nodes.update(result.hops)
     else:
-        rows = statement_rows(ctx, plan, set(plan.predicates) if plan.predicates else None, None, bound + 1)
+        rows, complete = statement_rows(ctx, plan, None, bound + 1)
+        if not complete:
+            raise EndpointTimeout("the statements could not be read within the call's deadline; "
+                                  "give seeds or edge_predicates", field="edge_predicates")
         if len(rows) > bound:
             raise TooLarge(f"more than {bound} statements match; give seeds or edge_predicates", field="edge_predicates")
         keys = [key for _, key, _ in rows]

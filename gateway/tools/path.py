@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gateway import deadline as deadlines
 from gateway.models import ShortestPath, ShortestPathInput
 from gateway.presentation import full_edges
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
@@ -89,7 +90,12 @@ class _Search:
 
     def run(self, max_hops: int) -> int | None:
         radius = 0
+        deadline = deadlines.current()
         while radius < max_hops and self.forward_frontier and self.backward_frontier:
+            if deadline is not None and deadline.nearly_expired():
+                self.reason = (f"the call's deadline ({deadline.seconds:g} s) passed after searching {radius} hops "
+                               "without a path: not an answer about longer paths; try fewer hops or predicates")
+                return None
             if len(self.forward_frontier) <= len(self.backward_frontier):
                 self._expand_forward()
             else:

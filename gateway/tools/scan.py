@@ -1,9 +1,10 @@
 """scan_query: every matching entity or statement, with no seed, a page at a time.
 
 Pages follow a keyset: the order is by IRI (entities) or by subject, predicate, object
-and statement ID (statements), and the cursor holds the last key of the page. It is
-sealed (AES-SIV: encrypted and authenticated, the same page giving the same cursor)
-with the deployment's secret
+and statement ID (statements), and the cursor holds the last key of the page. Statements
+are read a slice of subjects at a time (`statement_rows`), so a page costs the same on a
+small graph and a large one. It is sealed (AES-SIV: encrypted and
+authenticated, the same page giving the same cursor) with the deployment's secret
 (`gateway.deployment_key`), so it is opaque to the reader, survives a restart, and
 cannot be forged. It is bound to the scan's arguments and to the reader's scope (the
 graphs it reads): a cursor that was altered, replayed with other filters, or comes from a
@@ -13,20 +14,22 @@ reader of other graphs or from another deployment is refused.
 from __future__ import annotations
 
 import base64
+import bisect
 import hashlib
 import hmac
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 
-from gateway.errors import InvalidInput
+from gateway import deadline as deadlines
+from gateway.errors import InvalidInput, TooLarge
 from gateway.models import ScanPage, ScanQueryInput
 from gateway.presentation import full_edges, full_nodes, node_types
-from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan, time_filters
-from gateway.sparql import Sparql, integer, iris, literal
-from gateway.terms import BFS, Literal
+from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan
+from gateway.sparql import integer, iris, literal
 from gateway.tools.bfs import make_plan
 from gateway.walk import EdgeKey
 
@@ -34,7 +37,15 @@ if TYPE_CHECKING:
     from gateway.context import GraphContext
 
 MAX_PAGE = 1000
+FIRST_SLICE = 16
+"""Subjects in a page's first hop query; each further query takes 4x more, up to MAX_SLICE."""
+MAX_SLICE = 4096
+SLICE_ROWS = 50_000
+"""Rows one hop query may read; a slice over it is read again in smaller slices."""
+SUBJECT_ROWS = 500_000
+"""Statements of a single subject a scan reads at most (without edge_predicates)."""
 _STATEMENT_FILTERS = ("edge_predicates", "truth_status", "as_of", "valid_at")
+Row = tuple[str, EdgeKey, Hit]
 
 
 def scan_query(ctx: GraphContext, query: ScanQueryInput) -> ScanPage:
@@ -76,46 +87,70 @@ def _scan_statements(
     ctx: GraphContext, query: ScanQueryInput, after: str | None, limit: int, warnings: list[str],
 ) -> ScanPage:
     plan = make_plan(ctx, query)
-    predicates = None
     if query.edge_predicates:
         predicates = ctx.resolve_terms(query.edge_predicates, "edge_predicates", kind="predicate", warnings=warnings)
         if not predicates:
             return ScanPage(kind="statements", count=0, limit=limit, warnings=warnings)
-    rows = statement_rows(ctx, plan, predicates, after, limit + 1)
+        plan = replace(plan, predicates=tuple(sorted(predicates)))
+    rows, complete = statement_rows(ctx, plan, after, limit + 1)
     page = rows[:limit]
     edges = full_edges(ctx, [(key, hit) for _, key, hit in page])
-    cursor = _make_cursor(ctx, query, "statements", page[-1][0]) if len(rows) > limit else None
+    more = len(rows) > limit or not complete
+    if not complete:
+        warnings.append("the call's deadline ended this page early; pass next_cursor to go on")
+    cursor = _make_cursor(ctx, query, "statements", page[-1][0] if page else after or "") if more else None
     return ScanPage(kind="statements", count=len(edges), edges=edges, limit=limit, next_cursor=cursor, warnings=warnings)
 
 
-def statement_rows(
-    ctx: GraphContext, plan: HopPlan, predicates: set[str] | None, after: str | None, limit: int
-) -> list[tuple[str, EdgeKey, Hit]]:
-    """(sort key, edge, hit) of up to `limit` statements passing the plan's filters, in key order."""
-    flags = []
-    slots: dict[str, Sparql] = {
-        "excluded": iris(NON_EDGE_PREDICATES, ", "),
-        "truth_status": iris((BFS + s for s in sorted(plan.truth_status)), ", "),
-        "limit": integer(limit),
-    }
-    if predicates:
-        flags.append("predicates")
-        slots["predicates"] = iris(sorted(predicates), ", ")
-        slots["predicate_values"] = iris(sorted(predicates))
-    time_flags, time_slots = time_filters(plan)
-    flags += time_flags
-    slots.update(time_slots)
-    if after is not None:
-        flags.append("after")
-        slots["after"] = literal(after)
-    rows = ctx.select("scan_statements", flags, **slots)
-    found = []
-    for key, r, s, p, o, status, at, vf, vu in rows:
-        stmt = str(r) if r is not None else None
-        name = str(status)[len(BFS):] if str(status).startswith(BFS) else "asserted_true"
-        hit = Hit("", "", str(s), str(p), str(o), stmt, name, at, vf, vu)
-        found.append((key.value if isinstance(key, Literal) else str(key), (hit.s, hit.p, hit.o, stmt, None), hit))
-    return found
+def statement_rows(ctx: GraphContext, plan: HopPlan, after: str | None, limit: int) -> tuple[list[Row], bool]:
+    """Up to `limit` (sort key, edge, hit) of statements passing the plan's filters, after
+    the key `after`, in key order; and whether the scan got that far (False: the call's
+    deadline stopped it first, with at least one row found).
+
+    The statements are read subject by subject in ID order, a slice of subjects at a time
+    with the walk's own hop query, so a page costs a few bounded queries whatever the
+    size of the graph (sorting every matching statement in the store, a page at a time,
+    took ~50 s a page on a million statements).
+    """
+    plan = replace(plan, direction="out", mirror_predicates=())
+    subjects = _subjects(ctx)
+    start = bisect.bisect_left(subjects, after.split(" ", 1)[0]) if after else 0
+    found: dict[str, Row] = {}
+    size = FIRST_SLICE
+    deadline = deadlines.current()
+    while start < len(subjects) and len(found) < limit:
+        if found and deadline is not None and deadline.nearly_expired():
+            return sorted(found.values())[:limit], False
+        window = subjects[start : start + size]
+        hits, more = ctx.profile.hop(window, plan, SLICE_ROWS + 1)
+        if more and size > 1:
+            size = max(1, size // 4)  # a hub in the slice: read fewer subjects at once
+            continue
+        if more:
+            hits, more = ctx.profile.hop(window, plan, SUBJECT_ROWS + 1)
+            if more:
+                raise TooLarge(f"{ctx.ids.to_id(window[0])} is the subject of more than {SUBJECT_ROWS} statements; "
+                               "scan it with edge_predicates", field="edge_predicates")
+        for hit in hits:
+            if hit.via != "o":
+                continue
+            key = f"{hit.s} {hit.p} {hit.o} {hit.stmt or ''}"
+            if after is None or key > after:
+                found[key] = (key, (hit.s, hit.p, hit.o, hit.stmt, None), hit)
+        start += len(window)
+        size = min(size * 4, MAX_SLICE)
+    return sorted(found.values())[:limit], True
+
+
+def _subjects(ctx: GraphContext) -> list[str]:
+    """Every IRI that is the subject of some statement (and a few that are not: reifiers,
+    statement nodes), sorted; read once per open graph."""
+
+    def read() -> list[str]:
+        rows = ctx.select("scan_subjects", excluded=iris(NON_EDGE_PREDICATES, ", "))
+        return sorted({*(str(row[0]) for row in rows), *(hit.s for hit in ctx.profile.unasserted())})
+
+    return ctx.memo("scan_subjects", read)
 
 
 # -- cursors ---------------------------------------------------------------------------

@@ -1,35 +1,18 @@
-"""describe_schema: what an agent needs to orient itself in an unfamiliar graph."""
+"""describe_schema: what an agent needs to orient itself in an unfamiliar graph.
+
+The counts come from `gateway.statistics` (counted once, kept on disk for file data).
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
-from gateway.profiles.base import NON_EDGE_PREDICATES
-from gateway.sparql import iris
-from gateway.terms import BFS, Literal
+from gateway.statistics import statistics
+from gateway.terms import Literal
 
 if TYPE_CHECKING:
     from gateway.context import GraphContext
-
-
-def _has_reifiers(ctx: GraphContext) -> bool:
-    return ctx.profile.has_reifiers
-
-
-def count_predicates(ctx: GraphContext) -> dict[str, int]:
-    """Edge predicate -> number of statements (asserted triples plus reifier-only ones)."""
-    flags = ["reified"] if _has_reifiers(ctx) else []
-    rows = ctx.select("predicate_counts", flags, excluded=iris(NON_EDGE_PREDICATES, ", "))
-    counts = {str(p): _int(n) for p, n in rows if isinstance(p, str)}
-    for hit in ctx.profile.unasserted():
-        counts[hit.p] = counts.get(hit.p, 0) + 1
-    return counts
-
-
-def count_types(ctx: GraphContext) -> dict[str, int]:
-    rows = ctx.select("type_counts")
-    return {str(t): _int(n) for t, n in rows if isinstance(t, str)}
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
@@ -37,6 +20,7 @@ def describe_schema(ctx: GraphContext) -> Schema:
 
 
 def _describe(ctx: GraphContext) -> Schema:
+    stats = statistics(ctx)
     predicates, types = ctx.vocabulary
     traits = ctx.profile.traits()
     labels = ctx.labels(sorted({*predicates, *types}))
@@ -52,8 +36,9 @@ def _describe(ctx: GraphContext) -> Schema:
                           inverse_of=to_id(inverse) if inverse else None)
         )
     type_infos = [TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))]
-    statuses, counts = _statement_counts(ctx, predicates)
-    ranges = _ranges(ctx) if _has_reifiers(ctx) else {}
+    counts = StatementCounts(total=stats.total, reified=stats.reified, plain=stats.plain,
+                             unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
+    ranges = _ranges(ctx) if ctx.profile.has_reifiers else {}
     graphs = [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
     shown = [to_id(x) for x in (*predicates, *types)]
     prefixes = {
@@ -66,38 +51,13 @@ def _describe(ctx: GraphContext) -> Schema:
         profile=ctx.profile.name,
         entity_types=type_infos,
         predicates=predicate_infos,
-        truth_statuses=statuses,
+        truth_statuses=stats.statuses,
         statements=counts,
         as_of_range=ranges.get("asserted"),
         valid_at_range=ranges.get("valid"),
         named_graphs=[to_id(g) for g in sorted(graphs)],
         prefixes=prefixes,
     )
-
-
-def _statement_counts(ctx: GraphContext, predicates: dict[str, int]) -> tuple[dict[str, int], StatementCounts]:
-    statuses: dict[str, int] = {}
-    reified = untimed_reified = 0
-    plain = 0
-    unasserted = len(ctx.profile.unasserted())
-    if _has_reifiers(ctx):
-        rows = ctx.select("status_counts")
-        for status, n, untimed in rows:
-            name = str(status)[len(BFS):] if str(status).startswith(BFS) else str(status)
-            statuses[name] = statuses.get(name, 0) + _int(n)
-            reified += _int(n)
-            untimed_reified += _int(untimed)
-        rows = ctx.select("plain_count", excluded=iris(NON_EDGE_PREDICATES, ", "))
-        plain = _int(rows[0][0]) if rows else 0
-    else:
-        plain = sum(predicates.values())
-    if plain:
-        statuses["asserted_true"] = statuses.get("asserted_true", 0) + plain
-    counts = StatementCounts(
-        total=reified + plain, reified=reified, plain=plain, unasserted=unasserted,
-        without_asserted_at=plain + untimed_reified,
-    )
-    return dict(sorted(statuses.items())), counts
 
 
 def _ranges(ctx: GraphContext) -> dict[str, Range]:
@@ -116,10 +76,6 @@ def _description(ctx: GraphContext, total: int) -> str:
     if rows and isinstance(rows[0][1], Literal):
         return rows[0][1].value
     return f"an RDF graph of {total} statements"
-
-
-def _int(term: object) -> int:
-    return int(term.value) if isinstance(term, Literal) else 0
 
 
 def _text(term: object) -> str:

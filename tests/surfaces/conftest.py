@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import http.server
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -141,3 +143,39 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 def client(server: Served) -> Iterator[httpx2.Client]:
     with server.client() as client:
         yield client
+
+
+class Listener(http.server.ThreadingHTTPServer):
+    """A loopback HTTP server that records every request and answers an empty SPARQL result."""
+
+    hits: list[str]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+@pytest.fixture()
+def listener() -> Iterator[Listener]:
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the standard library's name
+            server.hits.append(self.path)
+            body = b'{"head":{"vars":[]},"results":{"bindings":[{}]}}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/sparql-results+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = Listener(("127.0.0.1", 0), Answer)
+    server.daemon_threads = True
+    server.hits = []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()

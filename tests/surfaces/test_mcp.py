@@ -72,12 +72,16 @@ def test_every_tool_has_an_example(name: str) -> None:
 
 def test_over_stdio() -> None:
     """`bfsql mcp` as a subprocess, spoken to by the real client."""
+    import os
     import sys
 
     from mcp.client.stdio import StdioServerParameters
 
     gateway = Gateway.open(DEMO)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gateway.surfaces.cli", "mcp", str(DEMO)])
+    # The whole environment: the SDK passes on only a few variables by default, and the
+    # server must seal scan cursors with this deployment's key (XDG_DATA_HOME) to match.
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gateway.surfaces.cli", "mcp", str(DEMO)],
+                                   env=dict(os.environ))
 
     async def session() -> None:
         async with Client(params) as client:

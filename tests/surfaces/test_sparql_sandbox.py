@@ -7,8 +7,6 @@ the sandbox holds by itself: no network, crashes and runaways contained, memory 
 from __future__ import annotations
 
 import asyncio
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ import pytest
 from gateway.errors import EndpointTimeout, TooLarge, Unavailable, UpstreamError
 from gateway.surfaces.sparql_endpoint import run_query, store_opener
 from gateway.surfaces.sparql_sandbox import Sandbox, SandboxLimits
+from tests.surfaces.conftest import Listener
 
 EX = "http://example.org/"
 CARTESIAN = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
@@ -60,32 +59,16 @@ def test_answers_come_from_the_store(sandbox: Sandbox) -> None:
     assert b'"300"' in body
 
 
-def test_a_worker_reaches_no_network(sandbox: Sandbox) -> None:
-    hits: list[str] = []
-
-    class Record(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
-            hits.append(self.path)
-            self.send_response(500)
-            self.end_headers()
-
-        do_GET = do_POST
-
-    listener = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Record)
-    threading.Thread(target=listener.serve_forever, daemon=True).start()
-    target = f"http://127.0.0.1:{listener.server_address[1]}/sparql"
-    try:
-        direct = _store(1)
-        with pytest.raises((OSError, RuntimeError)):
-            list(direct.query(f"SELECT * WHERE {{ SERVICE <{target}> {{ ?s ?p ?o }} }}"))  # type: ignore[call-overload]
-        assert hits  # outside the sandbox, pyoxigraph does reach the listener
-        hits.clear()
-        header, _ = _run(sandbox, f"SELECT * WHERE {{ SERVICE <{target}> {{ ?s ?p ?o }} }}")
-        assert header["refused"] == "failed" and "unreachable" in header["message"].lower()
-        header, body = _run(sandbox, f"SELECT * WHERE {{ SERVICE SILENT <{target}> {{ ?s ?p ?o }} }}")
-        assert hits == []
-    finally:
-        listener.shutdown()
+def test_a_worker_reaches_no_network(sandbox: Sandbox, listener: Listener) -> None:
+    target = f"{listener.url}/sparql"
+    direct = _store(1)
+    list(direct.query(f"SELECT * WHERE {{ SERVICE <{target}> {{ ?s ?p ?o }} }}"))  # type: ignore[call-overload]
+    assert listener.hits  # outside the sandbox, pyoxigraph does reach the listener
+    listener.hits.clear()
+    header, _ = _run(sandbox, f"SELECT * WHERE {{ SERVICE <{target}> {{ ?s ?p ?o }} }}")
+    assert header["refused"] == "failed" and "unreachable" in header["message"].lower()
+    _run(sandbox, f"SELECT * WHERE {{ SERVICE SILENT <{target}> {{ ?s ?p ?o }} }}")
+    assert listener.hits == []
 
 
 def test_a_runaway_query_is_stopped_at_its_deadline(sandbox: Sandbox) -> None:

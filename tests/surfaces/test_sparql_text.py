@@ -9,44 +9,14 @@ SERVICEex:pname) and the ones it suggests (a number or a boolean glued before).
 
 from __future__ import annotations
 
-import http.server
 import itertools
-import threading
 from collections.abc import Iterator
 
 import pyoxigraph as ox
 import pytest
 
 from gateway.surfaces.sparql_text import MAX_DEPTH, MAX_OPERATORS, read_query
-
-
-class _Listener(http.server.ThreadingHTTPServer):
-    hits: list[str]
-
-
-@pytest.fixture(scope="module")
-def listener() -> Iterator[_Listener]:
-    class Answer(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the standard library's name
-            server.hits.append(self.path)
-            body = b'{"head":{"vars":[]},"results":{"bindings":[{}]}}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/sparql-results+json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        do_GET = do_POST
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = _Listener(("127.0.0.1", 0), Answer)
-    server.hits = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
+from tests.surfaces.conftest import Listener
 
 
 def _grid(port: int) -> Iterator[str]:
@@ -65,7 +35,7 @@ def _grid(port: int) -> Iterator[str]:
         yield prologue + place.format(b=b, k=k, a=a, n=name)
 
 
-def test_every_spelling_pyoxigraph_would_send_is_found(listener: _Listener) -> None:
+def test_every_spelling_pyoxigraph_would_send_is_found(listener: Listener) -> None:
     store = ox.Store()
     store.add(ox.Quad(ox.NamedNode("http://a.example/s"), ox.NamedNode("http://a.example/p"), ox.NamedNode("http://a.example/o")))
     sent = missed = 0

@@ -1,0 +1,150 @@
+"""The graph's statistics: statements per predicate and per truth status, entities per type.
+
+`describe_schema` reports them, and bare names and "did you mean" hints are resolved
+against them. Counting means reading the whole store (about a minute on a million
+statements), so they are counted once and kept:
+
+- in memory, per open graph and reader scope;
+- on disk, when the data came from files or a store directory: `bfsql load` writes the
+  store's own (`statistics-<profile>.json` in the directory); everything else goes to the
+  user's cache (`$XDG_CACHE_HOME/bfsql/statistics/`, default `~/.cache/...`), under a key
+  made of what the data was read from (paths, sizes, modification times), the profile
+  and the reader's scope, so changed data is counted again.
+
+Data that did not come from files (a `Store` handed over, a remote endpoint) is counted
+once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gateway.profiles.base import NON_EDGE_PREDICATES
+from gateway.sparql import iris
+from gateway.terms import BFS, Literal
+
+if TYPE_CHECKING:
+    from gateway.context import GraphContext
+
+VERSION = 1
+"""Bumped whenever what is counted changes: older files are then ignored."""
+logger = logging.getLogger("gateway.statistics")
+
+
+@dataclass(frozen=True)
+class Statistics:
+    predicates: dict[str, int]
+    """Edge predicate IRI -> statements (asserted triples and reifier-only statements)."""
+    types: dict[str, int]
+    """Type IRI -> entities."""
+    statuses: dict[str, int]
+    """Truth status name -> statements."""
+    total: int
+    reified: int
+    plain: int
+    unasserted: int
+    without_asserted_at: int
+
+
+def statistics(ctx: GraphContext) -> Statistics:
+    """The statistics of the graph as `ctx` sees it: from memory, from disk, or counted."""
+    return ctx.memo("statistics", lambda: _load_or_count(ctx))
+
+
+def store_file(directory: Path, profile: str) -> Path:
+    """Where `bfsql load` keeps a store's statistics (for readers of every graph)."""
+    return directory / f"statistics-{profile}.json"
+
+
+def write(path: Path, stats: Statistics) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(json.dumps({"version": VERSION, **asdict(stats)}), encoding="utf-8")
+    temporary.replace(path)  # atomic: a reader never sees half a file
+
+
+def _load_or_count(ctx: GraphContext) -> Statistics:
+    places = _places(ctx)
+    for path in places:
+        found = _read(path)
+        if found is not None:
+            return found
+    stats = count(ctx)
+    if places:
+        try:
+            write(places[-1], stats)
+        except OSError as error:
+            logger.warning("cannot keep the graph's statistics in %s (%s); they will be counted again", places[-1], error)
+    return stats
+
+
+def _places(ctx: GraphContext) -> list[Path]:
+    """Files that may hold these statistics, the one to write last."""
+    source = ctx.backend.source()
+    if source is None:
+        return []
+    places = []
+    directory = ctx.backend.directory
+    if directory is not None and ctx.scope is None:
+        places.append(store_file(directory, ctx.profile.name))
+    key = json.dumps([VERSION, source, ctx.profile.name, ctx.scope])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    places.append(Path(base) / "bfsql" / "statistics" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json")
+    return places
+
+
+def _read(path: Path) -> Statistics | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.pop("version", None) != VERSION:
+            return None
+        return Statistics(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+# -- counting ---------------------------------------------------------------------------------
+def count(ctx: GraphContext) -> Statistics:
+    """Read the statistics from the store (every statement once)."""
+    predicates = _count_predicates(ctx)
+    types = {str(t): _int(n) for t, n in ctx.select("type_counts") if isinstance(t, str)}
+    statuses: dict[str, int] = {}
+    reified = untimed_reified = plain = 0
+    unasserted = len(ctx.profile.unasserted())
+    if ctx.profile.has_reifiers:
+        for status, n, untimed in ctx.select("status_counts"):
+            name = str(status)[len(BFS):] if str(status).startswith(BFS) else str(status)
+            statuses[name] = statuses.get(name, 0) + _int(n)
+            reified += _int(n)
+            untimed_reified += _int(untimed)
+        rows = ctx.select("plain_count", excluded=iris(NON_EDGE_PREDICATES, ", "))
+        plain = _int(rows[0][0]) if rows else 0
+    else:
+        plain = sum(predicates.values())
+    if plain:
+        statuses["asserted_true"] = statuses.get("asserted_true", 0) + plain
+    return Statistics(
+        predicates=predicates, types=types, statuses=dict(sorted(statuses.items())),
+        total=reified + plain, reified=reified, plain=plain, unasserted=unasserted,
+        without_asserted_at=plain + untimed_reified,
+    )
+
+
+def _count_predicates(ctx: GraphContext) -> dict[str, int]:
+    """Edge predicate -> number of statements (asserted triples plus reifier-only ones)."""
+    flags = ["reified"] if ctx.profile.has_reifiers else []
+    rows = ctx.select("predicate_counts", flags, excluded=iris(NON_EDGE_PREDICATES, ", "))
+    counts = {str(p): _int(n) for p, n in rows if isinstance(p, str)}
+    for hit in ctx.profile.unasserted():
+        counts[hit.p] = counts.get(hit.p, 0) + 1
+    return counts
+
+
+def _int(term: object) -> int:
+    return int(term.value) if isinstance(term, Literal) else 0
