@@ -52,6 +52,7 @@ from pathlib import Path
 import httpx2
 
 from bench import data
+from bench.processes import TICK, cpu_seconds, descendants
 from bench.report import record, write_section
 from gateway import Gateway
 from gateway.synth import ENTITY
@@ -61,7 +62,6 @@ SECTION = "## HTTP load"
 DEMO = ROOT / "data" / "sherlock.trig"
 PERSON = "https://example.org/schema/Person"
 TOOL_PATH = "/v1/tools/bfs_query"
-TICK = os.sysconf("SC_CLK_TCK")
 
 TARGET_RPS = 500.0
 TARGET_P99_MS = 50.0
@@ -73,27 +73,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    try:
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            found += [int(c) for c in (task / "children").read_text().split()]
-    except OSError:
-        pass
-    return found + [g for c in found for g in _children(c)]
-
-
-def _cpu_seconds(pids: Sequence[int]) -> float:
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / TICK
 
 
 def machine_busy_seconds() -> float:
@@ -137,10 +116,10 @@ class Server:
         raise SystemExit(f"the server was not ready after {timeout:.0f} s:\n{self.log_tail()}")
 
     def pids(self) -> list[int]:
-        return [self.process.pid, *_children(self.process.pid)]
+        return [self.process.pid, *descendants(self.process.pid)]
 
     def cpu_seconds(self) -> float:
-        return _cpu_seconds(self.pids())
+        return cpu_seconds(self.pids())
 
     def stop(self) -> int | None:
         if self.process.poll() is None:
@@ -320,13 +299,13 @@ def run_load(server: Server, load: Load, seeds: Sequence[str], seconds: float, w
     asyncio.run(_run(server, bodies, load.clients, warmup, None, load.raw))
     load.ready_s = server.ready_s
     pids = server.pids()
-    server_before, machine_before = _cpu_seconds(pids), machine_busy_seconds()
+    server_before, machine_before = cpu_seconds(pids), machine_busy_seconds()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     client_before = usage.ru_utime + usage.ru_stime
     asyncio.run(_run(server, bodies, load.clients, seconds, load, load.raw))
     usage = resource.getrusage(resource.RUSAGE_SELF)
     load.client_cpu = usage.ru_utime + usage.ru_stime - client_before
-    load.server_cpu = _cpu_seconds(pids) - server_before
+    load.server_cpu = cpu_seconds(pids) - server_before
     load.machine_cpu = machine_busy_seconds() - machine_before
     print(f"  {load.name}: {load.rps:.0f} req/s, p50 {load.percentile(0.5):.1f} ms, p99 {load.percentile(0.99):.1f} ms, "
           f"{load.error_count} errors; server {load.cores(load.server_cpu):.2f} cores, "

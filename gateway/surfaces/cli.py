@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("arguments", nargs="?", default="{}", help="the tool's arguments as a JSON object ('-' reads stdin)")
     _data_options(query)
     query.add_argument("--compact", action="store_true", help="print one line of JSON")
+    query.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                       help="time the call may take (default 30, at most 300)")
     query.set_defaults(run=_query)
 
     load = commands.add_parser("load", help="bulk-load RDF files into an on-disk store directory")
@@ -133,7 +135,7 @@ def _query(args: argparse.Namespace) -> int:
         print("bfsql: the arguments must be a JSON object, such as '{\"seeds\": [\"wiki:Sherlock_Holmes\"]}'", file=sys.stderr)
         return EXIT_USAGE
     with _open(args) as gateway:
-        result = gateway.call(args.tool, arguments)
+        result = gateway.call(args.tool, arguments, deadline=args.deadline)
     print(result.model_dump_json(exclude_none=True, indent=None if args.compact else 2))
     return 0
 

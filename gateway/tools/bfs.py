@@ -10,7 +10,6 @@ from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncati
 from gateway.presentation import (
     TypeNames,
     derive_label,
-    entity_type,
     full_edges,
     full_nodes,
     node_types,

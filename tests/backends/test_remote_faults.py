@@ -33,6 +33,7 @@ from gateway import (
     Unavailable,
     UpstreamError,
 )
+from gateway import deadline as deadlines
 from gateway.backends.remote import (
     BreakerPolicy,
     RemoteBackend,
@@ -334,6 +335,29 @@ def test_dripping_body_meets_the_deadline() -> None:
     with FakeEndpoint(Reply(drip=0.05)) as fake:
         error = fails_with(EndpointTimeout, fake, timeout=1.0, deadline=0.3)
     assert "bytes" in error.message  # type: ignore[attr-defined]
+
+
+def test_the_call_deadline_cuts_a_drip_slower_than_nothing_else_notices() -> None:
+    """Each byte arrives well within the read timeout and the answer's own deadline is far:
+    only the call's deadline can end it, and it does so mid-read, not at the next byte."""
+    with FakeEndpoint(Reply(drip=0.8)) as fake:
+        client = backend(fake, timeout=5.0, deadline=60.0)
+        started = time.monotonic()
+        with deadlines.within(1.0), pytest.raises(EndpointTimeout, match="bytes"):
+            client.select(QUERY)
+    assert time.monotonic() - started < 1.5  # the next byte was due at 1.6 s
+
+
+def test_the_wait_for_a_connection_slot_ends_with_the_call_deadline() -> None:
+    with FakeEndpoint(Reply(delay=3.0)) as fake:
+        client = backend(fake, timeout=10.0, max_concurrency=1)
+        holder = threading.Thread(target=client.select, args=(QUERY,), daemon=True)
+        holder.start()
+        while not fake.bodies:
+            time.sleep(0.01)
+        with deadlines.within(0.5), pytest.raises(EndpointTimeout, match="busy"):
+            client.select(QUERY)
+        assert len(fake.bodies) == 1  # the second query never left
 
 
 # -- silent truncation ----------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Hostile requests against a real `bfsql serve`, one finding of the reliability probe at a
 time: each test sends the probe's own request and checks that it can neither reach the
-network, crash, stall nor bloat the server (bench/RELIABILITY.md has the figures)."""
+network, crash, stall nor bloat the server (the figures: "Reliability" in bench/RESULTS.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import socket
 import threading
 import time
@@ -21,6 +20,7 @@ import httpx2
 import pytest
 import uvicorn
 
+from bench.processes import cpu_seconds, descendants, tree_pss
 from gateway import Gateway
 from gateway.auth import hash_token
 from gateway.profiles.native import NativeProfile
@@ -34,50 +34,6 @@ MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": 
 
 def sparql(client: httpx2.Client, query: str, **headers: str) -> httpx2.Response:
     return client.post("/sparql", data={"query": query}, headers=headers)
-
-
-# -- process measurements ----------------------------------------------------------------------
-def descendants(pid: int) -> list[int]:
-    """`pid` and every process below it (the SPARQL zygote and its workers)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    found, stack = [], [pid]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(children.get(current, []))
-    return found
-
-
-def tree_pss(pid: int) -> int:
-    """Bytes of memory the process tree holds, shared pages counted once (PSS)."""
-    total = 0
-    for member in descendants(pid):
-        try:
-            for line in Path(f"/proc/{member}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-    return total
-
-
-def tree_cpu(pid: int) -> float:
-    """CPU seconds the process tree has used so far."""
-    ticks = 0
-    for member in descendants(pid):
-        try:
-            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 # -- 1. SERVICE never reaches the network -------------------------------------------------------
@@ -140,9 +96,19 @@ def test_two_runaway_queries_end_at_their_deadline_and_free_their_slots(strict: 
         for _ in range(5):
             assert sparql(client, "ASK { ?s ?p ?o }").status_code == 200
         assert time.monotonic() - after < 3
-    cpu = tree_cpu(strict.process.pid)
+    cpu = cpu_seconds([strict.process.pid, *descendants(strict.process.pid)])
     time.sleep(1.0)
-    assert tree_cpu(strict.process.pid) - cpu < 0.3  # nothing is still computing the runaways
+    assert cpu_seconds([strict.process.pid, *descendants(strict.process.pid)]) - cpu < 0.3  # nothing is still computing the runaways
+
+
+def test_small_queries_under_light_load_wait_for_a_worker_instead_of_503(server: Served) -> None:
+    def ask(_: int) -> list[int]:
+        with server.client() as client:
+            return [sparql(client, "ASK { ?s ?p ?o }").status_code for _ in range(25)]
+
+    with ThreadPoolExecutor(4) as pool:
+        statuses = [status for answers in pool.map(ask, range(4)) for status in answers]
+    assert statuses == [200] * 100
 
 
 # -- 10. slow clients ------------------------------------------------------------------------------
