@@ -344,9 +344,9 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 }
 PROBLEM_STATUSES = {
     400: "Malformed request (not JSON, not an object)", 401: "No valid bearer token",
-    408: "The request (headers or body) did not arrive in time",
     403: "Forbidden (a foreign Origin, or not for this reader)", 404: "Not found",
-    405: "Method not allowed", 406: "Not acceptable", 413: "Request or response too large",
+    405: "Method not allowed", 406: "Not acceptable", 408: "The request (headers or body) did not arrive in time",
+    413: "Request or response too large",
     415: "Unsupported media type", 421: "Foreign Host header", 422: "An argument is invalid (see field)",
     429: "Rate limited (see Retry-After)", 500: "Unexpected failure", 502: "The store answered with an error",
     503: "The store is unavailable or busy", 504: "The store did not answer in time",
@@ -446,9 +446,9 @@ class Guard:
 
     The body is read here, up to the bound and within `body_timeout` seconds (a slow body
     gets 408 and the connection is closed), before the app sees it, so no route reads an
-    unbounded body or waits on a trickle; a response over its bound becomes a 413 problem before any byte of it
-    is sent, never a truncated answer. (Streamed responses without a length pass: only
-    the future /mcp event streams are streamed.)
+    unbounded body or waits on a trickle; a response over its bound becomes a 413 problem
+    before any byte of it is sent, never a truncated answer. (Streamed responses without a
+    length pass: only the future /mcp event streams are streamed.)
     """
 
     def __init__(
