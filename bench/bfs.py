@@ -113,7 +113,7 @@ def per_node_walk(
 ) -> tuple[int, int, int]:
     """(nodes, edges, queries) of a BFS that sends one query per frontier node and direction.
 
-    Budgets follow `gateway.walk`: an edge to a new node is dropped once `max_nodes` is
+    Budgets follow `gateway.engine.walk`: an edge to a new node is dropped once `max_nodes` is
     reached and the walk ends with that hop; it stops at once at `max_edges`. Each query
     has `LIMIT` edges-left + 1.
     """

@@ -35,9 +35,9 @@ path = Path({path!r})
 lines = sum(1 for _ in open(path, "rb"))
 if {on_disk!r}:
     from gateway.backends.embedded import EmbeddedBackend, load_files
-    from gateway.context import GraphContext
+    from gateway.engine.context import GraphContext
     from gateway.profiles.native import NativeProfile
-    from gateway.search import SearchIndex
+    from gateway.engine.search import SearchIndex
     directory = Path(tempfile.mkdtemp(dir={scratch!r}))
     try:
         store = ox.Store(str(directory / "store"))

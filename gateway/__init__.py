@@ -1,7 +1,6 @@
 """BFS-QL gateway: bounded graph traversal tools for LLM agents over RDF stores."""
 
 from gateway.api import Gateway
-from gateway.context import Settings
 from gateway.errors import (
     BackendError,
     EndpointTimeout,
@@ -15,6 +14,7 @@ from gateway.errors import (
     Unavailable,
     UpstreamError,
 )
+from gateway.settings import Settings
 
 __all__ = [
     "BackendError", "EndpointTimeout", "Forbidden", "Gateway", "GatewayError", "InvalidInput",

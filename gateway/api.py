@@ -15,12 +15,16 @@ from gateway import models
 from gateway.auth import Reader
 from gateway.backends.base import Backend
 from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
-from gateway.context import GraphContext, Settings
+from gateway.engine.context import GraphContext
 from gateway.errors import InvalidInput
 from gateway.gc_hold import cycle_collector_held
+from gateway.profiles import profile_class
 from gateway.profiles.base import Profile
 from gateway.profiles.native import NativeProfile
+from gateway.profiles.wikidata import detect_profile
+from gateway.settings import Settings
 from gateway.tools import TOOLS
 
 M = TypeVar("M", bound=BaseModel)
@@ -39,11 +43,7 @@ def validate(model: type[M], arguments: object) -> M:
 
 
 def _profile(name: str, backend: Backend) -> type[Profile]:
-    from gateway.profiles import profile_class
-
     if name == "auto":
-        from gateway.profiles.wikidata import detect_profile
-
         name = detect_profile(backend)
     return profile_class(name)  # type: ignore[no-any-return]
 
@@ -51,7 +51,7 @@ def _profile(name: str, backend: Backend) -> type[Profile]:
 class Gateway:
     """BFS-QL tools over one graph.
 
-    >>> from gateway.surfaces.cli import demo_path
+    >>> from gateway.resources import demo_path
     >>> gw = Gateway.open(demo_path())
     >>> gw.bfs_query(seeds=["wiki:Sherlock_Holmes"], max_hops=1, topology_only=True).node_count
     14
@@ -122,8 +122,6 @@ class Gateway:
         `user_agent` should name you (a URL or an e-mail) on a public endpoint; `options`
         go to `RemoteBackend` (connect_timeout, max_concurrency, retry, breaker, ...).
         """
-        from gateway.backends.remote import RemoteBackend
-
         backend = RemoteBackend(
             endpoint_url, graphs=graphs, prefixes=prefixes, timeout=timeout, user_agent=user_agent, **options
         )

@@ -16,7 +16,6 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from gateway import statistics
 from gateway.backends.embedded import (
     META_FILE,
     STORE_DIR,
@@ -27,11 +26,12 @@ from gateway.backends.embedded import (
     scan_prefixes,
     write_meta,
 )
-from gateway.context import SEARCH_FILE, GraphContext
 from gateway.deployment_key import KEY_FILE, write_key_file
+from gateway.engine import statistics
+from gateway.engine.context import GraphContext
+from gateway.engine.search import SEARCH_FILE, SearchIndex
 from gateway.errors import InvalidInput
 from gateway.profiles.native import NativeProfile
-from gateway.search import SearchIndex
 
 
 def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False, show_progress: bool = True) -> LoadReport:

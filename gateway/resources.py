@@ -15,3 +15,8 @@ def resource_dir(name: str) -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"the gateway's {name}/ directory is missing from this installation")
+
+
+def demo_path() -> Path:
+    """The demo graph (`data/sherlock.trig`), what every command opens when given no data."""
+    return resource_dir("data") / "sherlock.trig"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import pyoxigraph as ox
@@ -177,3 +178,13 @@ def from_oxigraph(term: object) -> Term | None:
     if kind is ox.Triple:
         return TripleTerm(from_oxigraph(term.subject), term.predicate.value, from_oxigraph(term.object))  # type: ignore[attr-defined,arg-type]
     return str(term)
+
+
+def pick_label(values: Sequence[object], language: str) -> str:
+    """The label in the preferred language, else one without a language, else the first."""
+    literals = sorted((v for v in values if isinstance(v, Literal)), key=lambda v: (v.language or "", v.value))
+    for wanted in (language, None):
+        for lit in literals:
+            if lit.language == wanted or (wanted and lit.language and lit.language.startswith(wanted + "-")):
+                return lit.value
+    return literals[0].value if literals else str(values[0])

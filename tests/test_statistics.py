@@ -9,8 +9,8 @@ import pyoxigraph as ox
 
 from gateway import Gateway
 from gateway.auth import Reader
+from gateway.engine.statistics import store_file
 from gateway.loading import load_store
-from gateway.statistics import store_file
 from tests.conftest import DEMO
 
 COUNTING = ("predicate_counts", "type_counts", "status_counts", "plain_count")

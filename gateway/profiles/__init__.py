@@ -9,22 +9,22 @@
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from gateway.errors import InvalidInput
+from gateway.profiles.base import Profile
+from gateway.profiles.native import NativeProfile
+from gateway.profiles.reification import PlainProfile, ReificationProfile
+from gateway.profiles.wikidata import WikidataProfile
 
-PROFILES: dict[str, str] = {
-    "native": "gateway.profiles.native:NativeProfile",
-    "reification": "gateway.profiles.reification:ReificationProfile",
-    "plain": "gateway.profiles.reification:PlainProfile",
-    "wikidata": "gateway.profiles.wikidata:WikidataProfile",
+PROFILES: dict[str, type[Profile]] = {
+    "native": NativeProfile,
+    "reification": ReificationProfile,
+    "plain": PlainProfile,
+    "wikidata": WikidataProfile,
 }
 
 
-def profile_class(name: str) -> Any:
-    """The profile class called `name` (imported on demand: profiles import the SPARQL layer)."""
-    from gateway.errors import InvalidInput
-
+def profile_class(name: str) -> type[Profile]:
+    """The profile class called `name`."""
     if name not in PROFILES:
         raise InvalidInput(f"unknown profile {name!r}; profiles: {', '.join(PROFILES)}", field="profile")
-    module, _, attribute = PROFILES[name].partition(":")
-    return getattr(import_module(module), attribute)
+    return PROFILES[name]

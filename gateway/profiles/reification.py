@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from gateway.backends.embedded import rdf_format
 from gateway.errors import InvalidInput
 from gateway.profiles.native import NativeProfile
 from gateway.terms import RDF
@@ -72,8 +73,6 @@ def _quads(source: ox.Store | str | bytes | Path, format: ox.RdfFormat | None) -
     if isinstance(source, ox.Store):
         return list(source)
     if isinstance(source, Path):
-        from gateway.backends.embedded import rdf_format
-
         return [_as_quad(q) for q in ox.parse(path=str(source), format=format or rdf_format(source))]
     data = source.encode("utf-8") if isinstance(source, str) else source
     return [_as_quad(q) for q in ox.parse(data, format=format or ox.RdfFormat.N_QUADS)]

@@ -101,7 +101,7 @@ class WikidataProfile(NativeProfile):
         """Flags and slots every template of this profile may use (the deprecated status).
 
         Templates fall back to bfs:retracted when the flag is absent, so a caller that
-        renders them without these (gateway.context.GraphContext.select today) still
+        renders them without these (gateway.engine.context.GraphContext.select today) still
         gets the default mapping.
         """
         return ["deprecated_status"], {"deprecated_status": iri(BFS + self.deprecated_status)}

@@ -19,15 +19,11 @@ from pathlib import Path
 
 from gateway.api import Gateway
 from gateway.errors import GatewayError
-from gateway.resources import resource_dir
+from gateway.resources import demo_path
 from gateway.tools import TOOLS
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-
-
-def demo_path() -> Path:
-    return resource_dir("data") / "sherlock.trig"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

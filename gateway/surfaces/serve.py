@@ -36,7 +36,9 @@ from gateway.auth import Readers
 from gateway.backends.embedded import read_prefix_file
 from gateway.deployment_key import deployment_key
 from gateway.errors import InvalidInput
-from gateway.surfaces.http import LOOPBACK_HOSTS, create_app
+from gateway.resources import demo_path
+from gateway.surfaces.http import create_app
+from gateway.surfaces.middleware import LOOPBACK_HOSTS
 
 WILDCARDS = ("0.0.0.0", "::", "")
 logger = logging.getLogger("gateway.serve")
@@ -80,8 +82,6 @@ class ServeConfig:
 
 
 def build_app(config: ServeConfig) -> FastAPI:
-    from gateway.surfaces.cli import demo_path
-
     prefixes = read_prefix_file(Path(config.prefixes)) if config.prefixes else None
     if config.endpoint:
         gateway = Gateway.connect(config.endpoint, profile=config.profile, prefixes=prefixes)
@@ -112,7 +112,7 @@ class HeaderTimeout(HttpToolsProtocol):  # type: ignore[misc]
     """uvicorn's HTTP protocol, closing a connection whose request headers take longer than
     `timeout` seconds from the connection or the previous answer (uvicorn waits forever,
     so a client sending a byte a minute would hold a connection for good). The body has
-    its own bound (`gateway.surfaces.http.Guard`)."""
+    its own bound (`gateway.surfaces.middleware.Guard`)."""
 
     timeout = 30.0
     """Set from `ServeConfig.request_timeout` for the whole process."""

@@ -49,7 +49,7 @@ from fastapi.responses import Response
 from gateway.auth import DEFAULT_GRAPH, Reader
 from gateway.backends.embedded import NO_GRAPH
 from gateway.errors import Forbidden, TooLarge, UpstreamError
-from gateway.surfaces.http import Problem, problem_responses
+from gateway.surfaces.problems import Problem, problem_responses
 from gateway.surfaces.sparql_sandbox import Sandbox, SandboxLimits
 from gateway.surfaces.sparql_text import MAX_DEPTH, MAX_OPERATORS, read_query
 

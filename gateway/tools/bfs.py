@@ -3,43 +3,21 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
-from gateway.context import clamp
-from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncation
-from gateway.presentation import (
+from gateway.engine.context import GraphContext
+from gateway.engine.plan import make_plan, resolve_presentation
+from gateway.engine.presentation import (
     TypeNames,
     derive_label,
     full_edges,
     full_nodes,
     node_types,
 )
-from gateway.profiles.base import HopPlan
-from gateway.walk import EdgeKey, WalkResult, walk
-
-if TYPE_CHECKING:
-    from gateway.context import GraphContext
-
-
-def make_plan(ctx: GraphContext, query: object, traits: frozenset[str] = frozenset()) -> HopPlan:
-    """The traversal settings of a query (any input model with the traversal filters)."""
-    statuses = getattr(query, "truth_status", None)
-    mirror_predicates: tuple[str, ...] = ()
-    if traits:
-        declared = ctx.profile.traits()
-        mirrored = set()
-        if "Symmetric" in traits:
-            mirrored |= declared.symmetric
-        if "Inverse" in traits:
-            mirrored |= set(declared.inverses)
-        mirror_predicates = tuple(sorted(mirrored))
-    return HopPlan(
-        direction=getattr(query, "direction", "both"),
-        truth_status=frozenset(statuses) if statuses is not None else frozenset({"asserted_true"}),
-        as_of=getattr(query, "as_of", None),
-        valid_at=getattr(query, "valid_at", None),
-        mirror_predicates=mirror_predicates,
-    )
+from gateway.engine.search import search_index
+from gateway.engine.walk import EdgeKey, WalkResult, walk
+from gateway.ids import local_name
+from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncation
+from gateway.settings import clamp
 
 
 def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
@@ -82,23 +60,6 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     if query.layout == "compact":
         return _compact(nodes, edges, common)
     return Subgraph(nodes=nodes, edges=edges, **common)  # type: ignore[arg-type]
-
-
-def resolve_presentation(ctx: GraphContext, query: object, warnings: list[str]) -> tuple[set[str] | None, set[str] | None]:
-    """(types whose nodes are full, predicates whose edges are full); None means all."""
-    if getattr(query, "topology_only", False):
-        return None, None
-    node_filter = getattr(query, "node_filter", None)
-    edge_filter = getattr(query, "edge_filter", None)
-    types = (
-        None if node_filter is None
-        else ctx.resolve_terms(node_filter.entity_types, "node_filter.entity_types", kind="type", warnings=warnings)
-    )
-    predicates = (
-        None if edge_filter is None
-        else ctx.resolve_terms(edge_filter.predicates, "edge_filter.predicates", kind="predicate", warnings=warnings)
-    )
-    return types, predicates
 
 
 def _present(
@@ -181,13 +142,11 @@ def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, st
 
 def _suggest_seeds(ctx: GraphContext, unresolved: list[str], warnings: list[str]) -> None:
     """For each unresolved seed, the entities whose names look like it."""
-    from gateway.ids import local_name
-
     for seed in unresolved:
         words = local_name(seed).replace("_", " ").strip()
         if not words:
             continue
-        hits = ctx.search_index.search(words, None, 3, ctx.ids.to_id) if words else []
+        hits = search_index(ctx).search(words, None, 3, ctx.ids.to_id) if words else []
         picks = [h.id for h in hits if h.id != seed]
         hint = f"; did you mean {', '.join(picks)}?" if picks else ""
         warnings.append(f"seed {seed!r} is not in this graph{hint}")

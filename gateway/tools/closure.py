@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from gateway import deadline as deadlines
+from gateway.engine.context import GraphContext
+from gateway.engine.plan import make_plan
 from gateway.models import Closure, TransitiveClosureInput
 from gateway.profiles.base import HopPlan
 from gateway.sparql import integer, iri, render
-from gateway.tools.bfs import make_plan
-
-if TYPE_CHECKING:
-    from gateway.context import GraphContext
 
 MAX_LIMIT = 500_000
 ROWS_PER_LEVEL = 4 * MAX_LIMIT

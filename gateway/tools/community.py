@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from gateway.engine.context import GraphContext
+from gateway.engine.plan import make_plan
+from gateway.engine.statements import statement_rows
+from gateway.engine.walk import EdgeKey, walk
 from gateway.errors import EndpointTimeout, TooLarge
 from gateway.models import (
     Communities,
@@ -28,12 +31,6 @@ from gateway.models import (
     Member,
 )
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT
-from gateway.tools.bfs import make_plan
-from gateway.tools.scan import statement_rows
-from gateway.walk import EdgeKey, walk
-
-if TYPE_CHECKING:
-    from gateway.context import GraphContext
 
 MAX_HOPS = 4
 LOUVAIN_SEED = 0

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from gateway.engine.context import GraphContext
+from gateway.engine.presentation import full_nodes, node_types
+from gateway.engine.search import search_index
 from gateway.errors import NotFound
 from gateway.models import (
     DescribeEntitiesInput,
@@ -14,13 +15,9 @@ from gateway.models import (
     SearchEntitiesInput,
     SearchResult,
 )
-from gateway.presentation import full_nodes, node_types
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
 from gateway.sparql import iri, iris
 from gateway.terms import Literal
-
-if TYPE_CHECKING:
-    from gateway.context import GraphContext
 
 
 def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> EntitiesDetail:
@@ -73,7 +70,7 @@ def search_entities(ctx: GraphContext, query: SearchEntitiesInput) -> SearchResu
         if query.entity_types else None
     )
     limit = max(1, min(query.limit, 100))
-    hits = ctx.search_index.search(query.query, types, limit, ctx.ids.to_id)
+    hits = search_index(ctx).search(query.query, types, limit, ctx.ids.to_id)
     if not hits:
         warnings.append(f"no entity is named like {query.query!r}; try fewer or other words")
     return SearchResult(query=query.query, results=hits, warnings=warnings)

@@ -8,9 +8,16 @@ over the answer's nodes, so an edge between two nodes at distance k is not misse
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from gateway.context import clamp
+from gateway.engine.context import GraphContext
+from gateway.engine.plan import make_plan, resolve_presentation
+from gateway.engine.presentation import (
+    entity_type,
+    full_edges,
+    full_nodes,
+    node_types,
+    stub_edge,
+)
+from gateway.engine.walk import Cut, EdgeKey, candidates, walk
 from gateway.models import (
     Intersection,
     IntersectSubgraphsInput,
@@ -18,18 +25,7 @@ from gateway.models import (
     Node,
     Truncation,
 )
-from gateway.presentation import (
-    entity_type,
-    full_edges,
-    full_nodes,
-    node_types,
-    stub_edge,
-)
-from gateway.tools.bfs import make_plan, resolve_presentation
-from gateway.walk import EdgeKey, candidates, walk
-
-if TYPE_CHECKING:
-    from gateway.context import GraphContext
+from gateway.settings import clamp
 
 MAX_SEEDS = 16
 MAX_K = 4
@@ -71,8 +67,6 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
             if other in inside and key[0] in inside and key[2] in inside:
                 edges.setdefault(key, hit)
         if more and cut is None:
-            from gateway.walk import Cut
-
             cut = Cut("max_edges", k, len(common))
     order = sorted(common, key=lambda n: (sum(distances[n].values()), to_id(n)))
     types = node_types(ctx, order)

@@ -15,17 +15,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from gateway import deadline as deadlines
+from gateway.engine.context import GraphContext
+from gateway.engine.plan import make_plan
+from gateway.engine.presentation import full_edges
+from gateway.engine.walk import EdgeKey, candidates
 from gateway.models import ShortestPath, ShortestPathInput
-from gateway.presentation import full_edges
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
-from gateway.tools.bfs import make_plan
-from gateway.walk import EdgeKey, candidates
-
-if TYPE_CHECKING:
-    from gateway.context import GraphContext
 
 MAX_HOPS = 8
 ROWS_PER_LEVEL = 200_000

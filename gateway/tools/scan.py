@@ -2,8 +2,8 @@
 
 Pages follow a keyset: the order is by IRI (entities) or by subject, predicate, object
 and statement ID (statements), and the cursor holds the last key of the page. Statements
-are read a slice of subjects at a time (`statement_rows`), so a page costs the same on a
-small graph and a large one. It is sealed (AES-SIV: encrypted and
+are read a slice of subjects at a time (`gateway.engine.statements`), so a page costs the
+same on a small graph and a large one. The cursor is sealed (AES-SIV: encrypted and
 authenticated, the same page giving the same cursor) with the deployment's secret
 (`gateway.deployment_key`), so it is opaque to the reader, survives a restart, and
 cannot be forged. It is bound to the scan's arguments and to the reader's scope (the
@@ -14,38 +14,24 @@ reader of other graphs or from another deployment is refused.
 from __future__ import annotations
 
 import base64
-import bisect
 import hashlib
 import hmac
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 
-from gateway import deadline as deadlines
-from gateway.errors import InvalidInput, TooLarge
+from gateway.engine.context import GraphContext
+from gateway.engine.plan import make_plan
+from gateway.engine.presentation import full_edges, full_nodes, node_types
+from gateway.engine.statements import statement_rows
+from gateway.errors import InvalidInput
 from gateway.models import ScanPage, ScanQueryInput
-from gateway.presentation import full_edges, full_nodes, node_types
-from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan
 from gateway.sparql import integer, iris, literal
-from gateway.tools.bfs import make_plan
-from gateway.walk import EdgeKey
-
-if TYPE_CHECKING:
-    from gateway.context import GraphContext
 
 MAX_PAGE = 1000
-FIRST_SLICE = 16
-"""Subjects in a page's first hop query; each further query takes 4x more, up to MAX_SLICE."""
-MAX_SLICE = 4096
-SLICE_ROWS = 50_000
-"""Rows one hop query may read; a slice over it is read again in smaller slices."""
-SUBJECT_ROWS = 500_000
-"""Statements of a single subject a scan reads at most (without edge_predicates)."""
 _STATEMENT_FILTERS = ("edge_predicates", "truth_status", "as_of", "valid_at")
-Row = tuple[str, EdgeKey, Hit]
 
 
 def scan_query(ctx: GraphContext, query: ScanQueryInput) -> ScanPage:
@@ -100,57 +86,6 @@ def _scan_statements(
         warnings.append("the call's deadline ended this page early; pass next_cursor to go on")
     cursor = _make_cursor(ctx, query, "statements", page[-1][0] if page else after or "") if more else None
     return ScanPage(kind="statements", count=len(edges), edges=edges, limit=limit, next_cursor=cursor, warnings=warnings)
-
-
-def statement_rows(ctx: GraphContext, plan: HopPlan, after: str | None, limit: int) -> tuple[list[Row], bool]:
-    """Up to `limit` (sort key, edge, hit) of statements passing the plan's filters, after
-    the key `after`, in key order; and whether the scan got that far (False: the call's
-    deadline stopped it first, with at least one row found).
-
-    The statements are read subject by subject in ID order, a slice of subjects at a time
-    with the walk's own hop query, so a page costs a few bounded queries whatever the
-    size of the graph (sorting every matching statement in the store, a page at a time,
-    took ~50 s a page on a million statements).
-    """
-    plan = replace(plan, direction="out", mirror_predicates=())
-    subjects = _subjects(ctx)
-    start = bisect.bisect_left(subjects, after.split(" ", 1)[0]) if after else 0
-    found: dict[str, Row] = {}
-    size = FIRST_SLICE
-    deadline = deadlines.current()
-    while start < len(subjects) and len(found) < limit:
-        if found and deadline is not None and deadline.nearly_expired():
-            return sorted(found.values())[:limit], False
-        window = subjects[start : start + size]
-        hits, more = ctx.profile.hop(window, plan, SLICE_ROWS + 1)
-        if more and size > 1:
-            size = max(1, size // 4)  # a hub in the slice: read fewer subjects at once
-            continue
-        if more:
-            hits, more = ctx.profile.hop(window, plan, SUBJECT_ROWS + 1)
-            if more:
-                raise TooLarge(f"{ctx.ids.to_id(window[0])} is the subject of more than {SUBJECT_ROWS} statements; "
-                               "scan it with edge_predicates", field="edge_predicates")
-        for hit in hits:
-            if hit.via != "o":
-                continue
-            key = f"{hit.s} {hit.p} {hit.o} {hit.stmt or ''}"
-            if after is None or key > after:
-                found[key] = (key, (hit.s, hit.p, hit.o, hit.stmt, None), hit)
-        start += len(window)
-        size = min(size * 4, MAX_SLICE)
-    return sorted(found.values())[:limit], True
-
-
-def _subjects(ctx: GraphContext) -> list[str]:
-    """Every IRI that is the subject of some statement (and a few that are not: reifiers,
-    statement nodes), sorted; read once per open graph."""
-
-    def read() -> list[str]:
-        rows = ctx.select("scan_subjects", excluded=iris(NON_EDGE_PREDICATES, ", "))
-        return sorted({*(str(row[0]) for row in rows), *(hit.s for hit in ctx.profile.unasserted())})
-
-    return ctx.memo("scan_subjects", read)
 
 
 # -- cursors ---------------------------------------------------------------------------

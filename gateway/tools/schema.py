@@ -1,18 +1,14 @@
 """describe_schema: what an agent needs to orient itself in an unfamiliar graph.
 
-The counts come from `gateway.statistics` (counted once, kept on disk for file data).
+The counts come from `gateway.engine.statistics` (counted once, kept on disk for file data).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from gateway.engine.context import GraphContext
+from gateway.engine.statistics import statistics
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
-from gateway.statistics import statistics
 from gateway.terms import Literal
-
-if TYPE_CHECKING:
-    from gateway.context import GraphContext
 
 
 def describe_schema(ctx: GraphContext) -> Schema:

@@ -26,7 +26,7 @@ from gateway.errors import (
     Unauthorized,
     UpstreamError,
 )
-from gateway.surfaces.http import to_problem
+from gateway.surfaces.problems import to_problem
 from gateway.tools import TOOLS
 from tests.surfaces.conftest import EXAMPLES, REFUSED, Served
 

@@ -1,6 +1,6 @@
 """search_entities on Wikidata's own query service: its entity search, not a label index.
 
-The generic search (`gateway.search.SearchIndex`) reads every name in the graph into a
+The generic search (`gateway.engine.search.SearchIndex`) reads every name in the graph into a
 full-text index once. Against query.wikidata.org that would mean reading over a billion
 labels, so there the gateway asks Wikidata's own entity search instead, through the
 query service's MediaWiki API bridge (`SERVICE wikibase:mwapi`, API "EntitySearch", the
@@ -22,8 +22,8 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from gateway.backends.base import Backend, Rows
+from gateway.engine.presentation import entity_type
 from gateway.models import SearchHit
-from gateway.presentation import entity_type
 from gateway.sparql import Sparql, integer, iris, literal
 from gateway.terms import Literal
 

@@ -30,7 +30,7 @@ from gateway.sparql import iris
 from gateway.terms import BFS, Literal
 
 if TYPE_CHECKING:
-    from gateway.context import GraphContext
+    from gateway.engine.context import GraphContext
 
 VERSION = 1
 """Bumped whenever what is counted changes: older files are then ignored."""

@@ -5,48 +5,20 @@ from __future__ import annotations
 import difflib
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
 from gateway.backends.base import Backend, Rows
 from gateway.deployment_key import deployment_key
+from gateway.engine.statistics import statistics
 from gateway.ids import IdMapper, build_converter, local_name
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, Profile
-from gateway.search import SearchIndex
+from gateway.settings import Settings
 from gateway.sparql import Sparql, iris, render
 from gateway.sparql import iri as sparql_iri
-from gateway.statistics import statistics
-from gateway.terms import BFS
+from gateway.terms import BFS, pick_label
 
-SEARCH_FILE = "search.sqlite"
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Bounds and preferences. Budgets beyond the caps are clamped, never refused."""
-
-    language: str = "en"
-    max_hops: int = 6
-    max_seeds: int = 256
-    default_max_nodes: int = 1000
-    max_nodes: int = 10_000
-    default_max_edges: int = 2000
-    max_edges: int = 50_000
-    max_describe: int = 100
-    description: str | None = None
-    cursor_secret: str | None = None
-    """Seals scan cursors; None: the deployment's key (`gateway.deployment_key`)."""
-    communities_max_edges: int = 100_000
-    deadline: float = 30.0
-    """Seconds a tool call may take (see `gateway.deadline`); a caller may ask for less."""
-    max_deadline: float = 300.0
-    """The most a trusted caller may ask for."""
-
-
-def clamp(value: int | None, default: int, low: int, high: int) -> int:
-    return default if value is None else max(low, min(value, high))
 
 
 class GraphContext:
@@ -81,21 +53,6 @@ class GraphContext:
         if self.settings.cursor_secret is not None:
             return self.settings.cursor_secret.encode()
         return deployment_key(self.backend.directory)
-
-    @cached_property
-    def search_index(self) -> SearchIndex:
-        """The full-text index: the store's own when it has one, else built in memory once."""
-        from gateway.profiles.wikidata_search import entity_search_for
-
-        def local_index() -> SearchIndex:
-            directory = self.backend.directory
-            if directory is not None and (directory / SEARCH_FILE).is_file():
-                return SearchIndex.open(directory / SEARCH_FILE)
-            return SearchIndex.build(self)
-
-        with self._lock:
-            # Wikidata's own query service searches with its EntitySearch; elsewhere, our index.
-            return entity_search_for(self.backend, local_index, language=self.settings.language)  # type: ignore[return-value]
 
     # -- vocabulary: the graph's predicates and types, for bare names and "did you mean" ----
     @cached_property
@@ -205,15 +162,3 @@ class GraphContext:
 
 def _short(text: str) -> str:
     return repr(text if len(text) <= 80 else text[:77] + "...")
-
-
-def pick_label(values: Sequence[object], language: str) -> str:
-    """The label in the preferred language, else one without a language, else the first."""
-    from gateway.terms import Literal
-
-    literals = sorted((v for v in values if isinstance(v, Literal)), key=lambda v: (v.language or "", v.value))
-    for wanted in (language, None):
-        for lit in literals:
-            if lit.language == wanted or (wanted and lit.language and lit.language.startswith(wanted + "-")):
-                return lit.value
-    return literals[0].value if literals else str(values[0])

@@ -13,14 +13,15 @@ import threading
 import unicodedata
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from gateway.engine.context import GraphContext
+from gateway.engine.presentation import TypeNames
+from gateway.engine.wikidata_search import MwapiEntitySearch, entity_search_for
 from gateway.models import SearchHit
-from gateway.presentation import TypeNames
-from gateway.terms import Literal
+from gateway.terms import Literal, pick_label
 
-if TYPE_CHECKING:
-    from gateway.context import GraphContext
+SEARCH_FILE = "search.sqlite"
+"""The index a store directory made by `bfsql load` keeps beside its data."""
 
 SCHEMA = """
 CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL);
@@ -34,6 +35,19 @@ CREATE INDEX type_type ON type(type, entity);
 """
 _LABEL, _ALT = 0, 1
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch:
+    """The graph's name index: Wikidata's own EntitySearch on its query service; elsewhere
+    the store's index file when it has one, else one built in memory, once per graph."""
+
+    def local_index() -> SearchIndex:
+        directory = ctx.backend.directory
+        if directory is not None and (directory / SEARCH_FILE).is_file():
+            return SearchIndex.open(directory / SEARCH_FILE)
+        return SearchIndex.build(ctx)
+
+    return ctx.memo("search_index", lambda: entity_search_for(ctx.backend, local_index, language=ctx.settings.language))
 
 
 def normalize(text: str) -> str:
@@ -69,8 +83,6 @@ class SearchIndex:
         for x, t in rows:
             if str(x) in names and isinstance(t, str):
                 types[str(x)].append(t)
-        from gateway.context import pick_label
-
         # A fresh file the build replaces whole: no journal, rows inserted in batches.
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")

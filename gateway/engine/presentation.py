@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from gateway.models import Edge, Node
 from gateway.profiles.base import Hit
 from gateway.sparql import iris
-from gateway.terms import BFS, OWL, RDF, RDFS, Blank, Literal, Term
+from gateway.terms import BFS, OWL, RDF, RDFS, Blank, Literal, Term, pick_label
 
 if TYPE_CHECKING:
-    from gateway.context import GraphContext
+    from gateway.engine.context import GraphContext
 
 STATEMENT_TYPE = BFS + "Statement"
 URL_SYNONYM = BFS + "urlSynonym"
@@ -214,8 +214,6 @@ def _language_ok(term: Term, language: str) -> bool:
 
 
 def _pick(values: list[tuple[str, Term]], predicates: Sequence[str], language: str) -> str | None:
-    from gateway.context import pick_label
-
     for predicate in predicates:
         candidates = [v for p, v in values if p == predicate]
         if candidates:

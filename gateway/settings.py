@@ -1,0 +1,31 @@
+"""Bounds and preferences of a gateway: budgets, caps, the call deadline, the language."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Bounds and preferences. Budgets beyond the caps are clamped, never refused."""
+
+    language: str = "en"
+    max_hops: int = 6
+    max_seeds: int = 256
+    default_max_nodes: int = 1000
+    max_nodes: int = 10_000
+    default_max_edges: int = 2000
+    max_edges: int = 50_000
+    max_describe: int = 100
+    description: str | None = None
+    cursor_secret: str | None = None
+    """Seals scan cursors; None: the deployment's key (`gateway.deployment_key`)."""
+    communities_max_edges: int = 100_000
+    deadline: float = 30.0
+    """Seconds a tool call may take (see `gateway.deadline`); a caller may ask for less."""
+    max_deadline: float = 300.0
+    """The most a trusted caller may ask for."""
+
+
+def clamp(value: int | None, default: int, low: int, high: int) -> int:
+    return default if value is None else max(low, min(value, high))

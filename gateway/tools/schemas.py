@@ -1,0 +1,119 @@
+"""The tools' JSON Schemas, generated once from their pydantic models, for every surface:
+OpenAPI, the HTTP tool list (OpenAI and MCP forms) and the MCP server's own `tools/list`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from gateway.tools import TOOLS, Tool
+
+
+@dataclass(frozen=True)
+class Schemas:
+    components: dict[str, Any]
+    """Every input (validation mode) and output (serialization mode, None fields omitted) definition."""
+    inputs: dict[str, dict[str, Any]]
+    outputs: dict[str, dict[str, Any]]
+    """Per tool: a `$ref` (or union of them) into `components`."""
+
+    def standalone(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """A schema with every `$ref` inlined, for clients that resolve none (the models have no cycles)."""
+        return _inline(schema, self.components, ())
+
+
+def tool_schemas(tools: Mapping[str, Tool] = TOOLS, *, ref_prefix: str = "#/components/schemas/") -> Schemas:
+    adapters = [((name, "in"), "validation", TypeAdapter(tool.input)) for name, tool in tools.items()]
+    adapters += [((name, "out"), "serialization", TypeAdapter(tool.output)) for name, tool in tools.items()]
+    roots, top = TypeAdapter.json_schemas(adapters, ref_template=ref_prefix + "{model}")  # type: ignore[arg-type]
+    components: dict[str, Any] = top.get("$defs", {})
+    inputs = {name: roots[((name, "in"), "validation")] for name in tools}
+    outputs = {name: roots[((name, "out"), "serialization")] for name in tools}
+    # Responses are dumped with exclude_none: a None field is absent, never null. Say so in
+    # the output definitions (only those no input uses), or a conforming answer would
+    # fail its own schema.
+    from_inputs = _reachable(inputs.values(), components)
+    for name in _reachable(outputs.values(), components) - from_inputs:
+        components[name] = _omit_nulls(components[name])
+    return Schemas(components, inputs, outputs)
+
+
+def _refs(schema: Any) -> Iterable[str]:
+    if isinstance(schema, dict):
+        if isinstance(schema.get("$ref"), str):
+            yield schema["$ref"].rsplit("/", 1)[-1]
+        for value in schema.values():
+            yield from _refs(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _refs(value)
+
+
+def _reachable(roots: Iterable[Any], components: Mapping[str, Any]) -> set[str]:
+    seen: set[str] = set()
+    stack = [name for root in roots for name in _refs(root)]
+    while stack:
+        name = stack.pop()
+        if name not in seen:
+            seen.add(name)
+            stack.extend(_refs(components[name]))
+    return seen
+
+
+def _is_null(schema: Any) -> bool:
+    return isinstance(schema, dict) and schema.get("type") == "null"
+
+
+def _omit_nulls(schema: dict[str, Any]) -> dict[str, Any]:
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    nullable = set()
+    new_properties = {}
+    for name, prop in properties.items():
+        options = prop.get("anyOf")
+        if isinstance(options, list) and any(_is_null(option) for option in options):
+            nullable.add(name)
+            kept = [option for option in options if not _is_null(option)]
+            rest = {k: v for k, v in prop.items() if k != "anyOf" and not (k == "default" and v is None)}
+            prop = {**kept[0], **rest} if len(kept) == 1 else {**rest, "anyOf": kept}
+        new_properties[name] = prop
+    required = [name for name in schema.get("required", []) if name not in nullable]
+    result = {**schema, "properties": new_properties}
+    if required:
+        result["required"] = required
+    else:
+        result.pop("required", None)
+    return result
+
+
+def _inline(schema: Any, components: Mapping[str, Any], stack: tuple[str, ...]) -> Any:
+    if isinstance(schema, list):
+        return [_inline(item, components, stack) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if isinstance(schema.get("$ref"), str):
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name in stack:
+            raise ValueError(f"the schema of {name} is recursive; it cannot be inlined")
+        target = _inline(components[name], components, (*stack, name))
+        return {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    return {key: _inline(value, components, stack) for key, value in schema.items()}
+
+
+def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, list[dict[str, Any]]]:
+    """The tools in OpenAI function-calling format and in MCP `tools/list` format."""
+    openai, mcp = [], []
+    for name, tool in tools.items():
+        parameters = schemas.standalone(schemas.inputs[name])
+        output = schemas.standalone(schemas.outputs[name])
+        output.setdefault("type", "object")  # MCP wants an object at the root; a union of objects is one
+        openai.append({"type": "function", "function": {"name": name, "description": tool.description, "parameters": parameters}})
+        mcp.append({
+            "name": name, "description": tool.description, "inputSchema": parameters,
+            "outputSchema": output, "annotations": {"readOnlyHint": True},
+        })
+    return {"openai": openai, "mcp": mcp}
