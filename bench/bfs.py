@@ -28,7 +28,7 @@ from bench import data
 from bench.csr import Csr
 from bench.data import Graph
 from gateway import Gateway, Settings
-from gateway.synth import ENTITY, PREDICATE, STATEMENT
+from tests.synth import ENTITY, PREDICATE, STATEMENT
 
 PREFIXES = {"e": ENTITY, "p": PREDICATE, "s": STATEMENT}
 TSV = ox.QueryResultsFormat.TSV

@@ -55,7 +55,7 @@ from bench import data
 from bench.processes import TICK, cpu_seconds, descendants
 from bench.report import record, write_section
 from gateway import Gateway
-from gateway.synth import ENTITY
+from tests.synth import ENTITY
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## HTTP load"

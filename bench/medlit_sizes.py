@@ -26,7 +26,8 @@ from typing import Any
 
 from bench.report import write_section
 from gateway import Gateway
-from gateway.bundle import ALL_STATUSES, import_bundle
+from gateway.demos.medlit import ALL_STATUSES
+from gateway.importers.bundle import import_bundle
 
 HERE = Path(__file__).resolve().parent
 BUNDLE = HERE.parent.parent / "shared" / "data" / "medlit"
@@ -111,7 +112,7 @@ def markdown(rows: Sequence[Row], notes: Sequence[str], description: str) -> str
     lines = [
         SECTION, "",
         (f"`bfs_query(seeds=[\"{SEED}\"], max_hops=2, ...)` on `shared/data/medlit` imported by "
-         "`gateway.bundle` (`bench/medlit_sizes.py`). Characters are "
+         "`gateway.importers.bundle` (`bench/medlit_sizes.py`). Characters are "
          "`len(result.model_dump_json(exclude_none=True))`, what the HTTP surface sends. "
          "\"all statuses\" lists the five truth statuses (the book's walk crosses every relationship)."),
         "", f"Graph: {description}", "",

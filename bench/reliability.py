@@ -38,7 +38,7 @@ from bench import data
 from bench.http_load import Server
 from bench.processes import tree_pss
 from bench.report import record, write_section
-from gateway.synth import ENTITY
+from tests.synth import ENTITY
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Reliability"

@@ -41,7 +41,7 @@ def gateway_from_ntriples(text: str) -> Gateway:
 
 def random_filters(rng: random.Random) -> dict[str, object]:
     """Traversal filters for a random query: sometimes statuses, a cutoff, a point in time."""
-    from gateway.synth import STATUSES
+    from tests.synth import STATUSES
 
     chosen: dict[str, object] = {}
     if rng.random() < 0.5:

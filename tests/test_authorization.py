@@ -17,7 +17,7 @@ import pytest
 from gateway import Gateway
 from gateway.auth import Reader, Readers, hash_token, new_token
 from gateway.errors import Unauthorized
-from gateway.synth import STATUSES, random_graph
+from tests.synth import STATUSES, random_graph
 from tests.conftest import DEMO
 
 GRAPHS = [f"http://graphs.example/g{i}" for i in range(4)]

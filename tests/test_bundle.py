@@ -1,4 +1,4 @@
-"""gateway.bundle: a JSON-lines bundle as RDF 1.2, checked against the bundle's own rows.
+"""gateway.importers: a JSON-lines bundle as RDF 1.2, checked against the bundle's own rows.
 
 The real bundle is read from ../shared/data/medlit (these tests skip only where that
 folder is absent); the malformed bundles are small fixtures in tests/resources/bundles/.
@@ -15,17 +15,16 @@ from typing import Any
 import pytest
 
 from gateway import Gateway, InvalidInput
-from gateway.bundle import (
-    BundleReport,
+from gateway.demos.medlit import run_medlit_demo
+from gateway.importers.bundle import (
     bundle_prefixes,
     import_bundle,
     import_bundle_command,
     load_bundle_store,
     load_into_store,
     open_bundle,
-    run_medlit_demo,
-    statement_iri,
 )
+from gateway.importers.bundle_model import BundleReport, statement_iri
 from gateway.models import TRUTH_STATUSES, Subgraph
 from tests.conftest import shared_data
 

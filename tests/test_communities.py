@@ -12,13 +12,13 @@ import networkx as nx
 import pytest
 
 from gateway import Gateway, Settings, TooLarge
-from gateway.synth import random_graph
+from tests.synth import random_graph
 from tests.conftest import ROOT, gateway_from_ntriples
 
 SCRIPT = """
 import json, random, sys
 sys.path.insert(0, {root!r})
-from gateway.synth import random_graph
+from tests.synth import random_graph
 from tests.conftest import gateway_from_ntriples
 graph = random_graph(random.Random(3), 300, 900, reified=False, with_traits=False)
 result = gateway_from_ntriples(graph.to_ntriples()).communities()

@@ -9,7 +9,7 @@ import pytest
 
 from gateway import Gateway
 from gateway.profiles.base import NON_EDGE_PREDICATES
-from gateway.synth import random_graph
+from tests.synth import random_graph
 from tests.conftest import DEMO, gateway_from_ntriples
 
 

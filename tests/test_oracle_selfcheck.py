@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 import pyoxigraph as ox
 import pytest
 
-from gateway.synth import (
+from tests.synth import (
     BFS,
     BFS_ASSERTED_AT,
     BFS_TRUTH_STATUS,

@@ -9,7 +9,7 @@ import networkx as nx
 import pytest
 
 from gateway import Gateway
-from gateway.synth import predicate, random_graph
+from tests.synth import predicate, random_graph
 from tests.conftest import gateway_from_ntriples, random_filters
 from tests.oracle import (
     existing_nodes,

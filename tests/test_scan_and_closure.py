@@ -7,7 +7,7 @@ import random
 import pytest
 
 from gateway import Gateway, InvalidInput
-from gateway.synth import random_graph
+from tests.synth import random_graph
 from tests.conftest import gateway_from_ntriples
 
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from gateway.models import Subgraph
-from gateway.synth import random_graph
+from tests.synth import random_graph
 from tests.conftest import gateway_from_ntriples, random_filters
 from tests.oracle import existing_nodes, reference_bfs
 

@@ -69,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
     mcp.set_defaults(run=_mcp)
 
-    from gateway.bundle import add_import_bundle_arguments, import_bundle_command
+    from gateway.importers.bundle import add_import_bundle_arguments, import_bundle_command
 
     bundle = commands.add_parser("import-bundle", help="convert a JSON-lines property-graph bundle to RDF 1.2 TriG")
     add_import_bundle_arguments(bundle)
@@ -148,12 +148,13 @@ def _load(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     if args.which == "medlit":
-        from gateway.bundle import default_medlit_dir, open_bundle, run_medlit_demo
+        from gateway.demos.medlit import run_medlit_demo
+        from gateway.importers.bundle import default_medlit_dir, open_bundle
 
         with open_bundle(args.data or default_medlit_dir()) as gateway:
             run_medlit_demo(gateway)
         return 0
-    from gateway.demo import run_demo
+    from gateway.demos.sherlock import run_demo
 
     with _open(args) as gateway:
         run_demo(gateway)

@@ -134,7 +134,7 @@ def test_slow_headers_and_bodies_lose_their_connection(strict: Served) -> None:
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """200,000 triples in memory, SPARQL queries bounded at 512 MiB each."""
-    from gateway.synth import power_law_ntriples
+    from tests.synth import power_law_ntriples
 
     directory = tmp_path_factory.mktemp("big")
     data = directory / "big.nt"

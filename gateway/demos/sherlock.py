@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from gateway.api import Gateway
+from gateway.demos import show_step
 from gateway.models import Subgraph
-
-
-def _show(title: str, call: str, lesson: str, payload: Any) -> None:
-    print(f"\n== {title}\n>>> {call}")
-    print(json.dumps(payload, indent=1, ensure_ascii=False)[:1600])
-    print(f"-- {lesson}")
 
 
 def _layers(result: Subgraph) -> dict[str, list[str]]:
@@ -25,7 +17,7 @@ def _layers(result: Subgraph) -> dict[str, list[str]]:
 
 def run_demo(gateway: Gateway) -> None:
     schema = gateway.describe_schema()
-    _show(
+    show_step(
         "1. Orient", "describe_schema()",
         "The vocabulary comes from the graph itself: no predicate has to be guessed.",
         {"graph": schema.graph_description, "entity_types": [t.id for t in schema.entity_types],
@@ -33,14 +25,14 @@ def run_demo(gateway: Gateway) -> None:
          "truth_statuses": schema.truth_statuses},
     )
     search = gateway.search_entities("The Woman")
-    _show(
+    show_step(
         "2. Resolve a name", 'search_entities("The Woman")',
         "A synonym resolves to the canonical ID; the ID is what every other tool takes.",
         [h.model_dump() for h in search.results[:3]],
     )
     survey = gateway.bfs_query(seeds=["wiki:Irene_Adler"], max_hops=2, topology_only=True)
     assert isinstance(survey, Subgraph)
-    _show(
+    show_step(
         "3. Survey the topology", 'bfs_query(seeds=["wiki:Irene_Adler"], max_hops=2, topology_only=True)',
         f"{survey.node_count} nodes, {survey.edge_count} edges as stubs. hidden_by_filter counts the "
         "statements the default truth_status kept the walk from crossing.",
@@ -52,31 +44,31 @@ def run_demo(gateway: Gateway) -> None:
     )
     assert isinstance(wide, Subgraph)
     new = sorted({n.id for n in wide.nodes} - {n.id for n in survey.nodes})
-    _show(
+    show_step(
         "4. Widen the truth status", "... truth_status=[asserted_true, disputed, hypothetical, retracted]",
         "Uncertain claims are opt-in: widening the traversal filter changes the topology.",
         {"node_count": wide.node_count, "edge_count": wide.edge_count, "new_nodes": new},
     )
     before = gateway.bfs_query(seeds=["wiki:Irene_Adler"], max_hops=1, as_of=485, topology_only=True)
-    _show(
+    show_step(
         "5. Go back in time", 'bfs_query(seeds=["wiki:Irene_Adler"], max_hops=1, as_of=485)',
         "Statements asserted after sentence 485 are not reachable: the photograph is not yet hers.",
         {"nodes": [n.id for n in before.nodes], "hidden_by_filter": before.hidden_by_filter},  # type: ignore[union-attr]
     )
     entity = gateway.describe_entity("https://example.org/wiki/Irene_Adler")
-    _show(
+    show_step(
         "6. Expand one stub", 'describe_entity("https://example.org/wiki/Irene_Adler")',
         "A URL is canonicalized to its CURIE; full data is paid for only where it is wanted.",
         entity.model_dump(exclude_none=True),
     )
     mirrored = gateway.bfs_query(seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, expand_traits=["Inverse"], topology_only=True)
-    _show(
+    show_step(
         "7. Traits", 'bfs_query(seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, expand_traits=["Inverse"])',
         "HasTrueIdentity was never asserted; it is derived at query time from DisguisedAs and marked derived_via.",
         [e.model_dump(exclude_none=True) for e in mirrored.edges],  # type: ignore[union-attr]
     )
     meta = gateway.bfs_query(seeds=["stmt:s12"], max_hops=1, edge_filter={"predicates": ["Doubts"]})
-    _show(
+    show_step(
         "8. Statements about statements", 'bfs_query(seeds=["stmt:s12"], max_hops=1)',
         "A statement is a node too: Watson doubts that Holmes possesses the cigar case.",
         [e.model_dump(exclude_none=True) for e in meta.edges],  # type: ignore[union-attr]
