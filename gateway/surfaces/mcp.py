@@ -1,10 +1,12 @@
-"""The MCP server: every tool of `gateway.tools.TOOLS` on the official `mcp` SDK (MCPServer).
+"""The MCP server: every tool of `gateway.tools.TOOLS` on the official `mcp` SDK.
 
-Tools are registered from the same pydantic models as the Python API and the HTTP
-routes: the input schema is the tool's input model (unknown fields refused), the output
-schema its output model, results come back as structured content (compact, None fields
-left out) with the same JSON as text. A `GatewayError` becomes an `is_error` result that
-says what went wrong and names the field; every tool is read-only.
+It uses the SDK's public low-level `Server` with two handlers: `tools/list` publishes the
+schemas of `gateway.tools.schemas` (the very ones `GET /v1/tools` and OpenAPI carry), and
+`tools/call` validates the arguments with the tool's own input model (an unknown field is
+an error naming it) and runs `Gateway.call` in a worker thread. Results come back as
+structured content (compact, None fields left out) with the same JSON as text. A
+`GatewayError` becomes an `is_error` result that says what went wrong and names the
+field; every tool is read-only.
 
 Over streamable HTTP the reader comes from the request's bearer token (set by the HTTP
 app in `current_reader`, with the deadline it asks for in `current_deadline`); over stdio
@@ -13,21 +15,29 @@ the local user reads everything.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from contextvars import ContextVar
+from functools import partial
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import create_model
+import anyio
+import anyio.to_thread
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+)
 
 from gateway.api import Gateway
 from gateway.auth import Reader
 from gateway.errors import GatewayError
-from gateway.tools import TOOLS, Tool
+from gateway.tools import TOOLS
+from gateway.tools.schemas import tool_list, tool_schemas
 
 current_reader: ContextVar[Reader | None] = ContextVar("current_reader", default=None)
 current_deadline: ContextVar[float | None] = ContextVar("current_deadline", default=None)
@@ -60,70 +70,39 @@ unresolved_seeds and warnings name IDs and names that are not in the graph (with
 """
 
 
-def create_mcp_server(gateway: Gateway) -> MCPServer:
+def create_mcp_server(gateway: Gateway) -> Server[Any]:
     """An MCP server answering every tool from `gateway`."""
-    server: MCPServer = MCPServer(
-        "bfsql-gateway",
-        title="BFS-QL gateway",
-        instructions=INSTRUCTIONS,
-        version=_version(),
-        warn_on_duplicate_tools=False,
-    )
-    for tool in TOOLS.values():
-        server.add_tool(
-            _tool_function(gateway, tool),
-            name=tool.name,
-            title=tool.name.replace("_", " "),
-            description=tool.description,
-            annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False),
-            structured_output=True,
-        )
-        registered = server._tool_manager.get_tool(tool.name)  # noqa: SLF001 - see _strict_arguments
-        _strict_arguments(registered, tool)
-    return server
+    listed = ListToolsResult(tools=[Tool.model_validate(tool) for tool in tool_list(tool_schemas())["mcp"]])
 
+    async def list_tools(_: Any, __: PaginatedRequestParams | None) -> ListToolsResult:
+        return listed
 
-def _tool_function(gateway: Gateway, tool: Tool) -> Callable[..., CallToolResult]:
-    """A function with the tool's own parameters, so the SDK derives the same schemas."""
-
-    def run(**arguments: Any) -> CallToolResult:
+    async def call_tool(_: Any, params: CallToolRequestParams) -> CallToolResult:
+        if params.name not in TOOLS:
+            return _error(f"invalid_input: unknown tool {params.name!r}; tools: {', '.join(TOOLS)}")
+        call = partial(gateway.call, params.name, params.arguments or {},
+                       reader=current_reader.get(), deadline=current_deadline.get())
         try:
-            result = gateway.call(tool.name, arguments, reader=current_reader.get(), deadline=current_deadline.get())
+            result = await anyio.to_thread.run_sync(call)
         except GatewayError as error:
             where = f" (field: {error.field})" if error.field else ""
-            raise ToolError(f"{error.code}: {error.message}{where}") from None
-        structured = result.model_dump(mode="json", exclude_none=True)
-        text = result.model_dump_json(exclude_none=True)
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
-
-    parameters = [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            annotation=field.annotation,
-            default=inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True),
+            return _error(f"{error.code}: {error.message}{where}")
+        return CallToolResult(
+            content=[TextContent(type="text", text=result.model_dump_json(exclude_none=True))],
+            structured_content=result.model_dump(mode="json", exclude_none=True),
         )
-        for name, field in tool.input.model_fields.items()
-    ]
-    run.__signature__ = inspect.Signature(parameters, return_annotation=tool.output)  # type: ignore[attr-defined]
-    run.__annotations__ = {**{p.name: p.annotation for p in parameters}, "return": tool.output}
-    run.__name__ = tool.name
-    return run
+
+    return Server(
+        "bfsql-gateway", version=_version(), title="BFS-QL gateway", instructions=INSTRUCTIONS,
+        on_list_tools=list_tools, on_call_tool=call_tool,
+    )
 
 
-def _strict_arguments(registered: Any, tool: Tool) -> None:
-    """Validate arguments with the tool's own model, so an unknown field is an error naming it.
-
-    The SDK builds an argument model from the signature that ignores unknown fields; the
-    FuncMetadata fields are read at call time, so the stricter model replaces it.
-    """
-    registered.fn_metadata.arg_model = create_model(f"{tool.name}_arguments", __base__=(ArgModelBase, tool.input))
-    registered.parameters = tool.input.model_json_schema()
+def _error(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("bfsql-gateway")
     except PackageNotFoundError:
@@ -132,4 +111,10 @@ def _version() -> str:
 
 def run_stdio(gateway: Gateway) -> None:
     """Serve MCP over stdin/stdout until the client closes it."""
-    create_mcp_server(gateway).run("stdio")
+    server = create_mcp_server(gateway)
+
+    async def serve() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(serve)

@@ -113,7 +113,7 @@ def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, 
         output.setdefault("type", "object")  # MCP wants an object at the root; a union of objects is one
         openai.append({"type": "function", "function": {"name": name, "description": tool.description, "parameters": parameters}})
         mcp.append({
-            "name": name, "description": tool.description, "inputSchema": parameters,
+            "name": name, "title": name.replace("_", " "), "description": tool.description, "inputSchema": parameters,
             "outputSchema": output, "annotations": {"readOnlyHint": True},
         })
     return {"openai": openai, "mcp": mcp}

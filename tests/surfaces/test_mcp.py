@@ -113,3 +113,17 @@ def test_mcp_refuses_foreign_origin_and_host(server: Any) -> None:
         assert foreign.status_code == 403
         host = http.post(f"{server.url}/mcp", json=body, headers={**headers, "Host": "evil.example"})
         assert host.status_code in (403, 421)
+
+
+def test_tools_list_and_the_http_tool_list_carry_the_same_schemas(client: Any) -> None:
+    """One generator: MCP's own tools/list equals the "mcp" form of GET /v1/tools."""
+    over_http = {tool["name"]: tool for tool in client.get("/v1/tools").json()["mcp"]}
+
+    async def listed() -> list[Any]:
+        async with Client(create_mcp_server(Gateway.open(DEMO))) as mcp_client:
+            return (await mcp_client.list_tools()).tools
+
+    for tool in asyncio.run(listed()):
+        assert tool.input_schema == over_http[tool.name]["inputSchema"], tool.name
+        assert tool.output_schema == over_http[tool.name]["outputSchema"], tool.name
+        assert tool.description == over_http[tool.name]["description"]
