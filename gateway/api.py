@@ -45,7 +45,7 @@ def validate(model: type[M], arguments: object) -> M:
 def _profile(name: str, backend: Backend) -> type[Profile]:
     if name == "auto":
         name = detect_profile(backend)
-    return profile_class(name)  # type: ignore[no-any-return]
+    return profile_class(name)
 
 
 class Gateway:
@@ -183,8 +183,7 @@ class Gateway:
 
     def load_warnings(self) -> list[str]:
         """What a lenient load let through (empty for a strict load)."""
-        report = getattr(self.backend, "report", None)
-        return report.warnings() if report is not None else []
+        return self.backend.load_warnings()
 
     def close(self) -> None:
         self.backend.close()

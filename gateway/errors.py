@@ -68,6 +68,8 @@ class BackendError(GatewayError):
     """The store behind the gateway failed."""
 
     code = "backend_error"
+    outage: bool = False
+    """The store itself failed (not one query's answer): it counts toward a circuit breaker."""
 
 
 class EndpointTimeout(BackendError):

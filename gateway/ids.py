@@ -126,7 +126,9 @@ class IdMapper:
     def _leaf_namespaces(self) -> frozenset[str]:
         """URI prefixes no other known URI prefix extends."""
         namespaces = sorted({uri for r in self.converter.records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)})
-        return frozenset(ns for i, ns in enumerate(namespaces) if not (i + 1 < len(namespaces) and namespaces[i + 1].startswith(ns)))
+        return frozenset(
+            ns for i, ns in enumerate(namespaces) if not (i + 1 < len(namespaces) and namespaces[i + 1].startswith(ns))
+        )
 
     # -- input ----------------------------------------------------------------
     def register_local_names(self, iris: Iterable[str]) -> None:

@@ -23,7 +23,7 @@ _DATE = re.compile(r"^-?\d{4}-\d{2}-\d{2}$")
 
 def _parse_point(value: object) -> object:
     """A position or time: an integer, or an ISO date / date-time string."""
-    if isinstance(value, bool) or isinstance(value, float):
+    if isinstance(value, (bool, float)):
         raise ValueError("expected an integer position or an ISO 8601 date or date-time")
     if isinstance(value, (int, dt.date)):
         return value

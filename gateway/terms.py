@@ -168,7 +168,7 @@ def from_oxigraph(term: object) -> Term | None:
     """A pyoxigraph term (from an embedded query) as the gateway's term."""
     kind = type(term)
     if kind is _NAMED_NODE:
-        return term.value  # type: ignore[attr-defined,no-any-return]
+        return term.value  # type: ignore[attr-defined]
     if term is None:
         return None
     if kind is _LITERAL:

@@ -14,6 +14,7 @@ NEEDED = [
     "gateway/_resources/vocab/prefixes.json",
     "gateway/_resources/queries/native/hop.rq",
     "gateway/_resources/data/sherlock.trig",
+    "gateway/py.typed",
 ]
 
 
@@ -33,8 +34,9 @@ def test_wheel_carries_its_resources_and_uses_them(tmp_path: Path) -> None:
         archive.extractall(tmp_path / "site")
     # Run from the unpacked wheel alone, away from the checkout.
     script = (
-        "import gateway, gateway.resources as r;"
+        "import gateway, gateway.resources as r, importlib, pkgutil;"
         "assert 'site' in gateway.__file__, gateway.__file__;"
+        "[importlib.import_module(m.name) for m in pkgutil.walk_packages(gateway.__path__, 'gateway.')];"
         "from gateway.surfaces.cli import demo_path;"
         "g = gateway.Gateway.open(demo_path());"
         "print(g.bfs_query(seeds=['wiki:Irene_Adler'], max_hops=1).node_count)"

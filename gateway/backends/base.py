@@ -19,9 +19,25 @@ class Backend(Protocol):
     name: str
     prefixes: dict[str, str]
     """Prefixes the data itself declares (Turtle `@prefix` lines, a config file)."""
-    directory: Path | None
-    """A store directory made by `bfsql load`, which keeps the gateway's own files (search
-    index, statistics, cursor key) beside the data; None for anything else."""
+    @property
+    def directory(self) -> Path | None:
+        """A store directory made by `bfsql load`, which keeps the gateway's own files (search
+        index, statistics, cursor key) beside the data; None for anything else."""
+        ...
+
+    @property
+    def endpoint(self) -> str | None:
+        """The SPARQL endpoint's URL for a remote store; None in process."""
+        ...
+
+    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
+        """The rows of `queries/native/unasserted.rq` read from the store's own indexes, when
+        it has them (an embedded store); None means: ask SPARQL."""
+        ...
+
+    def load_warnings(self) -> list[str]:
+        """What a lenient load let through (empty for anything else)."""
+        ...
 
     def source(self) -> str | None:
         """What the data was read from, as text that changes when the data does (files with

@@ -27,6 +27,7 @@ Every failure is a typed `BackendError` (`EndpointTimeout`, `RateLimited`,
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import random
@@ -195,10 +196,8 @@ class _Watchdog:
     def _fire(self) -> None:
         self.fired = True
         if self._socket is not None:
-            try:
+            with contextlib.suppress(OSError):  # closed meanwhile
                 self._socket.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass  # closed meanwhile
 
     def __enter__(self) -> _Watchdog:
         self._timer.start()
@@ -290,6 +289,12 @@ class RemoteBackend:
     def source(self) -> str | None:
         return None  # an endpoint's data can change at any time
 
+    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
+        return None
+
+    def load_warnings(self) -> list[str]:
+        return []
+
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
         form = self._form(query, self.graphs if graphs is None else graphs)
         self.breaker.check(self.host)
@@ -297,7 +302,7 @@ class RemoteBackend:
             header, rows = self._with_retries(form)
         except BackendError as error:
             # Only failures of the endpoint itself count, not a query's bad or cut answer.
-            self.breaker.record(error if getattr(error, "outage", False) else None)
+            self.breaker.record(error if error.outage else None)
             raise
         self.breaker.record(None)
         self._check_row_cap(query, rows)
@@ -346,7 +351,7 @@ class RemoteBackend:
             try:
                 return self._attempt(form)
             except _Retry as retry:
-                retry.error.outage = True  # type: ignore[attr-defined]
+                retry.error.outage = True
                 if attempt >= self.retry.attempts:
                     raise retry.error from None
                 wait = retry.wait if retry.wait is not None else self.retry.backoff_for(attempt)
@@ -358,7 +363,7 @@ class RemoteBackend:
                 else:
                     self._sleep(wait)
             except EndpointTimeout as error:
-                error.outage = True  # type: ignore[attr-defined]
+                error.outage = True
                 raise
 
     def _attempt(self, form: bytes) -> tuple[list[str], Rows]:
@@ -385,10 +390,9 @@ class RemoteBackend:
             timeout = httpx2.Timeout(min(self.timeout, limit), connect=min(self.connect_timeout, limit))
             try:
                 with self._client.stream("POST", self.endpoint, content=form, timeout=timeout,
-                                         headers={**_FORM, "Accept": accept}) as response:
-                    with _Watchdog(response, limit) as watchdog:
-                        self._check_status(response)
-                        body = self._read(response, started, limit, watchdog)
+                                         headers={**_FORM, "Accept": accept}) as response, _Watchdog(response, limit) as watchdog:
+                    self._check_status(response)
+                    body = self._read(response, started, limit, watchdog)
             except httpx2.TimeoutException as error:
                 raise self._timeout(error) from None
             except httpx2.TransportError as error:
@@ -446,7 +450,7 @@ class RemoteBackend:
         if status == 408 or (status >= 500 and _TIMEOUT_TEXT.search(text)):
             raise EndpointTimeout(f"{self.host} timed out running the query ({status}): {text}")
         error = UpstreamError(f"{self.host} answered {status} {response.reason_phrase}: {text}")
-        error.outage = status >= 500  # type: ignore[attr-defined]
+        error.outage = status >= 500
         raise error
 
     # -- bodies ----------------------------------------------------------------------

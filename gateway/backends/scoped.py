@@ -15,12 +15,11 @@ from gateway.backends.base import Backend, Rows
 class ScopedBackend:
     def __init__(self, inner: Backend, graphs: tuple[str, ...]) -> None:
         self.inner = inner
-        if not hasattr(inner, "reifier_only"):
-            self.reifier_only = None  # type: ignore[assignment]  # only embedded stores read indexes directly
         self.graphs = graphs
         self.name = f"{inner.name} (scoped)"
         self.prefixes = inner.prefixes
         self.directory = inner.directory
+        self.endpoint = inner.endpoint
 
     def source(self) -> str | None:
         return self.inner.source()
@@ -34,8 +33,11 @@ class ScopedBackend:
     def select_iri_rows(self, query: str, *, graphs: Sequence[str] | None = None) -> list[list[str | None]]:
         return self.inner.select_iri_rows(query, graphs=self.graphs)
 
-    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows:
-        return self.inner.reifier_only(self.graphs)  # type: ignore[attr-defined,no-any-return]
+    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
+        return self.inner.reifier_only(self.graphs)
+
+    def load_warnings(self) -> list[str]:
+        return self.inner.load_warnings()
 
     def close(self) -> None:
         """The inner backend is shared; the gateway closes it."""

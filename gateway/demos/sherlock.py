@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from gateway.api import Gateway
 from gateway.demos import show_step
-from gateway.models import Subgraph
+from gateway.models import Node, Subgraph
+
+
+def _ids(result: Subgraph) -> set[str]:
+    return {node.id for node in result.nodes if isinstance(node, Node)}
 
 
 def _layers(result: Subgraph) -> dict[str, list[str]]:
     levels = [h for h, count in enumerate(result.hop_counts) for _ in range(count)]
     layers: dict[str, list[str]] = {}
     for node, hop in zip(result.nodes, levels, strict=True):
-        layers.setdefault(f"hop {hop}", []).append(node.id)
+        layers.setdefault(f"hop {hop}", []).append(node.id if isinstance(node, Node) else str(node))
     return layers
 
 
@@ -43,7 +47,7 @@ def run_demo(gateway: Gateway) -> None:
         truth_status=["asserted_true", "disputed", "hypothetical", "retracted"],
     )
     assert isinstance(wide, Subgraph)
-    new = sorted({n.id for n in wide.nodes} - {n.id for n in survey.nodes})
+    new = sorted(_ids(wide) - _ids(survey))
     show_step(
         "4. Widen the truth status", "... truth_status=[asserted_true, disputed, hypothetical, retracted]",
         "Uncertain claims are opt-in: widening the traversal filter changes the topology.",
@@ -61,7 +65,9 @@ def run_demo(gateway: Gateway) -> None:
         "A URL is canonicalized to its CURIE; full data is paid for only where it is wanted.",
         entity.model_dump(exclude_none=True),
     )
-    mirrored = gateway.bfs_query(seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, expand_traits=["Inverse"], topology_only=True)
+    mirrored = gateway.bfs_query(
+        seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, expand_traits=["Inverse"], topology_only=True,
+    )
     show_step(
         "7. Traits", 'bfs_query(seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, expand_traits=["Inverse"])',
         "HasTrueIdentity was never asserted; it is derived at query time from DisguisedAs and marked derived_via.",

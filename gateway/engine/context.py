@@ -14,7 +14,7 @@ from gateway.engine.statistics import statistics
 from gateway.ids import IdMapper, build_converter, local_name
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, Profile
 from gateway.settings import Settings
-from gateway.sparql import Sparql, iris, render
+from gateway.sparql import Sparql, iris
 from gateway.sparql import iri as sparql_iri
 from gateway.terms import BFS, pick_label
 
@@ -38,9 +38,7 @@ class GraphContext:
 
     def select(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> Rows:
         """Rows of the profile's template `query` (see `gateway.sparql.render`)."""
-        own = getattr(self.profile, "render", None)  # a profile may fill slots of its own
-        text = own(query, flags, **slots) if own else render(f"{self.profile.queries}/{query}", flags, **slots)
-        return self.backend.select(text)[1]
+        return self.profile.select(query, flags, **slots)
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """A value computed once per open graph (the store is read-only)."""

@@ -12,7 +12,7 @@ def make_plan(ctx: GraphContext, query: object, traits: frozenset[str] = frozens
     mirror_predicates: tuple[str, ...] = ()
     if traits:
         declared = ctx.profile.traits()
-        mirrored = set()
+        mirrored: set[str] = set()
         if "Symmetric" in traits:
             mirrored |= declared.symmetric
         if "Inverse" in traits:

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, overload
 
+from gateway.engine.context import GraphContext
 from gateway.models import Edge, Node
 from gateway.profiles.base import Hit
 from gateway.sparql import iris
 from gateway.terms import BFS, OWL, RDF, RDFS, Blank, Literal, Term, pick_label
-
-if TYPE_CHECKING:
-    from gateway.engine.context import GraphContext
 
 STATEMENT_TYPE = BFS + "Statement"
 URL_SYNONYM = BFS + "urlSynonym"
@@ -119,9 +117,9 @@ def statement_details(ctx: GraphContext, statements: Sequence[str]) -> dict[str,
     triples: dict[str, tuple[str, str, str, bool]] = {}
     for chunk in _chunks(statements):
         rows = ctx.select("reified_triple", ids=iris(chunk))
-        for r, s, p, o, asserted in rows:
+        for r, s, p, o, flag in rows:
             # Some stores (Virtuoso) answer booleans as 1 / 0.
-            triples[str(r)] = (str(s), str(p), str(o), isinstance(asserted, Literal) and asserted.value in ("true", "1"))
+            triples[str(r)] = (str(s), str(p), str(o), isinstance(flag, Literal) and flag.value in ("true", "1"))
     data = _statement_data(ctx, list(triples))
     edges = {}
     for r, (s, p, o, asserted) in triples.items():
@@ -185,7 +183,11 @@ def _statement_data(ctx: GraphContext, statements: Sequence[str]) -> dict[str, l
     return found
 
 
-def derive_label(derived_via: str | None, to_id: Any) -> str | None:
+@overload
+def derive_label(derived_via: str, to_id: Callable[[str], str]) -> str: ...
+@overload
+def derive_label(derived_via: None, to_id: Callable[[str], str]) -> None: ...
+def derive_label(derived_via: str | None, to_id: Callable[[str], str]) -> str | None:
     """`Inverse(<iri>)` as `Inverse(prefix:local)`."""
     if derived_via is None:
         return None

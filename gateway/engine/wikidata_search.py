@@ -60,12 +60,10 @@ SELECT ?item ?ordinal ?label ?matched ?matchText ?type WHERE {
 """`%` slots are filled only with `gateway.sparql` fragments (escaped literals, checked IRIs)."""
 
 
-def is_wikidata_query_service(backend: object) -> bool:
-    """Whether `backend` talks to Wikidata's query service (a reader's scope is looked through)."""
-    while hasattr(backend, "inner"):
-        backend = backend.inner
-    endpoint = getattr(backend, "endpoint", None)
-    if not isinstance(endpoint, str):
+def is_wikidata_query_service(backend: Backend) -> bool:
+    """Whether `backend` talks to Wikidata's query service."""
+    endpoint = backend.endpoint
+    if endpoint is None:
         return False
     return (urlsplit(endpoint).hostname or "").lower() in WIKIDATA_QUERY_HOSTS
 

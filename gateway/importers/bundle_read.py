@@ -244,7 +244,8 @@ def description_of(bundle: Bundle) -> str:
     """The graph description describe_schema shows, from the manifest and the counts."""
     metadata = bundle.manifest.get("metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
-    papers = metadata.get("papers") if isinstance(metadata.get("papers"), dict) else {}
+    papers = metadata.get("papers")
+    papers = papers if isinstance(papers, dict) else {}
     kind = "PubMed Central papers" if papers and all(re.fullmatch(r"PMC\d+", p) for p in papers) else "papers"
     kind = kind[:-1] if len(papers) == 1 else kind
     head = f"{bundle.domain}: {len(papers)} {kind}, " if papers else f"{bundle.domain}: "

@@ -8,11 +8,12 @@ node, with the truth status and positions the traversal filters read.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import ClassVar
 
-from gateway.sparql import Sparql, literal, not_after, not_before
+from gateway.backends.base import Backend, Rows
+from gateway.sparql import Sparql, literal, not_after, not_before, render
 from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term
 
 Point = int | dt.date | dt.datetime
@@ -167,29 +168,54 @@ class Traits:
         return found
 
 
-class Profile(Protocol):
-    """A statement model over one backend."""
+class Profile:
+    """A statement model over one backend: what a statement is, and how a walk reads them.
 
-    name: str
-    queries: str
-    has_reifiers: bool
+    A subclass names its templates' folder (`queries`) and implements the reads below.
+    Every template becomes rows one way: `select` (through `render`, which a profile may
+    extend with slots of its own).
+    """
+
+    name: ClassVar[str] = ""
+    queries: ClassVar[str] = ""
+    """The folder of `queries/` this profile's templates come from."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    def render(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> str:
+        """The text of this profile's template `query`, filled (see `gateway.sparql.render`)."""
+        return render(f"{self.queries}/{query}", flags, **slots)
+
+    def select(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> Rows:
+        """The rows of this profile's template `query`."""
+        return self.backend.select(self.render(query, flags, **slots))[1]
+
+    @property
+    def has_reifiers(self) -> bool:
+        """Whether the graph holds statements with an identity of their own."""
+        raise NotImplementedError
 
     def unasserted(self) -> list[Hit]:
         """Statements the graph holds without asserting them (reifier only)."""
-        ...
+        raise NotImplementedError
 
     def hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
         """Traversable statements touching the frontier, at most `limit`; and whether more may exist."""
-        ...
+        raise NotImplementedError
 
     def hidden(self, frontier: Sequence[str], plan: HopPlan, cap: int) -> list[Hit]:
         """Statements touching the frontier that the filters keep the walk from crossing."""
-        ...
+        raise NotImplementedError
 
     def can_hide(self, plan: HopPlan) -> bool:
         """Whether any statement in the graph could fail these filters."""
-        ...
+        raise NotImplementedError
 
-    def existing(self, iris: Sequence[str], plan: HopPlan) -> set[str]: ...
+    def existing(self, iris: Sequence[str], plan: HopPlan) -> set[str]:
+        """Which of these IRIs the graph holds (as an entity or a statement)."""
+        raise NotImplementedError
 
-    def traits(self) -> Traits: ...
+    def traits(self) -> Traits:
+        """The trait declarations of the graph's predicates."""
+        raise NotImplementedError

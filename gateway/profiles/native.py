@@ -16,15 +16,15 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 
-from gateway.backends.base import Backend
 from gateway.profiles.base import (
     NON_EDGE_PREDICATES,
     Hit,
     HopPlan,
+    Profile,
     Traits,
     time_filters,
 )
-from gateway.sparql import Sparql, integer, iris, render
+from gateway.sparql import Sparql, integer, iris
 from gateway.terms import BFS, Literal, Term
 
 _ALL_FILTERS = ("truth_status", "as_of", "valid_at")
@@ -37,18 +37,14 @@ def status_name(term: Term | None) -> str:
     return "asserted_true" if term is None else str(term)
 
 
-class NativeProfile:
+class NativeProfile(Profile):
     name = "native"
     queries = "native"
-    """The folder of `queries/` this profile's templates come from."""
-
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
 
     # -- what the graph holds ----------------------------------------------------------
     @cached_property
     def has_reifiers(self) -> bool:
-        _, rows = self.backend.select(render(f"{self.queries}/has_reifiers"))
+        rows = self.select("has_reifiers")
         return bool(rows)
 
     @cached_property
@@ -58,11 +54,10 @@ class NativeProfile:
         by_object: dict[str, list[Hit]] = defaultdict(list)
         if not self.has_reifiers:
             return by_subject, by_object
-        direct = getattr(self.backend, "reifier_only", None)
-        if self.queries == "native" and direct is not None:
-            rows = direct()  # an embedded store: its indexes, not SPARQL's slow NOT EXISTS
-        else:
-            _, rows = self.backend.select(render(f"{self.queries}/unasserted"))
+        # An embedded store reads them from its indexes, not with SPARQL's slow NOT EXISTS.
+        rows = self.backend.reifier_only() if self.queries == "native" else None
+        if rows is None:
+            rows = self.select("unasserted")
         excluded = set(NON_EDGE_PREDICATES)
         for r, s, p, o, ts, at, vf, vu in rows:
             if not isinstance(p, str) or p in excluded:
@@ -82,8 +77,10 @@ class NativeProfile:
 
     @cached_property
     def _traits(self) -> Traits:
-        _, rows = self.backend.select(render(f"{self.queries}/traits"))
-        symmetric, transitive, inverses = set(), set(), {}
+        rows = self.select("traits")
+        symmetric: set[str] = set()
+        transitive: set[str] = set()
+        inverses: dict[str, str] = {}
         for kind, p, q in rows:
             if not isinstance(p, str):
                 continue
@@ -106,7 +103,7 @@ class NativeProfile:
     def existing(self, iris_: Sequence[str], plan: HopPlan) -> set[str]:
         if not iris_:
             return set()
-        _, rows = self.backend.select(render(f"{self.queries}/exists", ids=iris(iris_)))
+        rows = self.select("exists", ids=iris(iris_))
         found = {str(row[0]) for row in rows}
         by_subject, by_object = self._unasserted
         found.update(i for i in iris_ if i in by_subject or i in by_object)
@@ -128,7 +125,7 @@ class NativeProfile:
         if plan.predicates is not None:
             flags.append("predicates")
             slots["predicates"] = iris(plan.predicates or ("urn:bfsql:none",), ", ")
-        rows = self.backend.select_iri_rows(render(f"{self.queries}/hop_plain", flags, **slots))
+        rows = self.backend.select_iri_rows(self.render("hop_plain", flags, **slots))
         hits = [
             Hit("o", x, x, p, o, None, "asserted_true") if o is not None else Hit("i", x, s, p, x, None, "asserted_true")  # type: ignore[arg-type]
             for x, p, o, s in rows
@@ -165,7 +162,7 @@ class NativeProfile:
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        _, rows = self.backend.select(render(f"{self.queries}/hop", flags, **slots))
+        rows = self.select("hop", flags, **slots)
         return rows
 
     @staticmethod

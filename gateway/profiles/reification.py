@@ -44,7 +44,10 @@ class PlainProfile(ReificationProfile):
     """Plain triples only: no statement nodes are looked for (one query fewer per hop)."""
 
     name = "plain"
-    has_reifiers = False  # type: ignore[assignment]
+
+    @property
+    def has_reifiers(self) -> bool:
+        return False
 
 
 def native_to_reification(source: ox.Store | str | bytes | Path, *, format: ox.RdfFormat | None = None) -> str:
@@ -56,7 +59,8 @@ def native_to_reification(source: ox.Store | str | bytes | Path, *, format: ox.R
     in that graph; every other quad is kept. A triple term anywhere else has no
     reification form, so it is refused rather than dropped.
 
-    >>> text = '<http://e/r> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( <http://e/s> <http://e/p> <http://e/o> )>> .'
+    >>> reifies = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies>"
+    >>> text = f"<http://e/r> {reifies} <<( <http://e/s> <http://e/p> <http://e/o> )>> ."
     >>> print(native_to_reification(text, format=ox.RdfFormat.N_TRIPLES))
     <http://e/r> <http://www.w3.org/1999/02/22-rdf-syntax-ns#object> <http://e/o> .
     <http://e/r> <http://www.w3.org/1999/02/22-rdf-syntax-ns#predicate> <http://e/p> .
@@ -65,7 +69,7 @@ def native_to_reification(source: ox.Store | str | bytes | Path, *, format: ox.R
     <BLANKLINE>
     """
     quads = [converted for quad in _quads(source, format) for converted in _convert(quad)]
-    text = ox.serialize(quads, format=ox.RdfFormat.N_QUADS).decode("utf-8")
+    text = (ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b"").decode("utf-8")
     return "".join(sorted(set(text.splitlines(keepends=True))))
 
 

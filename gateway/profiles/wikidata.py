@@ -77,8 +77,10 @@ def _claims(predicates: Iterable[str]) -> Sparql:
 class WikidataProfile(NativeProfile):
     name = "wikidata"
     queries = "wikidata"
-    has_reifiers = True  # type: ignore[assignment]
-    """Every Wikidata statement is a statement node."""
+    @property
+    def has_reifiers(self) -> bool:
+        """Every Wikidata statement is a statement node."""
+        return True
     deprecated_status: str = "retracted"
     """The truth status of a deprecated-rank statement."""
 
@@ -100,9 +102,7 @@ class WikidataProfile(NativeProfile):
     def template_slots(self) -> tuple[list[str], dict[str, Sparql]]:
         """Flags and slots every template of this profile may use (the deprecated status).
 
-        Templates fall back to bfs:retracted when the flag is absent, so a caller that
-        renders them without these (gateway.engine.context.GraphContext.select today) still
-        gets the default mapping.
+        Templates fall back to bfs:retracted when the flag is absent.
         """
         return ["deprecated_status"], {"deprecated_status": iri(BFS + self.deprecated_status)}
 
@@ -141,8 +141,7 @@ class WikidataProfile(NativeProfile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        _, rows = self.backend.select(self.render("hop", flags, **slots))
-        return rows
+        return self.select("hop", flags, **slots)
 
     @staticmethod
     def _branch_flags(plan: HopPlan) -> list[str]:

@@ -275,7 +275,7 @@ def _mcp(gateway: Gateway, authenticate: Authenticate) -> tuple[ASGIApp, Any]:
         streamable_http_path="/mcp", stateless_http=True, json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    endpoint = next(route.endpoint for route in starlette.routes if getattr(route, "path", None) == "/mcp")
+    endpoint = next(route.endpoint for route in starlette.routes if isinstance(route, Route) and route.path == "/mcp")
     return _AsReader(endpoint, authenticate), server.session_manager
 
 
@@ -299,9 +299,9 @@ class _AsReader:
         if not _valid_ids(body):
             # The SDK takes a message with an unusable id for a notification and answers 202
             # with nothing: the caller would wait for an answer that never comes.
-            error = {"jsonrpc": "2.0", "id": None,
-                     "error": {"code": -32600, "message": "Invalid Request: an id must be a string or a number"}}
-            await Response(json.dumps(error), status_code=400, media_type="application/json")(scope, receive, send)
+            refusal = {"jsonrpc": "2.0", "id": None,
+                       "error": {"code": -32600, "message": "Invalid Request: an id must be a string or a number"}}
+            await Response(json.dumps(refusal), status_code=400, media_type="application/json")(scope, receive, send)
             return
         tokens = current_reader.set(reader), current_deadline.set(deadline)
         try:

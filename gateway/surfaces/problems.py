@@ -161,7 +161,7 @@ PROBLEM_STATUSES = {
 }
 
 
-def problem_responses(*statuses: int) -> dict[str, Any]:
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {
         str(status): {"description": PROBLEM_STATUSES[status],
                       "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}

@@ -108,7 +108,7 @@ def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
-class HeaderTimeout(HttpToolsProtocol):  # type: ignore[misc]
+class HeaderTimeout(HttpToolsProtocol):
     """uvicorn's HTTP protocol, closing a connection whose request headers take longer than
     `timeout` seconds from the connection or the previous answer (uvicorn waits forever,
     so a client sending a byte a minute would hold a connection for good). The body has
@@ -189,7 +189,8 @@ def serve(config: ServeConfig) -> int:
         deployment_key()  # made once here, so every worker seals scan cursors alike
         if config.source and not Path(config.source).exists():
             raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
-        logger.info("serving %s with %d workers at %s", config.endpoint or config.source or "the demo graph", config.workers, where)
+        logger.info("serving %s with %d workers at %s",
+                    config.endpoint or config.source or "the demo graph", config.workers, where)
         return _serve_workers(config, options)
     HeaderTimeout.timeout = config.request_timeout
     app = build_app(config)

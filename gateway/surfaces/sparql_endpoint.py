@@ -37,6 +37,7 @@ as it is over.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qsl
@@ -114,26 +115,17 @@ class _Overflow(Exception):
     pass
 
 
-class _Sink:
-    """A bounded in-memory file for pyoxigraph's serializers."""
+class _Sink(io.BytesIO):
+    """An in-memory file for pyoxigraph's serializers that refuses to grow past `limit`."""
 
     def __init__(self, limit: int) -> None:
+        super().__init__()
         self.limit = limit
-        self.chunks: list[bytes] = []
-        self.size = 0
 
-    def write(self, data: bytes) -> int:
-        self.size += len(data)
-        if self.size > self.limit:
+    def write(self, data: Any) -> int:
+        if self.tell() + len(data) > self.limit:
             raise _Overflow
-        self.chunks.append(bytes(data))
-        return len(data)
-
-    def flush(self) -> None:
-        pass
-
-    def getvalue(self) -> bytes:
-        return b"".join(self.chunks)
+        return super().write(data)
 
 
 def run_query(store: ox.Store, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:

@@ -32,6 +32,7 @@ inherited by the fork; an on-disk store is opened read-only by each worker. Linu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import json
 import logging
@@ -45,6 +46,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -185,10 +187,8 @@ class Sandbox:
                 return
             self._closed = True
             self._control.close()
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(self._zygote, 0)
-        except ChildProcessError:
-            pass
 
     # -- the zygote ---------------------------------------------------------------------------
     def _start_zygote(self) -> tuple[socket.socket, int]:
@@ -202,7 +202,7 @@ class Sandbox:
                 os.closerange(3, theirs.fileno())
                 os.closerange(theirs.fileno() + 1, _max_fd())
                 self._serve_forks(theirs)
-            except BaseException:  # noqa: BLE001 - nothing may escape a forked child
+            except BaseException:
                 status = 1
             finally:
                 os._exit(status)
@@ -225,7 +225,7 @@ class Sandbox:
                         control.close()
                         server_end.close()
                         self._work(worker_end)
-                    except BaseException:  # noqa: BLE001
+                    except BaseException:
                         status = 1
                     finally:
                         os._exit(status)
@@ -234,10 +234,10 @@ class Sandbox:
                 socket.send_fds(control, [json.dumps({"pid": pid}).encode() + b"\n"], [server_end.fileno()])
                 server_end.close()
             elif command == "reap":
-                pid = int(argument)
-                status = _wait(pid) if pid in children else None
-                children.discard(pid)
-                control.sendall(json.dumps({"status": status}).encode() + b"\n")
+                reaped = int(argument)
+                exit_status = _wait(reaped) if reaped in children else None
+                children.discard(reaped)
+                control.sendall(json.dumps({"status": exit_status}).encode() + b"\n")
         for pid in children:
             _kill(pid)
         for pid in children:
@@ -295,7 +295,7 @@ class Sandbox:
         isolated = _isolate_network()
         try:
             store = self._open_store()
-        except Exception as error:  # noqa: BLE001 - reported to the server
+        except Exception as error:
             _send(sock, {"error": f"{type(error).__name__}: {error}"})
             return
         _limit_address_space(self.limits.memory_bytes)
@@ -311,7 +311,7 @@ class Sandbox:
             except MemoryError:
                 _send(sock, {"sandbox": "memory"})
                 return
-            except Exception as error:  # noqa: BLE001 - reported, then this worker is replaced
+            except Exception as error:
                 _send(sock, {"sandbox": "failed", "message": f"{type(error).__name__}: {error}"})
                 return
             header["retire"] = _private_bytes() - baseline > self.limits.recycle_bytes
@@ -360,10 +360,8 @@ def _is_dead(worker: _Worker) -> bool:
 
 
 def _kill(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _wait(pid: int) -> int | None:
@@ -398,7 +396,7 @@ def _isolate_network() -> bool:
 
 
 def _limit_address_space(extra: int) -> None:
-    pages = int(open("/proc/self/statm").read().split()[0])
+    pages = int(Path("/proc/self/statm").read_text().split()[0])
     size = pages * os.sysconf("SC_PAGE_SIZE") + extra
     resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
@@ -409,4 +407,4 @@ def _private_bytes() -> int:
         with open("/proc/self/smaps_rollup") as handle:
             return sum(int(line.split()[1]) * 1024 for line in handle if line.startswith(("Private_Clean", "Private_Dirty")))
     except OSError:
-        return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")

@@ -97,13 +97,15 @@ def _present(
     detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted))) if wanted else {}  # type: ignore[arg-type]
     edges: list[Edge | dict[str, str]] = []
     for (s, p, o, _, derived), key, _ in keyed:
-        edge = detailed.get(key)
-        if edge is None:
-            edge = {"subject": s, "predicate": p, "object": o}
-            if derived:
-                edge["derived_via"] = derive_label(derived, to_id)
-        edges.append(edge)
-    return nodes, edges  # type: ignore[return-value]
+        found = detailed.get(key)
+        if found is not None:
+            edges.append(found)
+            continue
+        stub = {"subject": s, "predicate": p, "object": o}
+        if derived:
+            stub["derived_via"] = derive_label(derived, to_id)
+        edges.append(stub)
+    return nodes, edges
 
 
 def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, str]], common: dict[str, object]) -> Subgraph:
@@ -121,7 +123,9 @@ def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, st
     derived: list[list[str]] = []
     edge_details: dict[str, Edge] = {}
     for edge in edges:
-        stub = edge if isinstance(edge, dict) else edge.model_dump(include={"subject", "predicate", "object", "derived_via"}, exclude_none=True)
+        stub = edge if isinstance(edge, dict) else edge.model_dump(
+            include={"subject", "predicate", "object", "derived_via"}, exclude_none=True
+        )
         s, p, o = stub["subject"], stub["predicate"], stub["object"]
         if "derived_via" in stub:
             derived.append([s, p, o, stub["derived_via"]])

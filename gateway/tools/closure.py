@@ -16,7 +16,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_plan
 from gateway.models import Closure, TransitiveClosureInput
 from gateway.profiles.base import HopPlan
-from gateway.sparql import integer, iri, render
+from gateway.sparql import integer, iri
 
 MAX_LIMIT = 500_000
 ROWS_PER_LEVEL = 4 * MAX_LIMIT
@@ -53,8 +53,8 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
 def _property_path(
     ctx: GraphContext, start: str, predicate: str, out: bool, limit: int
 ) -> tuple[Collection[str], bool]:
-    text = render(f"{ctx.profile.queries}/closure", ["out"] if out else [],
-                  start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
+    text = ctx.profile.render("closure", ["out"] if out else [],
+                              start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
     found = ctx.backend.select_iris(text)  # DISTINCT already
     return found[:limit], len(found) > limit
 

@@ -53,7 +53,8 @@ def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
             raise EndpointTimeout("the neighbourhood could not be read within the call's deadline; "
                                   "use fewer hops, seeds or predicates", field="max_hops")
         if result.cut is not None:
-            raise TooLarge(f"the neighbourhood has more than {bound} edges; use fewer hops, seeds or predicates", field="max_hops")
+            raise TooLarge(f"the neighbourhood has more than {bound} edges; use fewer hops, seeds or predicates",
+                           field="max_hops")
         keys: list[EdgeKey] = list(result.edges)
         nodes.update(result.hops)
     else:

@@ -74,8 +74,8 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     details = full_nodes(ctx, full, types) if full else {}
     nodes = []
     for n in order:
-        node = details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id))
-        nodes.append(node.model_copy(update={"distances": {to_id(s): distances[n][s] for s in seeds}}))
+        found = details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id))
+        nodes.append(found.model_copy(update={"distances": {to_id(s): distances[n][s] for s in seeds}}))
     keyed = sorted(edges.items(), key=lambda item: tuple(to_id(x) if x else "" for x in item[0]))
     wanted = [] if query.topology_only else [(k_, h) for k_, h in keyed if edge_filter is None or k_[1] in edge_filter]
     detailed = dict(zip((k_ for k_, _ in wanted), full_edges(ctx, wanted))) if wanted else {}  # type: ignore[arg-type]

@@ -141,7 +141,7 @@ class _Search:
             depth = self.backward_dist[y] + 1
             for z, key in into:
                 if self.backward_dist.setdefault(z, depth) == depth:
-                    self.backward_steps[z].append((y, key, h))  # type: ignore[arg-type]
+                    self.backward_steps[z].append((y, key, h))
                     new.add(z)
         self.backward_frontier = sorted(new)
 

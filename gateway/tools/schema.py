@@ -31,7 +31,9 @@ def _describe(ctx: GraphContext) -> Schema:
             PredicateInfo(id=to_id(p), label=labels.get(p), count=predicates[p], traits=kinds,
                           inverse_of=to_id(inverse) if inverse else None)
         )
-    type_infos = [TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))]
+    type_infos = [
+        TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))
+    ]
     counts = StatementCounts(total=stats.total, reified=stats.reified, plain=stats.plain,
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
     ranges = _ranges(ctx) if ctx.profile.has_reifiers else {}

@@ -4,7 +4,7 @@ Every operation gets `BFSQL_FUZZ_EXAMPLES` generated requests per phase (300 by 
 valid and invalid, under three checks: no server error, every answer conforms to its
 documented schema, and every request that breaks the schema is refused. The seed is fixed
 (`BFSQL_FUZZ_SEED`) so a CI failure can be replayed. It takes two to three minutes, so it
-is marked `fuzz`: `pytest -m "not fuzz"` leaves it out of a quick run; CI runs it.
+is marked `fuzz`: the default run leaves it out; `.ci/run` runs it on its own (`pytest -m fuzz`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,143 @@
+"""The package's layers import one way, and no module is over 600 lines.
+
+Every `import` of every module counts, those inside functions too; imports under
+`if TYPE_CHECKING:` do not (they are for types, never run). A module may import from its
+own layer or the layers below it, never above, and no set of modules may import each
+other in a circle. docs/development.md draws the layers.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "gateway"
+LAYERS: list[tuple[str, ...]] = [
+    ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.gc_hold", "gateway.settings"),
+    ("gateway.terms",),
+    ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models"),
+    ("gateway.backends",),
+    ("gateway.profiles",),
+    ("gateway.engine",),
+    ("gateway.tools",),
+    ("gateway.api", "gateway.loading"),
+    ("gateway.importers", "gateway.demos"),
+    ("gateway.surfaces",),
+]
+"""Bottom to top."""
+MAX_LINES = 600
+PROVIDED_BY = {"starlette": "fastapi", "anyio": "fastapi", "mcp_types": "mcp", "uvicorn": "uvicorn[standard]"}
+"""Third-party imports that come with a declared dependency rather than being one."""
+
+
+def modules() -> Iterator[tuple[str, Path]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        yield ".".join(parts[:-1] if parts[-1] == "__init__" else parts), path
+
+
+def layer(module: str) -> int | None:
+    for index, members in enumerate(LAYERS):
+        if any(module == m or module.startswith(m + ".") for m in members):
+            return index
+    return None
+
+
+def imports(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, imported module) for every import that runs, at any depth of the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(inner) for inner in ast.walk(node))
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "gateway":
+                for alias in node.names:  # `from gateway import deadline` imports a module
+                    yield node.lineno, f"gateway.{alias.name}"
+            else:
+                yield node.lineno, node.module
+
+
+def edges() -> list[tuple[str, str, int]]:
+    """(importing module, imported gateway module, line)."""
+    return [(module, target, line) for module, path in modules() for line, target in imports(path)
+            if target.startswith("gateway.")]
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [m for m, _ in modules() if m != "gateway" and layer(m) is None] == []
+
+
+def test_imports_go_down_the_layers() -> None:
+    upward = [f"{m}:{line} imports {t}" for m, t, line in edges()
+              if m != "gateway" and (layer(t) or 0) > (layer(m) or 0)]
+    assert upward == []
+
+
+def test_no_module_imports_itself_round_about() -> None:
+    graph: dict[str, set[str]] = {}
+    names = {m for m, _ in modules()}
+    for module, target, _ in edges():
+        if target in names and target != module:
+            graph.setdefault(module, set()).add(target)
+    cycles = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*trail[trail.index(nxt):], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    # A package's __init__ importing its own modules, which import the package, is no cycle.
+    assert [c for c in cycles if not _through_package_face(c)] == []
+
+
+def _through_package_face(cycle: str) -> bool:
+    steps = cycle.split(" -> ")
+    return any(b.startswith(a + ".") or a.startswith(b + ".") for a, b in zip(steps, steps[1:]))
+
+
+@pytest.mark.parametrize(("module", "path"), list(modules()), ids=[m for m, _ in modules()])
+def test_modules_stay_small(module: str, path: Path) -> None:
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
+
+
+def test_third_party_imports_are_declared_dependencies() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {_distribution(requirement) for requirement in project["dependencies"]}
+    missing = []
+    for module, path in modules():
+        for line, target in imports(path):
+            top = target.split(".")[0]
+            if top == "gateway" or top in sys.stdlib_module_names:
+                continue
+            if top not in declared and _distribution(PROVIDED_BY.get(top, "")) not in declared:
+                missing.append(f"{module}:{line} imports {top}")
+    assert missing == []
+
+
+def _distribution(requirement: str) -> str:
+    name = requirement.split(";")[0].split("[")[0]
+    for mark in "<>=!~ ":
+        name = name.split(mark)[0]
+    return name.strip().lower().replace("-", "_")
