@@ -28,8 +28,6 @@ from pathlib import Path
 
 from gateway.errors import InvalidInput, Unauthorized
 
-DEFAULT_GRAPH = "default"
-
 
 @dataclass(frozen=True)
 class Reader:

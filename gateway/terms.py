@@ -13,6 +13,10 @@ RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 OWL = "http://www.w3.org/2002/07/owl#"
 BFS = "https://w3id.org/bfsql#"
+DEFAULT_GRAPH = "default"
+"""How readers files, `default-graph-uri` and scopes name the store's default graph."""
+NO_GRAPH = "urn:bfsql:no-graph"
+"""Names a graph that does not exist: a reader with no graphs sees an empty dataset."""
 
 
 class Literal(NamedTuple):
@@ -188,3 +192,17 @@ def pick_label(values: Sequence[object], language: str) -> str:
             if lit.language == wanted or (wanted and lit.language and lit.language.startswith(wanted + "-")):
                 return lit.value
     return literals[0].value if literals else str(values[0])
+
+
+def status_name(term: Term | None) -> str:
+    """A truth status term as its name: `bfs:disputed` -> "disputed"; no status, asserted_true;
+    an unknown term is kept whole, so it cannot pass for a known status."""
+    if term is None:
+        return "asserted_true"
+    text = term if isinstance(term, str) else text_of(term)
+    return text[len(BFS):] if text.startswith(BFS) else text
+
+
+def text_of(term: object) -> str:
+    """A literal's lexical form, anything else as text ("" for nothing)."""
+    return term.value if isinstance(term, Literal) else ("" if term is None else str(term))

@@ -20,7 +20,7 @@ import pyoxigraph as ox
 
 from gateway.backends.base import QueryLog, Rows
 from gateway.errors import InvalidInput, UpstreamError
-from gateway.terms import from_oxigraph
+from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph
 
 FORMATS: dict[str, ox.RdfFormat] = {
     ".ttl": ox.RdfFormat.TURTLE,
@@ -40,8 +40,6 @@ _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([
 _REIFIES = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
 _STATEMENT_TERMS = [ox.NamedNode("https://w3id.org/bfsql#" + t) for t in ("truthStatus", "assertedAt", "validFrom", "validUntil")]
 META_FILE = "meta.json"
-DEFAULT_GRAPH = "default"
-NO_GRAPH = "urn:bfsql:no-graph"
 STORE_DIR = "store"
 
 

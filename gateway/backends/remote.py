@@ -53,13 +53,10 @@ from gateway.errors import (
     Unavailable,
     UpstreamError,
 )
-from gateway.terms import RDF, XSD, Blank, Literal, Term, TripleTerm, parse_tsv
+from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, RDF, XSD, Blank, Literal, Term, TripleTerm, parse_tsv
 
 TSV = "text/tab-separated-values"
 JSON = "application/sparql-results+json"
-NO_GRAPH = "urn:bfsql:no-graph"
-"""Names a graph that does not exist: a reader with no graphs sees an empty dataset."""
-DEFAULT_GRAPH = "default"
 WIKIMEDIA_HOSTS = (".wikidata.org", ".wikimedia.org")
 RETRY_STATUSES = frozenset({502, 503, 504})
 _TIMEOUT_TEXT = re.compile(r"TimeoutException|timed? ?out|timeout|S1TAT|SR171", re.IGNORECASE)

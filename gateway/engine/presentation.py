@@ -14,7 +14,7 @@ from gateway.engine.context import GraphContext
 from gateway.models import Edge, Node
 from gateway.profiles.base import Hit
 from gateway.sparql import iris
-from gateway.terms import BFS, OWL, RDF, RDFS, Blank, Literal, Term, pick_label
+from gateway.terms import BFS, OWL, RDF, RDFS, Blank, Literal, Term, pick_label, status_name, text_of
 
 STATEMENT_TYPE = BFS + "Statement"
 URL_SYNONYM = BFS + "urlSynonym"
@@ -85,7 +85,7 @@ def full_nodes(
         values = rows_by_node.get(node, [])
         label = _pick(values, LABELS, ctx.settings.language)
         description = _pick(values, DESCRIPTIONS, ctx.settings.language)
-        alt = sorted({_text(v) for p, v in values if p in ALT_LABELS and _language_ok(v, ctx.settings.language)})
+        alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, ctx.settings.language)})
         properties: dict[str, list[Any]] = defaultdict(list)
         for p, v in values:
             if p in _NAME_PREDICATES or p == RDF + "type":
@@ -150,7 +150,7 @@ def full_edge(
     for p, v in data:
         if p == BFS + "truthStatus":
             if isinstance(v, str) and v.startswith(BFS):
-                fields["truth_status"] = v[len(BFS):]
+                fields["truth_status"] = status_name(v)
         elif p == BFS + "assertedAt":
             fields["asserted_at"] = _value(v, to_id)
         elif p == BFS + "validFrom":
@@ -161,7 +161,7 @@ def full_edge(
             value = v.to_python()
             fields["confidence"] = float(value) if isinstance(value, (int, float)) else None
         elif p == BFS + "extractionMethod":
-            fields["extraction_method"] = _text(v)
+            fields["extraction_method"] = text_of(v)
         else:
             provenance[to_id(p)].append(_value(v, to_id))
     return Edge(
@@ -204,9 +204,6 @@ def _value(term: Term, to_id: Any) -> Any:
         return to_id(term)
     return str(term)
 
-
-def _text(term: Term) -> str:
-    return term.value if isinstance(term, Literal) else str(term)
 
 
 def _language_ok(term: Term, language: str) -> bool:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from gateway.profiles.base import NON_EDGE_PREDICATES
 from gateway.sparql import iris
-from gateway.terms import BFS, Literal
+from gateway.terms import Literal, status_name
 
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
@@ -119,7 +119,7 @@ def count(ctx: GraphContext) -> Statistics:
     unasserted = len(ctx.profile.unasserted())
     if ctx.profile.has_reifiers:
         for status, n, untimed in ctx.select("status_counts"):
-            name = str(status)[len(BFS):] if str(status).startswith(BFS) else str(status)
+            name = status_name(status)
             statuses[name] = statuses.get(name, 0) + _int(n)
             reified += _int(n)
             untimed_reified += _int(untimed)

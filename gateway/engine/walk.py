@@ -7,7 +7,7 @@ admitted in key order, so a cut walk is the same on every backend. A walk also s
 before a slice once the call's deadline is near (`gateway.deadline`): `truncation.reason`
 is then "deadline".
 
-Rules (DESIGN §5): a hop is one relationship. A node at hop h < max_hops is expanded:
+Rules (docs/tools.md, "How a walk is decided"): a hop is one relationship. A node at hop h < max_hops is expanded:
 each traversable statement whose subject (direction out) or object (direction in) it
 is leads to the other end. A node that is itself a statement leads on to its own
 subject and object through the structural edges `rdf:subject` / `rdf:object`,

@@ -25,7 +25,7 @@ from gateway.backends.base import Backend, Rows
 from gateway.engine.presentation import entity_type
 from gateway.models import SearchHit
 from gateway.sparql import Sparql, integer, iris, literal
-from gateway.terms import Literal
+from gateway.terms import Literal, text_of
 
 WIKIDATA_QUERY_HOSTS = frozenset({"query.wikidata.org"})
 MAX_RESULTS = 50
@@ -114,7 +114,7 @@ def hits_from_rows(rows: Rows, query: str, limit: int, to_id: Callable[[str], st
             continue
         entry = entities.get(item)
         if entry is None:
-            entry = entities[item] = _Entity(_number(ordinal), _text(label), _match(_text(matched), _text(text), query))
+            entry = entities[item] = _Entity(_number(ordinal), text_of(label), _match(text_of(matched), text_of(text), query))
         if isinstance(type_, str):
             entry.types.append(type_)
     ranked = sorted(entities.items(), key=lambda kv: (_TIERS.index(kv[1].match), kv[1].ordinal, kv[0]))[:limit]
@@ -167,8 +167,3 @@ def _number(term: object) -> float:
         return float(term.value) if isinstance(term, Literal) else float("inf")
     except ValueError:
         return float("inf")
-
-
-def _text(term: object) -> str:
-    return term.value if isinstance(term, Literal) else ("" if term is None else str(term))
-

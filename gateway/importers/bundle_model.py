@@ -16,14 +16,12 @@ from urllib.parse import quote
 
 from gateway.errors import InvalidInput
 from gateway.ids import check_iri, load_prefix_records
+from gateway.terms import BFS, RDF, XSD
 
-BFS = "https://w3id.org/bfsql#"
 BUNDLE = "https://w3id.org/bfsql/bundle#"
 """Namespace of the bundle format's own fields (``bundle:usage_count``), shared by every domain."""
 BUNDLE_BASE = "https://w3id.org/bfsql/bundle/"
 """Each domain gets ``BUNDLE_BASE + domain + "/"`` for its types, predicates and local IDs."""
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-XSD = "http://www.w3.org/2001/XMLSchema#"
 
 STANDARD_PREFIXES: dict[str, str] = {
     "rdf": RDF,

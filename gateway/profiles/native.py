@@ -25,16 +25,11 @@ from gateway.profiles.base import (
     time_filters,
 )
 from gateway.sparql import Sparql, integer, iris
-from gateway.terms import BFS, Literal, Term
+from gateway.terms import BFS, Literal, Term, status_name, text_of
 
 _ALL_FILTERS = ("truth_status", "as_of", "valid_at")
 _NON_EDGES = frozenset(NON_EDGE_PREDICATES)
 
-
-def status_name(term: Term | None) -> str:
-    if isinstance(term, str) and term.startswith(BFS):
-        return term[len(BFS) :]
-    return "asserted_true" if term is None else str(term)
 
 
 class NativeProfile(Profile):
@@ -84,9 +79,9 @@ class NativeProfile(Profile):
         for kind, p, q in rows:
             if not isinstance(p, str):
                 continue
-            if _text(kind) == "symmetric":
+            if text_of(kind) == "symmetric":
                 symmetric.add(p)
-            elif _text(kind) == "transitive":
+            elif text_of(kind) == "transitive":
                 transitive.add(p)
             elif isinstance(q, str):
                 inverses.setdefault(p, q)
@@ -172,7 +167,7 @@ class NativeProfile(Profile):
             name for name, ok in zip(_ALL_FILTERS, (ok_truth, ok_asof, ok_valid)) if _false(ok)
         )
         return Hit(
-            _text(d), str(x), str(s), str(p), str(o), None if r is None else str(r),
+            text_of(d), str(x), str(s), str(p), str(o), None if r is None else str(r),
             status_name(status), at, vf, vu, failed,
         )
 
@@ -200,9 +195,6 @@ class NativeProfile(Profile):
                         return hits
         return hits
 
-
-def _text(term: Term | None) -> str:
-    return term.value if isinstance(term, Literal) else str(term or "")
 
 
 def _false(term: Term | None) -> bool:

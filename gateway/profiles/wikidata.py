@@ -5,7 +5,7 @@
           pq:P580 "1959-01-01T00:00:00Z"^^xsd:dateTime ; pq:P582 ... ;
           prov:wasDerivedFrom wdref:R .  wdref:R pr:P248 wd:Q... .
 
-How it maps (DESIGN §3):
+How it maps (docs/data-model.md):
 
 - **statement**: an edge when the statement's value (ps:P) is an entity IRI (item,
   property, lexeme, form, sense). It is reported as `wd:Q42 wdt:P69 wd:Q4961791` (the

@@ -47,12 +47,12 @@ from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
-from gateway.auth import DEFAULT_GRAPH, Reader
-from gateway.backends.embedded import NO_GRAPH
+from gateway.auth import Reader
 from gateway.errors import Forbidden, TooLarge, UpstreamError
 from gateway.surfaces.problems import Problem, problem_responses
 from gateway.surfaces.sparql_sandbox import Sandbox, SandboxLimits
 from gateway.surfaces.sparql_text import MAX_DEPTH, MAX_OPERATORS, read_query
+from gateway.terms import DEFAULT_GRAPH, NO_GRAPH
 
 RESULTS_TYPES: list[tuple[str, ox.QueryResultsFormat]] = [
     ("application/sparql-results+json", ox.QueryResultsFormat.JSON),

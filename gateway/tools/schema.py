@@ -8,7 +8,7 @@ from __future__ import annotations
 from gateway.engine.context import GraphContext
 from gateway.engine.statistics import statistics
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
-from gateway.terms import Literal
+from gateway.terms import Literal, text_of
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
@@ -63,7 +63,7 @@ def _ranges(ctx: GraphContext) -> dict[str, Range]:
     found = {}
     for kind, low, high in rows:
         if isinstance(low, Literal) and isinstance(high, Literal):
-            found[_text(kind)] = Range(min=low.to_python(), max=high.to_python())
+            found[text_of(kind)] = Range(min=low.to_python(), max=high.to_python())
     return found
 
 
@@ -74,7 +74,3 @@ def _description(ctx: GraphContext, total: int) -> str:
     if rows and isinstance(rows[0][1], Literal):
         return rows[0][1].value
     return f"an RDF graph of {total} statements"
-
-
-def _text(term: object) -> str:
-    return term.value if isinstance(term, Literal) else str(term)

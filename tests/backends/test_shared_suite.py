@@ -119,7 +119,7 @@ def _answer(gateway: Gateway, tool: str, arguments: dict[str, Any]) -> dict[str,
         return error.to_dict()
     dump.pop("profile", None)  # describe_schema names the profile, which differs by design
     if dump.get("truncated"):
-        # A hop reads at most budget+1 rows with no ORDER BY (DESIGN section 6), so which
+        # A hop reads at most budget+1 rows with no ORDER BY (docs/tools.md), so which
         # statements a cut walk keeps is the store's choice; its size and cut are not.
         keep = ("seeds", "limits", "truncated", "truncation", "node_count", "edge_count", "hop_counts")
         return {key: dump[key] for key in keep}
