@@ -121,7 +121,8 @@ class BfsQueryInput(TraversalFilters):
     max_edges: int | None = Field(default=None, description="Edge budget (clamped; the value used is in limits).")
     layout: Layout = Field(
         default="default",
-        description='"compact": nodes grouped by type, edges as [subject, predicate, object] arrays.',
+        description='"compact": nodes grouped by type, edges as a map subject -> predicate -> objects '
+                    '(trait-derived edges in derived_edges, full data in node_details / edge_details).',
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, overload
 
 from gateway.engine.context import GraphContext
+from gateway.engine.walk import EdgeKey
 from gateway.models import Edge, Node
 from gateway.profiles.base import Hit
 from gateway.sparql import iris
@@ -124,25 +125,25 @@ def statement_details(ctx: GraphContext, statements: Sequence[str]) -> dict[str,
     edges = {}
     for r, (s, p, o, asserted) in triples.items():
         hit = Hit("", "", s, p, o, r, "asserted_true" if asserted else "hypothetical")
-        edges[r] = full_edge(ctx, (s, p, o, r, None), hit, data.get(r, []))
+        edges[r] = full_edge(ctx, EdgeKey(s, p, o, r, None), hit, data.get(r, []))
     return edges
 
 
 def full_edges(
-    ctx: GraphContext, keys: Sequence[tuple[tuple[str, str, str, str | None, str | None], Hit]],
+    ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]],
 ) -> list[Edge]:
     data = _statement_data(ctx, sorted({k[3] for k, _ in keys if k[3]}))
-    return [full_edge(ctx, key, hit, data.get(key[3] or "", [])) for key, hit in keys]
+    return [full_edge(ctx, key, hit, data.get(key.statement or "", [])) for key, hit in keys]
 
 
-def stub_edge(ctx: GraphContext, key: tuple[str, str, str, str | None, str | None]) -> Edge:
+def stub_edge(ctx: GraphContext, key: EdgeKey) -> Edge:
     to_id = ctx.ids.to_id
-    return Edge(subject=to_id(key[0]), predicate=to_id(key[1]), object=to_id(key[2]),
-                derived_via=derive_label(key[4], to_id))
+    return Edge(subject=to_id(key.subject), predicate=to_id(key.predicate), object=to_id(key.object),
+                derived_via=derive_label(key.derived_via, to_id))
 
 
 def full_edge(
-    ctx: GraphContext, key: tuple[str, str, str, str | None, str | None], hit: Hit, data: list[tuple[str, Term]]
+    ctx: GraphContext, key: EdgeKey, hit: Hit, data: list[tuple[str, Term]]
 ) -> Edge:
     to_id = ctx.ids.to_id
     fields: dict[str, Any] = {"truth_status": hit.status}
@@ -165,9 +166,9 @@ def full_edge(
         else:
             provenance[to_id(p)].append(_value(v, to_id))
     return Edge(
-        subject=to_id(key[0]), predicate=to_id(key[1]), object=to_id(key[2]),
-        derived_via=derive_label(key[4], to_id),
-        id=to_id(key[3]) if key[3] else None,
+        subject=to_id(key.subject), predicate=to_id(key.predicate), object=to_id(key.object),
+        derived_via=derive_label(key.derived_via, to_id),
+        id=to_id(key.statement) if key.statement else None,
         provenance={k: sorted(v, key=str) for k, v in sorted(provenance.items())} or None,
         **fields,
     )

@@ -57,7 +57,7 @@ def statement_rows(ctx: GraphContext, plan: HopPlan, after: str | None, limit: i
                 continue
             key = f"{hit.s} {hit.p} {hit.o} {hit.stmt or ''}"
             if after is None or key > after:
-                found[key] = (key, (hit.s, hit.p, hit.o, hit.stmt, None), hit)
+                found[key] = (key, EdgeKey(hit.s, hit.p, hit.o, hit.stmt, None), hit)
         start += len(window)
         size = min(size * 4, MAX_SLICE)
     return sorted(found.values())[:limit], True

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from gateway import deadline as deadlines
 from gateway.profiles.base import (
@@ -31,10 +32,20 @@ from gateway.profiles.base import (
     Hit,
     HopPlan,
     Profile,
+    Traits,
 )
 
-# (subject, predicate, object, statement id, derived_via): one edge of a result.
-EdgeKey = tuple[str, str, str, str | None, str | None]
+
+class EdgeKey(NamedTuple):
+    """One edge of a result, as IRIs: what the walk keys its edges by."""
+
+    subject: str
+    predicate: str
+    object: str
+    statement: str | None
+    """The statement's own IRI (its reifier or statement node); None for a plain triple."""
+    derived_via: str | None
+    """`Kind(<predicate IRI>)` for a trait-derived mirror; None for a stated edge."""
 
 HIDDEN_CAP = 1000
 """At most this many hidden statements are read per hop to count them."""
@@ -133,27 +144,27 @@ def batches(frontier: list[str]) -> Iterator[tuple[int, list[str]]]:
 
 
 def candidates(
-    hits: list[Hit], plan: HopPlan, declared: object, traits: frozenset[str]
+    hits: list[Hit], plan: HopPlan, declared: Traits | None, traits: frozenset[str]
 ) -> list[tuple[EdgeKey, Hit, str]]:
     """(edge, hit, the node it leads to) for every edge the hits let the walk cross."""
     stated = {(h.s, h.p, h.o) for h in hits if h.via != "s"} if declared is not None else set()
     found: list[tuple[EdgeKey, Hit, str]] = []
     for h in hits:
         if h.via == "s":
-            found.append(((h.x, STRUCTURAL_SUBJECT, h.s, None, None), h, h.s))
-            found.append(((h.x, STRUCTURAL_OBJECT, h.o, None, None), h, h.o))
+            found.append((EdgeKey(h.x, STRUCTURAL_SUBJECT, h.s, None, None), h, h.s))
+            found.append((EdgeKey(h.x, STRUCTURAL_OBJECT, h.o, None, None), h, h.o))
             continue
         forward = (h.via == "o" and plan.out) or (h.via == "i" and plan.inward)
         if forward:
-            found.append(((h.s, h.p, h.o, h.stmt, None), h, h.o if h.via == "o" else h.s))
+            found.append((EdgeKey(h.s, h.p, h.o, h.stmt, None), h, h.o if h.via == "o" else h.s))
         if declared is None:
             continue
         # A mirror (o q s) leaves x the other way round: out of x when x is the object.
         if (h.via == "i" and plan.out) or (h.via == "o" and plan.inward):
-            for q, kind in declared.mirrors(h.p, traits):  # type: ignore[attr-defined]
+            for q, kind in declared.mirrors(h.p, traits):
                 if (h.o, q, h.s) in stated:
                     continue
-                key = (h.o, q, h.s, h.stmt, f"{kind}({h.p})")
+                key = EdgeKey(h.o, q, h.s, h.stmt, f"{kind}({h.p})")
                 found.append((key, h, h.s if h.via == "i" else h.o))
     return found
 

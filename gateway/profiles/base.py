@@ -8,11 +8,13 @@ node, with the truth status and positions the traversal filters read.
 from __future__ import annotations
 
 import datetime as dt
+import typing
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from gateway.backends.base import Backend, Rows
+from gateway.models import Direction
 from gateway.sparql import Sparql, literal, not_after, not_before, render
 from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term
 
@@ -40,6 +42,12 @@ NON_EDGE_PREDICATES: tuple[str, ...] = (
 )
 STRUCTURAL_SUBJECT = RDF + "subject"
 STRUCTURAL_OBJECT = RDF + "object"
+Via = typing.Literal["o", "i", "s", ""]
+"""How a frontier node `x` touches a statement: its subject ("o": the walk goes out to the
+object), its object ("i": in from the subject), the statement itself ("s"); "" for a
+statement read on its own, next to no frontier."""
+VIAS: dict[str, Via] = {"o": "o", "i": "i", "s": "s"}
+"""A hop row's `?d` column as a `Via`."""
 
 
 @dataclass(slots=True)
@@ -51,7 +59,7 @@ class Hit:
     walk makes one per row, and a frozen dataclass costs five times as much to build.
     """
 
-    via: str
+    via: Via
     x: str
     s: str
     p: str
@@ -68,7 +76,7 @@ class Hit:
 class HopPlan:
     """The traversal settings of one walk, as a profile needs them."""
 
-    direction: str = "both"
+    direction: Direction = "both"
     truth_status: frozenset[str] = frozenset({"asserted_true"})
     as_of: Point | None = None
     valid_at: Point | None = None

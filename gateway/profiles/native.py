@@ -18,10 +18,12 @@ from functools import cached_property
 
 from gateway.profiles.base import (
     NON_EDGE_PREDICATES,
+    VIAS,
     Hit,
     HopPlan,
     Profile,
     Traits,
+    Via,
     time_filters,
 )
 from gateway.sparql import Sparql, integer, iris
@@ -167,7 +169,7 @@ class NativeProfile(Profile):
             name for name, ok in zip(_ALL_FILTERS, (ok_truth, ok_asof, ok_valid)) if _false(ok)
         )
         return Hit(
-            text_of(d), str(x), str(s), str(p), str(o), None if r is None else str(r),
+            VIAS[text_of(d)], str(x), str(s), str(p), str(o), None if r is None else str(r),
             status_name(status), at, vf, vu, failed,
         )
 
@@ -180,8 +182,11 @@ class NativeProfile(Profile):
         mirrored = set(plan.mirror_predicates)
         allowed = None if plan.predicates is None else set(plan.predicates)
         hits = []
+        sides: tuple[tuple[Via, dict[str, list[Hit]], bool], ...] = (
+            ("o", by_subject, plan.out), ("i", by_object, plan.inward),
+        )
         for x in frontier:
-            for via, index, wanted in (("o", by_subject, plan.out), ("i", by_object, plan.inward)):
+            for via, index, wanted in sides:
                 for h in index.get(x, ()):
                     if allowed is not None and h.p not in allowed:
                         continue

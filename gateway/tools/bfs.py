@@ -17,6 +17,7 @@ from gateway.engine.search import search_index
 from gateway.engine.walk import EdgeKey, WalkResult, walk
 from gateway.ids import local_name
 from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncation
+from gateway.profiles.base import Hit
 from gateway.settings import clamp
 
 
@@ -83,18 +84,19 @@ def _present(
     nodes = [details.get(n) or {"id": ids[n], "entity_type": kinds(types.get(n, ()))} for n in order]
 
     for key in result.edges:  # predicates and statement IDs join the node IDs already made
-        for part in (key[1], key[3]):
+        for part in (key.predicate, key.statement):
             if part and part not in ids:
                 ids[part] = to_id(part)
     keyed = sorted(
-        ((ids[s], ids[p], ids[o], ids[stmt] if stmt else "", derived or ""), (s, p, o, stmt, derived), hit)
-        for (s, p, o, stmt, derived), hit in result.edges.items()
+        ((ids[key.subject], ids[key.predicate], ids[key.object], ids[key.statement] if key.statement else "",
+          key.derived_via or ""), key, hit)
+        for key, hit in result.edges.items()
     )
     if query.topology_only:
-        wanted: list[tuple[EdgeKey, object]] = []
+        wanted: list[tuple[EdgeKey, Hit]] = []
     else:
-        wanted = [(key, hit) for _, key, hit in keyed if edge_filter is None or key[1] in edge_filter]
-    detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted))) if wanted else {}  # type: ignore[arg-type]
+        wanted = [(key, hit) for _, key, hit in keyed if edge_filter is None or key.predicate in edge_filter]
+    detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted))) if wanted else {}
     edges: list[Edge | dict[str, str]] = []
     for (s, p, o, _, derived), key, _ in keyed:
         found = detailed.get(key)

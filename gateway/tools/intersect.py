@@ -64,7 +64,7 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     if common:
         hits, more = ctx.profile.hop(common, plan, limits.max_edges + 1)
         for key, hit, other in candidates(hits, plan, None, frozenset()):
-            if other in inside and key[0] in inside and key[2] in inside:
+            if other in inside and key.subject in inside and key.object in inside:
                 edges.setdefault(key, hit)
         if more and cut is None:
             cut = Cut("max_edges", k, len(common))
@@ -77,7 +77,7 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
         found = details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id))
         nodes.append(found.model_copy(update={"distances": {to_id(s): distances[n][s] for s in seeds}}))
     keyed = sorted(edges.items(), key=lambda item: tuple(to_id(x) if x else "" for x in item[0]))
-    wanted = [] if query.topology_only else [(k_, h) for k_, h in keyed if edge_filter is None or k_[1] in edge_filter]
+    wanted = [] if query.topology_only else [(k_, h) for k_, h in keyed if edge_filter is None or k_.predicate in edge_filter]
     detailed = dict(zip((k_ for k_, _ in wanted), full_edges(ctx, wanted))) if wanted else {}  # type: ignore[arg-type]
     return Intersection(
         seeds=[to_id(s) for s in seeds], k=k, node_count=len(nodes), edge_count=len(keyed),

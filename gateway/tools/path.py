@@ -133,11 +133,11 @@ class _Search:
             y = h.x
             into = []
             if h.via == "i" and self.plan.out:
-                into.append((h.s, (h.s, h.p, h.o, h.stmt, None)))
+                into.append((h.s, EdgeKey(h.s, h.p, h.o, h.stmt, None)))
             if h.via == "o" and self.plan.inward:
-                into.append((h.o, (h.s, h.p, h.o, h.stmt, None)))
+                into.append((h.o, EdgeKey(h.s, h.p, h.o, h.stmt, None)))
             if h.stmt is not None and self.structural:
-                into.append((h.stmt, (h.stmt, STRUCTURAL_SUBJECT if h.via == "o" else STRUCTURAL_OBJECT, y, None, None)))
+                into.append((h.stmt, EdgeKey(h.stmt, STRUCTURAL_SUBJECT if h.via == "o" else STRUCTURAL_OBJECT, y, None, None)))
             depth = self.backward_dist[y] + 1
             for z, key in into:
                 if self.backward_dist.setdefault(z, depth) == depth:
