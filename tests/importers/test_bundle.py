@@ -29,7 +29,7 @@ from gateway.models import TRUTH_STATUSES, Subgraph
 from tests.conftest import shared_data
 
 ALL = list(TRUTH_STATUSES)
-FIXTURES = Path(__file__).parent / "resources" / "bundles"
+FIXTURES = Path(__file__).parents[1] / "resources" / "bundles"
 SEED = "RxNorm:3251"
 CUSHING = "DBPedia:Cushing's_disease"
 HYPOTHETICAL_TRUST = {"suggested", "speculative"}

@@ -11,7 +11,7 @@ from gateway import Gateway
 from gateway.auth import Reader
 from gateway.engine.statistics import store_file
 from gateway.loading import load_store
-from tests.conftest import DEMO
+from tests.conftest import DEMO, ROOT
 
 COUNTING = ("predicate_counts", "type_counts", "status_counts", "plain_count")
 
@@ -25,7 +25,7 @@ def counting_queries(gateway: Gateway, reader: Reader | None = None) -> list[str
 
 
 def _first_comment(name: str) -> str:
-    text = (Path(__file__).parents[1] / "queries" / "native" / f"{name}.rq").read_text()
+    text = (ROOT / "queries" / "native" / f"{name}.rq").read_text()
     return text.splitlines()[0].removeprefix("# ")
 
 
