@@ -43,13 +43,8 @@ def _parse_point(value: object) -> object:
 Point = Annotated[
     int | dt.datetime | dt.date,
     BeforeValidator(_parse_point),
-    WithJsonSchema(
-        {
-            "anyOf": [{"type": "integer"}, {"type": "string", "format": "date"},
-                      {"type": "string", "format": "date-time"}],
-            "description": "an integer position (e.g. a sentence index) or an ISO 8601 date or date-time",
-        }
-    ),
+    # An integer position, or an ISO 8601 date or date-time (the fields say so).
+    WithJsonSchema({"type": ["integer", "string"]}),
 ]
 
 
@@ -66,13 +61,13 @@ class Out(BaseModel):
 # -- shared input pieces ----------------------------------------------------------
 class NodeFilter(Strict):
     entity_types: list[str] = Field(
-        default_factory=list, description="Types whose nodes get full data; other nodes are stubs."
+        default_factory=list, description="Types whose nodes get full data (presentation only)."
     )
 
 
 class EdgeFilter(Strict):
     predicates: list[str] = Field(
-        default_factory=list, description="Predicates whose edges get full data; other edges are stubs."
+        default_factory=list, description="Predicates whose edges get full data (presentation only)."
     )
 
 
@@ -81,17 +76,16 @@ class TraversalFilters(Strict):
 
     truth_status: list[TruthStatus] | None = Field(
         default=None,
-        description='Statuses a walk may cross. Default ["asserted_true"]: hypothetical, disputed, '
-        "retracted and false statements are not crossed unless listed.",
+        description='Statuses the walk may cross; default ["asserted_true"] only.',
+
     )
     as_of: Point | None = Field(
         default=None,
-        description="Only cross statements asserted at or before this position/time. Statements "
-        "without a position are background knowledge and always crossable. Default: no cutoff.",
+        description="Cross only what was asserted by this point (integer position or ISO date).",
     )
     valid_at: Point | None = Field(
         default=None,
-        description="Only cross statements in force at this point (validFrom <= valid_at <= validUntil).",
+        description="Cross only what held at this point (integer or ISO date).",
     )
 
 
@@ -101,42 +95,41 @@ class DescribeSchemaInput(Strict):
 
 
 class SearchEntitiesInput(Strict):
-    query: str = Field(min_length=1, max_length=500, description="A name, synonym or words to look up.")
+    query: str = Field(min_length=1, max_length=500, description="A name or words to look up.")
     entity_types: list[str] = Field(default_factory=list, description="Only entities of these types.")
-    limit: int = Field(default=10, description="At most this many results (clamped to 1..100).")
+    limit: int = Field(default=10, description="Results at most (1 to 100).")
 
 
 class BfsQueryInput(TraversalFilters):
-    seeds: list[str] = Field(min_length=1, description="Entity IDs to start from (CURIEs or URLs).")
-    max_hops: int = Field(default=1, description="Relationships from the seeds (clamped to 0..6; 1-2 recommended).")
-    direction: Direction = Field(default="both", description="Follow relationships out of, into, or both ways.")
+    seeds: list[str] = Field(min_length=1, description="Entity IDs (CURIEs or URLs).")
+    max_hops: int = Field(default=1, description="Relationships from the seeds (0 to 6; 1 or 2 to start).")
+    direction: Direction = Field(default="both", description="Along relationships (out), against them (in), or both.")
     expand_traits: list[Trait] = Field(
         default_factory=list,
-        description="Also surface edges implied by Symmetric or Inverse predicates, marked derived_via.",
+        description="Also show edges that Symmetric or Inverse predicates imply (marked derived_via).",
     )
-    node_filter: NodeFilter | None = Field(default=None, description="Which nodes get full data (presentation only).")
-    edge_filter: EdgeFilter | None = Field(default=None, description="Which edges get full data (presentation only).")
-    topology_only: bool = Field(default=False, description="Every node and edge as a stub: the cheapest survey.")
-    max_nodes: int | None = Field(default=None, description="Node budget (clamped; the value used is in limits).")
-    max_edges: int | None = Field(default=None, description="Edge budget (clamped; the value used is in limits).")
+    node_filter: NodeFilter | None = None
+    edge_filter: EdgeFilter | None = None
+    topology_only: bool = Field(default=False, description="Every node and edge a stub: the cheapest survey.")
+    max_nodes: int | None = Field(default=None, description="Node budget (clamped: see limits).")
+    max_edges: int | None = Field(default=None, description="Edge budget (clamped: see limits).")
     layout: Layout = Field(
         default="default",
-        description='"compact": nodes grouped by type, edges as a map subject -> predicate -> objects '
-                    '(trait-derived edges in derived_edges, full data in node_details / edge_details).',
+        description='"compact": nodes grouped by type, edges as subject -> predicate -> objects.',
     )
 
 
 class DescribeEntityInput(Strict):
-    id: str = Field(description="The entity (or statement) ID to describe.")
+    id: str = Field(description="An entity or statement ID.")
 
 
 class DescribeEntitiesInput(Strict):
-    ids: list[str] = Field(min_length=1, description="Entity IDs to describe (at most 100).")
+    ids: list[str] = Field(min_length=1, description="IDs (100 at most).")
 
 
 class IntersectSubgraphsInput(TraversalFilters):
-    seeds: list[str] = Field(min_length=2, description="2 to 8 (at most 16) entity IDs whose common neighbourhood you want.")
-    k: int = Field(default=2, description="Hops from each seed (clamped to 1..4).")
+    seeds: list[str] = Field(min_length=2, description="2 to 8 entity IDs (16 at most).")
+    k: int = Field(default=2, description="Hops from each seed (1 to 4).")
     direction: Direction = "both"
     node_filter: NodeFilter | None = None
     edge_filter: EdgeFilter | None = None
@@ -147,15 +140,15 @@ class IntersectSubgraphsInput(TraversalFilters):
 
 class TransitiveClosureInput(TraversalFilters):
     start: str = Field(description="The entity ID to start from.")
-    predicate: str = Field(description="The one predicate to follow, e.g. rel:PartOf or rdfs:subClassOf.")
+    predicate: str = Field(description="The predicate to follow (e.g. rdfs:subClassOf).")
     direction: Direction = Field(default="out", description='"out" follows subject to object; "in" the inverse.')
-    limit: int = Field(default=10_000, description="At most this many IDs (clamped to 1..500,000).")
+    limit: int = Field(default=10_000, description="IDs at most (1 to 500,000).")
 
 
 class ScanQueryInput(TraversalFilters):
     node_types: list[str] = Field(default_factory=list, description="List every entity of these types.")
     edge_predicates: list[str] = Field(default_factory=list, description="List every statement with these predicates.")
-    limit: int = Field(default=100, description="Items per page (clamped to 1..1,000).")
+    limit: int = Field(default=100, description="Items per page (1 to 1,000).")
     cursor: str | None = Field(default=None, max_length=4096, description="next_cursor of the previous page.")
 
 
@@ -163,13 +156,13 @@ class ShortestPathInput(TraversalFilters):
     source: str
     target: str
     predicates: list[str] = Field(default_factory=list, description="Only these predicates (default: any).")
-    max_hops: int = Field(default=4, description="Longest path searched (clamped to 1..8).")
+    max_hops: int = Field(default=4, description="Longest path (1 to 8 hops).")
     direction: Direction = "both"
 
 
 class CommunitiesInput(TraversalFilters):
-    seeds: list[str] = Field(default_factory=list, description="Partition the neighbourhood of these IDs; none: the whole graph.")
-    max_hops: int = Field(default=2, description="Neighbourhood radius when seeds are given (clamped to 1..4).")
+    seeds: list[str] = Field(default_factory=list, description="Partition these IDs' neighbourhood (none: the whole graph).")
+    max_hops: int = Field(default=2, description="Hops around the seeds (1 to 4).")
     edge_predicates: list[str] = Field(default_factory=list, description="Only these predicates (default: any).")
     resolution: float = Field(default=1.0, gt=0, le=10, description="Louvain resolution; higher gives smaller communities.")
 
@@ -268,12 +261,17 @@ class EntitiesDetail(Out):
     warnings: list[str] = Field(default_factory=list)
 
 
+Match = Literal["exact_label", "alt_label", "prefix", "full_text"]
+"""How a search hit matched, best first."""
+
+
 class SearchHit(Out):
     id: str
     label: str | None = None
     entity_type: str
     score: float
-    match: Literal["exact_label", "alt_label", "prefix", "full_text"]
+    match: Match
+    degree: int | None = Field(default=None, description="Relationships it takes part in; equal matches rank by it.")
 
 
 class SearchResult(Out):

@@ -117,6 +117,7 @@ class EmbeddedBackend:
         """The Oxigraph files of an on-disk store, opened read-only; None in memory."""
         self.query_log: QueryLog | None = None
         self.rows_read = 0
+        self._loaded_from: str | None = None
 
     # -- opening ------------------------------------------------------------------
     @classmethod
@@ -128,8 +129,13 @@ class EmbeddedBackend:
         if not path.is_file():
             raise InvalidInput(f"{path}: no such file or store directory", field="path")
         store = ox.Store()
+        # What the data was read from, taken now: the file may be gone by the time it is asked.
+        info = path.stat()
+        loaded = f"files lenient={lenient}\n{path.resolve()} {info.st_size} {info.st_mtime_ns}"
         report = load_files(store, [path], lenient=lenient)
-        return cls(store, prefixes=_file_prefixes([path]), report=report)
+        backend = cls(store, prefixes=_file_prefixes([path]), report=report)
+        backend._loaded_from = loaded
+        return backend
 
     @classmethod
     def from_store(cls, store: ox.Store, *, prefixes: dict[str, str] | None = None) -> EmbeddedBackend:
@@ -157,13 +163,9 @@ class EmbeddedBackend:
         if self.directory is not None:
             meta = self.directory / META_FILE
             return f"store {self.directory.resolve()} {meta.stat().st_mtime_ns if meta.is_file() else 0}"
-        if self.store_path is not None or not self.report.files:
-            return None  # a bare Oxigraph directory, or a Store handed over: its contents are unknown
-        parts = [f"files lenient={self.report.lenient}"]
-        for name in self.report.files:
-            info = Path(name).stat()
-            parts.append(f"{Path(name).resolve()} {info.st_size} {info.st_mtime_ns}")
-        return "\n".join(parts)
+        # A file read into memory; None for a bare Oxigraph directory or a Store handed
+        # over, whose contents cannot be told apart.
+        return self._loaded_from
 
     # -- querying -----------------------------------------------------------------
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:

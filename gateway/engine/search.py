@@ -1,8 +1,16 @@
 """search_entities: names to IDs, from a SQLite FTS5 index kept beside the store.
 
-Ranking, in tiers: an exact label, then an exact synonym (alternative label), then a
-label or synonym that starts with the query, then full-text matches over labels,
-synonyms and descriptions ranked by BM25. Within a tier: shorter names, then IDs.
+Names and queries are compared normalised (`normalize`): case, Unicode forms, possessives
+and punctuation do not count, so "Cushing's disease" is "Cushing disease". An ID's
+readable local name (a DBpedia title such as `Cushing's_disease`) is indexed as a
+synonym of its entity.
+
+Ranking, in tiers, every tier filling the answer up to `limit` in turn: an exact label,
+then an exact synonym, then a label or synonym that starts with the query, then
+full-text matches over labels, synonyms and descriptions (every word, then any word),
+ranked by BM25. Within a tier the better connected entity comes first (`degree`: the
+relationships it takes part in, shown in each hit), then, for prefixes, the shorter
+name; IDs break what is left.
 """
 
 from __future__ import annotations
@@ -12,29 +20,39 @@ import sqlite3
 import threading
 import unicodedata
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import TypeNames
 from gateway.engine.wikidata_search import MwapiEntitySearch, entity_search_for
-from gateway.models import SearchHit
+from gateway.ids import local_name
+from gateway.models import Match, SearchHit
+from gateway.profiles.base import NON_EDGE_PREDICATES
+from gateway.sparql import iris
 from gateway.terms import Literal, pick_label
 
 SEARCH_FILE = "search.sqlite"
 """The index a store directory made by `bfsql load` keeps beside its data."""
 
+FORMAT = 2
+"""The index layout (`PRAGMA user_version`); an older index file is rebuilt in memory."""
 SCHEMA = """
-CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL);
+CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL,
+                    degree INTEGER NOT NULL);
 CREATE TABLE name(entity INTEGER NOT NULL, kind INTEGER NOT NULL, norm TEXT NOT NULL);
 CREATE TABLE type(entity INTEGER NOT NULL, type TEXT NOT NULL);
-CREATE VIRTUAL TABLE fulltext USING fts5(entity UNINDEXED, text, tokenize="unicode61 remove_diacritics 2");
+CREATE VIRTUAL TABLE fulltext USING fts5(entity UNINDEXED, text, tokenize="porter unicode61 remove_diacritics 2");
 """
 INDEXES = """
 CREATE INDEX name_norm ON name(norm);
 CREATE INDEX type_type ON type(type, entity);
 """
 _LABEL, _ALT = 0, 1
-_WORD = re.compile(r"\w+", re.UNICODE)
+_POSSESSIVE = re.compile(r"(\w)['\u2019]s\b")
+_PUNCTUATION = re.compile(r"[^\w]+")
+_READABLE = re.compile(r"[^\W\d_]{3,}")
+_CODE = re.compile(r"[0-9a-f]{8,}|[A-Z]?\d+")
 
 
 def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch:
@@ -44,14 +62,26 @@ def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch:
     def local_index() -> SearchIndex:
         directory = ctx.backend.directory
         if directory is not None and (directory / SEARCH_FILE).is_file():
-            return SearchIndex.open(directory / SEARCH_FILE)
+            stored = SearchIndex.open(directory / SEARCH_FILE)
+            if stored.format == FORMAT:
+                return stored
+            stored.close()  # made by an older version: read the names again
         return SearchIndex.build(ctx)
 
     return ctx.memo("search_index", lambda: entity_search_for(ctx.backend, local_index, language=ctx.settings.language))
 
 
 def normalize(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """A name as search compares it: case-folded, NFKC, without possessives or punctuation."""
+    text = _POSSESSIVE.sub(r"\1", unicodedata.normalize("NFKC", text).casefold())
+    return " ".join(_PUNCTUATION.sub(" ", text).split())
+
+
+def readable_name(local: str) -> str | None:
+    """An ID's local name as a name (`Cushing's_disease`), or None for a code (`D003480`)."""
+    if not _READABLE.search(local) or _CODE.fullmatch(local):
+        return None
+    return local.replace("_", " ")
 
 
 class SearchIndex:
@@ -83,6 +113,8 @@ class SearchIndex:
         for x, t in rows:
             if str(x) in names and isinstance(t, str):
                 types[str(x)].append(t)
+        degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
+                   if str(x) in names and isinstance(n, Literal)}
         # A fresh file the build replaces whole: no journal, rows inserted in batches.
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
@@ -92,48 +124,58 @@ class SearchIndex:
             for number, (iri, values) in enumerate(sorted(names.items()), start=1):
                 labels = [v for k, v in values if k == "label"]
                 label = pick_label(labels, ctx.settings.language) if labels else None
-                batch["entity"].append((number, iri, label, kinds(types.get(iri, ()))))
+                batch["entity"].append((number, iri, label, kinds(types.get(iri, ())), degrees.get(iri, 0)))
                 batch["type"].extend((number, t) for t in sorted(set(types.get(iri, ()))))
+                own = readable_name(local_name(ctx.ids.to_id(iri)))
+                texts = [(k, v.value) for k, v in values] + ([("alt", own)] if own else [])
                 seen: set[tuple[int, str]] = set()
-                for k, v in values:
+                for k, text in texts:
                     if k != "description":
-                        row = (_LABEL if k == "label" else _ALT, normalize(v.value))
+                        row = (_LABEL if k == "label" else _ALT, normalize(text))
                         if row not in seen:
                             seen.add(row)
                             batch["name"].append((number, *row))
-                    batch["fulltext"].append((number, v.value))
+                    batch["fulltext"].append((number, text))
                 if len(batch["fulltext"]) >= _BATCH:
                     _insert(db, batch)
             _insert(db, batch)
             db.executescript(INDEXES)
+            db.execute(f"PRAGMA user_version = {FORMAT}")
         return cls(db)
+
+    @property
+    def format(self) -> int:
+        with self._lock:
+            return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
         self._db.close()
 
-    def search(self, query: str, types: set[str] | None, limit: int, to_id: object) -> list[SearchHit]:
+    def search(self, query: str, types: set[str] | None, limit: int, to_id: Callable[[str], str]) -> list[SearchHit]:
         norm = normalize(query)
-        found: dict[int, tuple[int, float, str]] = {}  # entity -> (tier, order key, match)
+        found: dict[int, tuple[int, float, Match]] = {}  # entity -> (tier, order within the tier, match)
         type_clause, type_args = self._type_clause(types)
         with self._lock:
+            degree = "(SELECT degree FROM entity WHERE entity.id = name.entity)"
             rows = self._db.execute(
-                f"SELECT entity, kind, norm FROM name WHERE norm = ? {type_clause}", (norm, *type_args)
+                f"SELECT entity, kind, {degree} FROM name WHERE norm = ? {type_clause}", (norm, *type_args)
             ).fetchall()
-            for entity, kind, _ in rows:
+            for entity, kind, links in rows:
                 tier = 0 if kind == _LABEL else 1
-                self._keep(found, entity, tier, 0.0, "exact_label" if tier == 0 else "alt_label")
-            if norm:
+                self._keep(found, entity, tier, -float(links), "exact_label" if tier == 0 else "alt_label")
+            if norm and len(found) < limit:
                 rows = self._db.execute(
-                    f"SELECT entity, norm FROM name WHERE norm > ? AND norm < ? {type_clause} "
-                    "ORDER BY length(norm), entity LIMIT ?",
+                    f"SELECT entity, norm, {degree} AS links FROM name WHERE norm > ? AND norm < ? {type_clause} "
+                    "ORDER BY length(norm), links DESC, entity LIMIT ?",
                     (norm, norm + "\U0010ffff", *type_args, limit * 4),
                 ).fetchall()
-                for entity, name in rows:
-                    self._keep(found, entity, 2, float(len(name)), "prefix")
-            words = [f'"{word}"' for word in _WORD.findall(query)]
-            # Every word first; if nothing has them all, any of them (ranked lower by BM25).
+                for entity, name, links in rows:
+                    # Shorter names first; among names of one length, the better connected.
+                    self._keep(found, entity, 2, len(name) - links / (links + 1), "prefix")
+            words = [f'"{word}"' for word in norm.split()]
+            # Every word first; then, to fill the answer, any of them (ranked lower by BM25).
             for match in dict.fromkeys((" ".join(words), " OR ".join(words))):
-                if not match:
+                if not match or len(found) >= limit:
                     continue
                 rows = self._db.execute(
                     "SELECT entity, min(rank) AS best FROM (SELECT entity, bm25(fulltext) AS rank "
@@ -143,21 +185,19 @@ class SearchIndex:
                 ).fetchall()
                 for entity, rank in rows:
                     self._keep(found, entity, 3, float(rank), "full_text")
-                if rows:
-                    break
             ranked = sorted(found.items(), key=lambda item: (item[1][0], item[1][1], item[0]))[:limit]
             details = {
                 row[0]: row[1:]
                 for row in self._db.execute(
-                    f"SELECT id, iri, label, entity_type FROM entity WHERE id IN ({','.join('?' * len(ranked))})",
+                    f"SELECT id, iri, label, entity_type, degree FROM entity WHERE id IN ({','.join('?' * len(ranked))})",
                     [entity for entity, _ in ranked],
                 )
             }
         hits = []
         for entity, (tier, key, how) in ranked:
-            iri, label, kind = details[entity]
+            iri, label, kind, links = details[entity]
             score = (1.0, 0.9, 0.8, 0.0)[tier] if tier < 3 else round(0.7 * -key / (1 - key), 4)
-            hits.append(SearchHit(id=to_id(iri), label=label, entity_type=kind, score=score, match=how))  # type: ignore[operator,arg-type]
+            hits.append(SearchHit(id=to_id(iri), label=label, entity_type=kind, score=score, match=how, degree=links))
         return hits
 
     @staticmethod
@@ -168,14 +208,14 @@ class SearchIndex:
         return f"AND entity IN (SELECT entity FROM type WHERE type IN ({marks}))", sorted(types)
 
     @staticmethod
-    def _keep(found: dict[int, tuple[int, float, str]], entity: int, tier: int, key: float, how: str) -> None:
+    def _keep(found: dict[int, tuple[int, float, Match]], entity: int, tier: int, key: float, how: Match) -> None:
         if entity not in found or (tier, key) < found[entity][:2]:
             found[entity] = (tier, key, how)
 
 
 _BATCH = 50_000
 _INSERTS = {
-    "entity": "INSERT INTO entity VALUES (?, ?, ?, ?)",
+    "entity": "INSERT INTO entity VALUES (?, ?, ?, ?, ?)",
     "type": "INSERT INTO type VALUES (?, ?)",
     "name": "INSERT INTO name VALUES (?, ?, ?)",
     "fulltext": "INSERT INTO fulltext(entity, text) VALUES (?, ?)",

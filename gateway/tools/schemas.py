@@ -41,6 +41,66 @@ def tool_schemas(tools: Mapping[str, Tool] = TOOLS, *, ref_prefix: str = "#/comp
     return Schemas(components, inputs, outputs)
 
 
+EXPLAINED_IN = "bfs_query"
+SHARED_FIELDS = frozenset({"truth_status", "as_of", "valid_at", "direction", "node_filter", "edge_filter",
+                           "topology_only", "max_nodes", "max_edges"})
+"""Fields several tools share, described in full (with their allowed values) in
+`EXPLAINED_IN`'s schema only; the other tools' descriptions point there. Each explanation
+is then loaded once, not six times."""
+
+
+def _undescribed(schema: Any) -> Any:
+    """A shared field as the other tools list it: its shape, without the words and the
+    allowed values spelled out in `EXPLAINED_IN` (the server checks them all the same)."""
+    if isinstance(schema, list):
+        return [_undescribed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: _undescribed(value) for key, value in schema.items() if key not in ("description", "enum")}
+
+
+def lean(schema: Any, *, descriptions: bool = True, depth: int = 0) -> Any:
+    """A schema without what pydantic adds and a client does not need: `title`s, null
+    defaults, and `anyOf [X, null]` for an optional field (leaving it out is how a caller
+    says "none"); without descriptions if asked. Types, enums and bounds stay."""
+    if isinstance(schema, list):
+        return [lean(item, descriptions=descriptions, depth=depth + 1) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    dropped = {"title"} if descriptions else {"title", "description"}
+    if depth:  # refusing unknown fields is said once, at the root
+        dropped = dropped | {"additionalProperties"} if schema.get("additionalProperties") is False else dropped
+    kept = {key: lean(value, descriptions=descriptions, depth=depth + 1) for key, value in schema.items()
+            if key not in dropped and not (key == "default" and value is None)}
+    if "properties" in schema:  # property names, not keywords: keep every one
+        kept["properties"] = {name: lean(value, descriptions=descriptions, depth=depth + 1)
+                              for name, value in schema["properties"].items()}
+    options = kept.get("anyOf")
+    if isinstance(options, list):
+        rest = [option for option in options if option != {"type": "null"}]
+        if len(rest) < len(options):
+            del kept["anyOf"]
+            kept = {**rest[0], **kept} if len(rest) == 1 else {**kept, "anyOf": rest}
+    return kept
+
+
+def _top_level(schema: dict[str, Any]) -> dict[str, Any]:
+    """An object schema whose properties keep their types, but whose nested objects are
+    just objects: looser, so every answer still conforms, and a tenth of the size."""
+
+    def flat(part: Any) -> Any:
+        if isinstance(part, list):
+            return [flat(item) for item in part]
+        if not isinstance(part, dict):
+            return part
+        if part.get("type") == "object" or "properties" in part:
+            return {"type": "object"}
+        return {key: flat(value) for key, value in part.items()}
+
+    properties = {name: flat(value) for name, value in schema.get("properties", {}).items()}
+    return {**schema, "properties": properties} if properties else schema
+
+
 def _refs(schema: Any) -> Iterable[str]:
     if isinstance(schema, dict):
         if isinstance(schema.get("$ref"), str):
@@ -105,15 +165,21 @@ def _inline(schema: Any, components: Mapping[str, Any], stack: tuple[str, ...]) 
 
 
 def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, list[dict[str, Any]]]:
-    """The tools in OpenAI function-calling format and in MCP `tools/list` format."""
+    """The tools in OpenAI function-calling format and in MCP `tools/list` format, compact
+    (`lean`): what an agent loads before its first call, so every character counts."""
     openai, mcp = [], []
     for name, tool in tools.items():
-        parameters = schemas.standalone(schemas.inputs[name])
-        output = schemas.standalone(schemas.outputs[name])
+        parameters = lean(schemas.standalone(schemas.inputs[name]))
+        if name != EXPLAINED_IN:  # the shared fields are explained once, in bfs_query
+            for field in SHARED_FIELDS & set(parameters.get("properties", {})):
+                parameters["properties"][field] = _undescribed(parameters["properties"][field])
+        # Outputs validate answers; the tools' descriptions and docs/tools.md explain them,
+        # so the list carries their top level only (nodes, edges: objects).
+        output = _top_level(lean(schemas.standalone(schemas.outputs[name]), descriptions=False))
         output.setdefault("type", "object")  # MCP wants an object at the root; a union of objects is one
         openai.append({"type": "function", "function": {"name": name, "description": tool.description, "parameters": parameters}})
         mcp.append({
-            "name": name, "title": name.replace("_", " "), "description": tool.description, "inputSchema": parameters,
+            "name": name, "description": tool.description, "inputSchema": parameters,
             "outputSchema": output, "annotations": {"readOnlyHint": True},
         })
     return {"openai": openai, "mcp": mcp}

@@ -127,3 +127,21 @@ def test_tools_list_and_the_http_tool_list_carry_the_same_schemas(client: Any) -
         assert tool.input_schema == over_http[tool.name]["inputSchema"], tool.name
         assert tool.output_schema == over_http[tool.name]["outputSchema"], tool.name
         assert tool.description == over_http[tool.name]["description"]
+
+
+def test_the_tool_list_an_agent_loads_is_light() -> None:
+    """What an MCP client receives for every tool, as compact JSON: at most 9,000 characters
+    without the output schemas, 25,000 with them (49,685 and 20,131 before the diet)."""
+
+    async def listed() -> list[dict[str, Any]]:
+        async with Client(create_mcp_server(Gateway.open(DEMO))) as mcp_client:
+            tools = (await mcp_client.list_tools()).tools
+        return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+
+    tools = asyncio.run(listed())
+
+    def size(value: object) -> int:
+        return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+    assert size(tools) <= 25_000
+    assert size([{k: v for k, v in tool.items() if k != "outputSchema"} for tool in tools]) <= 9_000
