@@ -8,7 +8,7 @@ query service's MediaWiki API bridge (`SERVICE wikibase:mwapi`, API "EntitySearc
 search, answering with the same `SearchHit`s, best first.
 
 `MwapiEntitySearch` has the `search(query, types, limit, to_id)` method of
-`SearchIndex`, so `GraphContext.search_index` can return either; `entity_search_for`
+`SearchIndex`, so `gateway.engine.search.search_index` can return either; `entity_search_for`
 picks one for a backend. It only needs a backend's `select`, so tests run it against a
 local fake endpoint with canned answers.
 """
