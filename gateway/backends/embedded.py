@@ -265,11 +265,16 @@ def _scope(graphs: Sequence[str] | None) -> dict[str, Any]:
     """The dataset of a query: every graph, or the union of the given ones."""
     if graphs is None:
         return {"use_default_graph_as_union": True}
-    # A reader with no graphs sees an empty dataset, not the default graph. The store's
-    # default graph ("default") can be part of the default graph, but it has no name.
-    default = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs]
-    named = [ox.NamedNode(g) for g in graphs if g != DEFAULT_GRAPH]
-    return {"default_graph": default or [ox.NamedNode(NO_GRAPH)], "named_graphs": named or [ox.NamedNode(NO_GRAPH)]}
+    return dataset(graphs, graphs)
+
+
+def dataset(default: Sequence[str], named: Sequence[str]) -> dict[str, Any]:
+    """`Store.query`'s dataset arguments for graph names ("default": the store's default
+    graph). No name at all is an empty dataset, not the default graph; the default graph
+    can be part of the default graph, but it has no name to be a named graph by."""
+    graphs = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in default]
+    names = [ox.NamedNode(g) for g in named if g != DEFAULT_GRAPH]
+    return {"default_graph": graphs or [ox.NamedNode(NO_GRAPH)], "named_graphs": names or [ox.NamedNode(NO_GRAPH)]}
 
 
 # -- loading ------------------------------------------------------------------------

@@ -48,11 +48,12 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from gateway.auth import Reader
+from gateway.backends.embedded import dataset
 from gateway.errors import Forbidden, TooLarge, UpstreamError
 from gateway.surfaces.problems import Problem, problem_responses
 from gateway.surfaces.sparql_sandbox import Sandbox, SandboxLimits
 from gateway.surfaces.sparql_text import MAX_DEPTH, MAX_OPERATORS, read_query
-from gateway.terms import DEFAULT_GRAPH, NO_GRAPH
+from gateway.terms import DEFAULT_GRAPH
 
 RESULTS_TYPES: list[tuple[str, ox.QueryResultsFormat]] = [
     ("application/sparql-results+json", ox.QueryResultsFormat.JSON),
@@ -152,13 +153,10 @@ def run_query(store: ox.Store, request: dict[str, Any]) -> tuple[dict[str, Any],
     return {"media": media}, sink.getvalue()
 
 
-def _dataset_arguments(dataset: dict[str, Any]) -> dict[str, Any]:
-    if "default" not in dataset:
-        return dataset  # {} (the query's own FROM) or {"use_default_graph_as_union": True}
-    return {
-        "default_graph": [_graph(g) for g in dataset["default"]] or [ox.NamedNode(NO_GRAPH)],
-        "named_graphs": [ox.NamedNode(g) for g in dataset["named"] if g != DEFAULT_GRAPH] or [ox.NamedNode(NO_GRAPH)],
-    }
+def _dataset_arguments(request: dict[str, Any]) -> dict[str, Any]:
+    if "default" not in request:
+        return request  # {} (the query's own FROM) or {"use_default_graph_as_union": True}
+    return dataset(request["default"], request["named"])
 
 
 def store_opener(store: ox.Store, path: str | None) -> Callable[[], ox.Store]:
@@ -278,10 +276,6 @@ class SparqlEndpoint:
             raise Forbidden("FROM and FROM NAMED are not available to a reader limited to some graphs; "
                             "name them with default-graph-uri and named-graph-uri", field="query")
         return {"default": list(readable), "named": list(readable)}
-
-
-def _graph(name: str) -> ox.NamedNode | ox.DefaultGraph:
-    return ox.DefaultGraph() if name == DEFAULT_GRAPH else ox.NamedNode(name)
 
 
 _GRAPH_PARAMS = [
