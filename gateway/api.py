@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pyoxigraph as ox
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from gateway import deadline as deadlines
 from gateway import models
+from gateway.arguments import validate
 from gateway.auth import Reader
 from gateway.backends.base import Backend
 from gateway.backends.embedded import EmbeddedBackend
@@ -26,20 +27,6 @@ from gateway.profiles.native import NativeProfile
 from gateway.profiles.wikidata import detect_profile
 from gateway.settings import Settings
 from gateway.tools import TOOLS
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def validate(model: type[M], arguments: object) -> M:
-    """Arguments (a model, a dict or None) as `model`, or `InvalidInput` naming the field."""
-    if isinstance(arguments, model):
-        return arguments
-    try:
-        return model.model_validate(arguments if arguments is not None else {})
-    except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
-        raise InvalidInput(f"{field or 'arguments'}: {first['msg']}", field=field) from None
 
 
 def _profile(name: str, backend: Backend) -> type[Profile]:

@@ -61,13 +61,13 @@ class Out(BaseModel):
 # -- shared input pieces ----------------------------------------------------------
 class NodeFilter(Strict):
     entity_types: list[str] = Field(
-        default_factory=list, description="Types whose nodes get full data (presentation only)."
+        default_factory=list, description="Types whose nodes get full data."
     )
 
 
 class EdgeFilter(Strict):
     predicates: list[str] = Field(
-        default_factory=list, description="Predicates whose edges get full data (presentation only)."
+        default_factory=list, description="Predicates whose edges get full data."
     )
 
 
@@ -81,12 +81,22 @@ class TraversalFilters(Strict):
     )
     as_of: Point | None = Field(
         default=None,
-        description="Cross only what was asserted by this point (integer position or ISO date).",
+        description="Cross only what was asserted by then (integer position or ISO date).",
     )
     valid_at: Point | None = Field(
         default=None,
-        description="Cross only what held at this point (integer or ISO date).",
+        description="Cross only what held then (integer or ISO date).",
     )
+
+
+class WalkFilters(TraversalFilters):
+    """The traversal filters of a walking tool: which predicates it may cross, too."""
+
+    predicates: list[str] = Field(
+        default_factory=list,
+        description="Walk only these predicates (default any).",
+    )
+    exclude_predicates: list[str] = Field(default_factory=list, description="Never walk these predicates.")
 
 
 # -- tool inputs --------------------------------------------------------------------
@@ -95,27 +105,27 @@ class DescribeSchemaInput(Strict):
 
 
 class SearchEntitiesInput(Strict):
-    query: str = Field(min_length=1, max_length=500, description="A name or words to look up.")
+    query: str = Field(min_length=1, max_length=500, description="A name or words.")
     entity_types: list[str] = Field(default_factory=list, description="Only entities of these types.")
     limit: int = Field(default=10, description="Results at most (1 to 100).")
 
 
-class BfsQueryInput(TraversalFilters):
+class BfsQueryInput(WalkFilters):
     seeds: list[str] = Field(min_length=1, description="Entity IDs (CURIEs or URLs).")
-    max_hops: int = Field(default=1, description="Relationships from the seeds (0 to 6; 1 or 2 to start).")
+    max_hops: int = Field(default=1, description="0 to 6.")
     direction: Direction = Field(default="both", description="Along relationships (out), against them (in), or both.")
     expand_traits: list[Trait] = Field(
         default_factory=list,
-        description="Also show edges that Symmetric or Inverse predicates imply (marked derived_via).",
+        description="Add the edges Symmetric or Inverse predicates imply (derived_via).",
     )
     node_filter: NodeFilter | None = None
     edge_filter: EdgeFilter | None = None
     topology_only: bool = Field(default=False, description="Every node and edge a stub: the cheapest survey.")
-    max_nodes: int | None = Field(default=None, description="Node budget (clamped: see limits).")
-    max_edges: int | None = Field(default=None, description="Edge budget (clamped: see limits).")
+    max_nodes: int | None = Field(default=None, description="Node budget (clamped).")
+    max_edges: int | None = Field(default=None, description="Edge budget (clamped).")
     layout: Layout = Field(
         default="default",
-        description='"compact": nodes grouped by type, edges as subject -> predicate -> objects.',
+        description='"compact": node IDs and labels by type, edges as subject -> predicate -> objects.',
     )
 
 
@@ -127,7 +137,7 @@ class DescribeEntitiesInput(Strict):
     ids: list[str] = Field(min_length=1, description="IDs (100 at most).")
 
 
-class IntersectSubgraphsInput(TraversalFilters):
+class IntersectSubgraphsInput(WalkFilters):
     seeds: list[str] = Field(min_length=2, description="2 to 8 entity IDs (16 at most).")
     k: int = Field(default=2, description="Hops from each seed (1 to 4).")
     direction: Direction = "both"
@@ -139,8 +149,8 @@ class IntersectSubgraphsInput(TraversalFilters):
 
 
 class TransitiveClosureInput(TraversalFilters):
-    start: str = Field(description="The entity ID to start from.")
-    predicate: str = Field(description="The predicate to follow (e.g. rdfs:subClassOf).")
+    start: str = Field(description="An entity ID.")
+    predicate: str = Field(description="e.g. rdfs:subClassOf")
     direction: Direction = Field(default="out", description='"out" follows subject to object; "in" the inverse.')
     limit: int = Field(default=10_000, description="IDs at most (1 to 500,000).")
 
@@ -152,19 +162,19 @@ class ScanQueryInput(TraversalFilters):
     cursor: str | None = Field(default=None, max_length=4096, description="next_cursor of the previous page.")
 
 
-class ShortestPathInput(TraversalFilters):
+class ShortestPathInput(WalkFilters):
     source: str
     target: str
-    predicates: list[str] = Field(default_factory=list, description="Only these predicates (default: any).")
     max_hops: int = Field(default=4, description="Longest path (1 to 8 hops).")
     direction: Direction = "both"
 
 
-class CommunitiesInput(TraversalFilters):
+class CommunitiesInput(WalkFilters):
     seeds: list[str] = Field(default_factory=list, description="Partition these IDs' neighbourhood (none: the whole graph).")
     max_hops: int = Field(default=2, description="Hops around the seeds (1 to 4).")
-    edge_predicates: list[str] = Field(default_factory=list, description="Only these predicates (default: any).")
-    resolution: float = Field(default=1.0, gt=0, le=10, description="Louvain resolution; higher gives smaller communities.")
+    resolution: float = Field(default=1.0, gt=0, le=10, description="Higher: smaller communities.")
+    level: int = Field(default=0, description="Level to list (0: coarsest).")
+    community: int | None = Field(default=None, description="One community of that level, in full.")
 
 
 # -- outputs ------------------------------------------------------------------------
@@ -230,8 +240,9 @@ class Subgraph(Out):
     )
     warnings: list[str] = Field(default_factory=list)
     layout: Layout = "default"
-    nodes: list[Node] | dict[str, list[str]] = Field(
-        description="default: node objects by hop then ID; compact: node IDs grouped by entity type."
+    nodes: list[Node] | dict[str, dict[str, str | None]] = Field(
+        description="default: node objects by hop then ID; compact: entity type -> node ID -> label "
+        "(null where the ID says as much; long labels end in …)."
     )
     edges: list[Edge] | dict[str, dict[str, list[str]]] = Field(
         description="default: edge objects; compact: subject -> predicate -> objects (asserted edges)."
@@ -286,12 +297,21 @@ class TypeInfo(Out):
     count: int
 
 
+class Connects(Out):
+    subject_type: str | None = Field(default=None, description="Absent: untyped subjects.")
+    object_type: str | None = None
+    count: int = Field(description="Triples.")
+
+
 class PredicateInfo(Out):
     id: str
     label: str | None = None
     count: int
     traits: list[str] = Field(default_factory=list)
     inverse_of: str | None = None
+    connects: list[Connects] = Field(
+        default_factory=list, description="The types it connects most often (up to 3), so direction is no guess."
+    )
 
 
 class Range(Out):
@@ -379,15 +399,16 @@ class Member(Out):
 
 
 class Community(Out):
-    id: int
+    id: int = Field(description="Its rank at its level by size, largest first.")
     size: int
-    members: list[Member]
+    members: list[Member] = Field(description="The most connected first; size counts them all.")
 
 
 class CommunityLevel(Out):
     level: int = Field(description="0 is the coarsest.")
     modularity: float
-    communities: list[Community]
+    community_count: int
+    communities: list[Community] = Field(description="Listed for the level asked for only.")
 
 
 class Communities(Out):

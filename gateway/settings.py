@@ -27,5 +27,12 @@ class Settings:
     """The most a trusted caller may ask for."""
 
 
-def clamp(value: int | None, default: int, low: int, high: int) -> int:
-    return default if value is None else max(low, min(value, high))
+def clamp(value: int | None, default: int, low: int, high: int, *, field: str, warnings: list[str]) -> int:
+    """A budget within its bounds (`default` when not given); a value moved into them is
+    said in `warnings`, so an answer is never smaller than asked without saying so."""
+    if value is None:
+        return default
+    used = max(low, min(value, high))
+    if used != value:
+        warnings.append(f"{field}: {value} is outside {low} to {high}; {used} was used")
+    return used

@@ -8,7 +8,7 @@ model is one small function below.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
 import networkx as nx
@@ -91,6 +91,7 @@ def traversable_edges(
     as_of: int | None,
     valid_at: int | None,
     expand_traits: AbstractSet[str],
+    walked: Callable[[str], bool] = lambda p: True,
 ) -> set[Edge]:
     """Traversable statements plus the mirrors the graph does not already state.
 
@@ -101,6 +102,7 @@ def traversable_edges(
     kept = [
         st for st in g.statements
         if is_traversable(st, truth_status, as_of, valid_at) and not (st.id is None and st.s in reifiers)
+        and walked(st.p)
     ]
     stated = {st.triple for st in kept}
     partners = inverse_partners(g)
@@ -111,12 +113,13 @@ def traversable_edges(
 
 
 def structural_edges(
-    g: SynthGraph, truth_status: AbstractSet[str], as_of: int | None, valid_at: int | None
+    g: SynthGraph, truth_status: AbstractSet[str], as_of: int | None, valid_at: int | None,
+    walked: Callable[[str], bool] = lambda p: True,
 ) -> set[Edge]:
     """A traversable reifier leads to its subject and object, in any direction."""
     edges: set[Edge] = set()
     for st in g.statements:
-        if st.id is not None and is_traversable(st, truth_status, as_of, valid_at):
+        if st.id is not None and is_traversable(st, truth_status, as_of, valid_at) and walked(st.p):
             edges.add((st.id, RDF_SUBJECT, st.s, None, None))
             edges.add((st.id, RDF_OBJECT, st.o, None, None))
     return edges
@@ -161,8 +164,11 @@ def reference_bfs(
     as_of: int | None = None,
     valid_at: int | None = None,
     expand_traits: AbstractSet[str] = frozenset(),
+    predicates: AbstractSet[str] | None = None,
+    exclude_predicates: AbstractSet[str] = frozenset(),
 ) -> tuple[dict[str, int], set[Edge]]:
-    """(node -> hop, edges used) of a BFS of at most max_hops from seeds.
+    """(node -> hop, edges used) of a BFS of at most max_hops from seeds, crossing only
+    statements whose predicate is in `predicates` (None: any) and not excluded.
 
     An edge is reported when it is used while expanding a node at hop <
     max_hops, including edges to nodes already seen; so edges among nodes at
@@ -170,10 +176,13 @@ def reference_bfs(
     """
     _check_arguments(max_hops, direction, expand_traits)
     nodes = existing_nodes(g)
+    def walked(p: str) -> bool:
+        return (predicates is None or p in predicates) and p not in exclude_predicates
+
     nav = navigation_graph(
         nodes,
-        traversable_edges(g, truth_status, as_of, valid_at, expand_traits),
-        structural_edges(g, truth_status, as_of, valid_at),
+        traversable_edges(g, truth_status, as_of, valid_at, expand_traits, walked),
+        structural_edges(g, truth_status, as_of, valid_at, walked),
         direction,
     )
     hops = bfs_hops(nav, [s for s in dict.fromkeys(seeds) if s in nodes], max_hops)

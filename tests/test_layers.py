@@ -22,7 +22,7 @@ PACKAGE = ROOT / "gateway"
 LAYERS: list[tuple[str, ...]] = [
     ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.gc_hold", "gateway.settings"),
     ("gateway.terms",),
-    ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models"),
+    ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models", "gateway.arguments"),
     ("gateway.backends",),
     ("gateway.profiles",),
     ("gateway.engine",),

@@ -11,7 +11,8 @@ from typing import TypeVar
 from gateway.backends.base import Backend, Rows
 from gateway.deployment_key import deployment_key
 from gateway.engine.statistics import statistics
-from gateway.ids import IdMapper, build_converter, local_name
+from gateway.errors import InvalidInput
+from gateway.ids import IdMapper, Resolution, build_converter, local_name
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, Profile
 from gateway.settings import Settings
 from gateway.sparql import Sparql, iris
@@ -122,7 +123,10 @@ class GraphContext:
         iris_: list[str] = []
         unresolved: list[str] = []
         for i, seed in enumerate(seeds):
-            resolution = self.ids.resolve(seed, f"{field}[{i}]")
+            try:
+                resolution = self.ids.resolve(seed, f"{field}[{i}]")
+            except InvalidInput as error:  # cannot be an IRI: unresolved, never SPARQL text
+                resolution = Resolution(None, f"{error.message.split(': ', 1)[-1]}; use search_entities to find the ID")
             if i >= cap or resolution.iri is None:
                 unresolved.append(seed.strip())
                 if resolution.reason:

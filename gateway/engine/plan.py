@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import HopPlan
 
 
-def make_plan(ctx: GraphContext, query: object, traits: frozenset[str] = frozenset()) -> HopPlan:
-    """The traversal settings of a query (any input model with the traversal filters)."""
+def make_plan(ctx: GraphContext, query: object, warnings: list[str], traits: frozenset[str] = frozenset()) -> HopPlan:
+    """The traversal settings of a query (any input model with the traversal filters);
+    predicate names the graph does not hold become warnings."""
     statuses = getattr(query, "truth_status", None)
     mirror_predicates: tuple[str, ...] = ()
     if traits:
@@ -24,13 +27,28 @@ def make_plan(ctx: GraphContext, query: object, traits: frozenset[str] = frozens
         as_of=getattr(query, "as_of", None),
         valid_at=getattr(query, "valid_at", None),
         mirror_predicates=mirror_predicates,
+        **_walked_predicates(ctx, query, warnings),
     )
 
 
+def _walked_predicates(ctx: GraphContext, query: object, warnings: list[str]) -> dict[str, Any]:
+    """HopPlan's `predicates` and `excluded` from a query's `predicates` / `exclude_predicates`."""
+    named: list[str] = getattr(query, "predicates", None) or []
+    unwanted: list[str] = getattr(query, "exclude_predicates", None) or []
+    excluded = ctx.resolve_terms(unwanted, "exclude_predicates", kind="predicate", warnings=warnings) if unwanted else set()
+    if not named:
+        return {"excluded": tuple(sorted(excluded))}
+    allowed = ctx.resolve_terms(named, "predicates", kind="predicate", warnings=warnings) - excluded
+    if not allowed:
+        warnings.append("predicates: none of them is a predicate of this graph that is not excluded, so nothing "
+                        "was walked (describe_schema lists the predicates)")
+    return {"predicates": tuple(sorted(allowed))}
+
+
 def resolve_presentation(ctx: GraphContext, query: object, warnings: list[str]) -> tuple[set[str] | None, set[str] | None]:
-    """(types whose nodes are full, predicates whose edges are full); None means all."""
-    if getattr(query, "topology_only", False):
-        return None, None
+    """(types whose nodes are full, predicates whose edges are full); None means all. The
+    names are checked with topology_only too, where they select nothing: a misspelt one is
+    said either way."""
     node_filter = getattr(query, "node_filter", None)
     edge_filter = getattr(query, "edge_filter", None)
     types = (

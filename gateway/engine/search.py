@@ -71,6 +71,20 @@ def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch:
     return ctx.memo("search_index", lambda: entity_search_for(ctx.backend, local_index, language=ctx.settings.language))
 
 
+def suggest_ids(ctx: GraphContext, missing: list[str], field: str, warnings: list[str]) -> None:
+    """A warning for each ID not in the graph, with the entities whose names look like it."""
+    for name in missing:
+        words = local_name(name).replace("_", " ").strip()
+        hits = search_index(ctx).search(words, None, 3, ctx.ids.to_id) if words else []
+        picks = [h.id for h in hits if h.id != name]
+        hint = f"did you mean {', '.join(picks)}?" if picks else "search_entities finds IDs by name"
+        warnings.append(f"{field}: {_quoted(name)} is not in this graph; {hint}")
+
+
+def _quoted(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
 def normalize(text: str) -> str:
     """A name as search compares it: case-folded, NFKC, without possessives or punctuation."""
     text = _POSSESSIVE.sub(r"\1", unicodedata.normalize("NFKC", text).casefold())

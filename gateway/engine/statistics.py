@@ -32,7 +32,7 @@ from gateway.terms import Literal, status_name
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
 
-VERSION = 1
+VERSION = 2
 """Bumped whenever what is counted changes: older files are then ignored."""
 logger = logging.getLogger("gateway.statistics")
 
@@ -50,6 +50,12 @@ class Statistics:
     plain: int
     unasserted: int
     without_asserted_at: int
+    connects: dict[str, list[tuple[str | None, str | None, int]]]
+    """Edge predicate IRI -> (subject type, object type, triples), most triples first, at
+    most CONNECTS_KEPT; None for an untyped end."""
+
+
+CONNECTS_KEPT = 3
 
 
 def statistics(ctx: GraphContext) -> Statistics:
@@ -104,6 +110,7 @@ def _read(path: Path) -> Statistics | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.pop("version", None) != VERSION:
             return None
+        data["connects"] = {p: [tuple(pair) for pair in pairs] for p, pairs in data["connects"].items()}
         return Statistics(**data)
     except (OSError, ValueError, TypeError):
         return None
@@ -132,8 +139,21 @@ def count(ctx: GraphContext) -> Statistics:
     return Statistics(
         predicates=predicates, types=types, statuses=dict(sorted(statuses.items())),
         total=reified + plain, reified=reified, plain=plain, unasserted=unasserted,
-        without_asserted_at=plain + untimed_reified,
+        without_asserted_at=plain + untimed_reified, connects=_count_connects(ctx),
     )
+
+
+def _count_connects(ctx: GraphContext) -> dict[str, list[tuple[str | None, str | None, int]]]:
+    """Which types each edge predicate connects (of asserted triples; see predicate_types.rq)."""
+    pairs: dict[str, list[tuple[str | None, str | None, int]]] = {}
+    for p, st, ot, n in ctx.select("predicate_types", excluded=iris(NON_EDGE_PREDICATES, ", ")):
+        if isinstance(p, str):
+            pairs.setdefault(p, []).append((_iri(st), _iri(ot), _int(n)))
+    return {p: sorted(found, key=lambda t: (-t[2], t[0] or "", t[1] or ""))[:CONNECTS_KEPT] for p, found in pairs.items()}
+
+
+def _iri(term: object) -> str | None:
+    return term if isinstance(term, str) else None
 
 
 def _count_predicates(ctx: GraphContext) -> dict[str, int]:

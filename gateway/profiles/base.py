@@ -40,6 +40,8 @@ NON_EDGE_PREDICATES: tuple[str, ...] = (
     BFS + "evidence",
     BFS + "urlSynonym",
 )
+NOTHING = "urn:bfsql:none"
+"""An IRI no graph holds: what an empty `IN (...)` list is written with."""
 STRUCTURAL_SUBJECT = RDF + "subject"
 STRUCTURAL_OBJECT = RDF + "object"
 Via = typing.Literal["o", "i", "s", ""]
@@ -83,6 +85,12 @@ class HopPlan:
     mirror_predicates: tuple[str, ...] = ()
     predicates: tuple[str, ...] | None = None
     """Only statements with these predicates (None: any)."""
+    excluded: tuple[str, ...] = ()
+    """Never statements with these predicates."""
+
+    def walks(self, predicate: str) -> bool:
+        """Whether the predicate filters let the walk cross a statement with this predicate."""
+        return (self.predicates is None or predicate in self.predicates) and predicate not in self.excluded
 
     @property
     def out(self) -> bool:

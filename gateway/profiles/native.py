@@ -18,6 +18,7 @@ from functools import cached_property
 
 from gateway.profiles.base import (
     NON_EDGE_PREDICATES,
+    NOTHING,
     VIAS,
     Hit,
     HopPlan,
@@ -119,9 +120,7 @@ class NativeProfile(Profile):
         """Every edge of a plain graph is an asserted_true statement without provenance."""
         flags = self._direction_flags(plan)
         slots = {"frontier": iris(frontier), "trait_predicates": iris(plan.mirror_predicates, ", "), "limit": integer(limit)}
-        if plan.predicates is not None:
-            flags.append("predicates")
-            slots["predicates"] = iris(plan.predicates or ("urn:bfsql:none",), ", ")
+        _predicate_filters(plan, flags, slots)
         rows = self.backend.select_iri_rows(self.render("hop_plain", flags, **slots))
         hits = [
             Hit("o", x, x, p, o, None, "asserted_true") if o is not None else Hit("i", x, s, p, x, None, "asserted_true")  # type: ignore[arg-type]
@@ -153,9 +152,7 @@ class NativeProfile(Profile):
             "trait_predicates": iris(plan.mirror_predicates, ", "),
             "limit": integer(limit),
         }
-        if plan.predicates is not None:
-            flags.append("predicates")
-            slots["predicates"] = iris(plan.predicates or ("urn:bfsql:none",), ", ")
+        _predicate_filters(plan, flags, slots)
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
@@ -180,7 +177,6 @@ class NativeProfile(Profile):
         if not by_subject:
             return []
         mirrored = set(plan.mirror_predicates)
-        allowed = None if plan.predicates is None else set(plan.predicates)
         hits = []
         sides: tuple[tuple[Via, dict[str, list[Hit]], bool], ...] = (
             ("o", by_subject, plan.out), ("i", by_object, plan.inward),
@@ -188,7 +184,7 @@ class NativeProfile(Profile):
         for x in frontier:
             for via, index, wanted in sides:
                 for h in index.get(x, ()):
-                    if allowed is not None and h.p not in allowed:
+                    if not plan.walks(h.p):
                         continue
                     if not (wanted or h.p in mirrored):
                         continue
@@ -200,6 +196,16 @@ class NativeProfile(Profile):
                         return hits
         return hits
 
+
+
+def _predicate_filters(plan: HopPlan, flags: list[str], slots: dict[str, Sparql]) -> None:
+    """The hop template's flags and slots for the plan's `predicates` and `excluded`."""
+    if plan.predicates is not None:
+        flags.append("predicates")
+        slots["predicates"] = iris(plan.predicates or (NOTHING,), ", ")
+    if plan.excluded:
+        flags.append("excluded")
+        slots["excluded"] = iris(plan.excluded, ", ")
 
 
 def _false(term: Term | None) -> bool:

@@ -47,14 +47,13 @@ from typing import Any
 from gateway.backends.base import Backend
 from gateway.errors import InvalidInput
 from gateway.models import TRUTH_STATUSES
-from gateway.profiles.base import Hit, HopPlan, time_filters
+from gateway.profiles.base import NOTHING, Hit, HopPlan, time_filters
 from gateway.profiles.native import NativeProfile
 from gateway.sparql import Sparql, integer, iri, iris, render
 from gateway.terms import BFS
 
 WDT = "http://www.wikidata.org/prop/direct/"
 CLAIM = "http://www.wikidata.org/prop/"
-_NONE = "urn:bfsql:none"
 """An IRI no statement has: an empty `IN ()` list is not valid SPARQL everywhere."""
 
 
@@ -71,7 +70,7 @@ def _check_status(status: str) -> None:
 
 def _claims(predicates: Iterable[str]) -> Sparql:
     found = sorted({c for c in map(claim_predicate, predicates) if c is not None})
-    return iris(found or (_NONE,), ", ")
+    return iris(found or (NOTHING,), ", ")
 
 
 class WikidataProfile(NativeProfile):
@@ -138,6 +137,9 @@ class WikidataProfile(NativeProfile):
         if plan.predicates is not None:
             flags.append("predicates")
             slots["claims"] = _claims(plan.predicates)
+        if plan.excluded:
+            flags.append("excluded")
+            slots["excluded_claims"] = _claims(plan.excluded)
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)

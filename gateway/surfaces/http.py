@@ -67,7 +67,7 @@ def parse_arguments(model: type[BaseModel], body: bytes) -> BaseModel:
     try:
         return model.model_validate_json(body if body.strip() else b"{}", strict=True)
     except ValidationError as error:
-        raise validation_problem(error.errors()) from None
+        raise validation_problem(error.errors(), model=model) from None
 
 
 Authenticate = Callable[[Request], Reader | None]

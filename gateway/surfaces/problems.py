@@ -18,8 +18,10 @@ from typing import Any
 
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from gateway.arguments import explain, ordered
 from gateway.errors import (
     BackendError,
     EndpointTimeout,
@@ -114,16 +116,24 @@ def problem_response(error: BaseException, *, credentials_sent: bool = False) ->
     )
 
 
-def validation_problem(errors: Sequence[Mapping[str, Any]], *, strip_location: bool = False) -> Problem:
-    """Pydantic errors as one problem: 400 when the body is not a JSON object, else 422 naming the field."""
+def validation_problem(
+    errors: Sequence[Mapping[str, Any]], *, model: type[BaseModel] | None = None, strip_location: bool = False
+) -> Problem:
+    """Pydantic errors as one problem: 400 when the body is not a JSON object, else 422 naming
+    the field (each error told as `gateway.arguments.explain` tells it, given the model)."""
+    errors = ordered(errors)
     first = errors[0]
     if first["type"] == "json_invalid":
         return Problem(400, "malformed_body", f"the body is not valid JSON: {first.get('ctx', {}).get('error', first['msg'])}")
     located = [_field(error["loc"], strip_location) for error in errors]
     if located[0] is None and first["type"] in ("model_type", "model_attributes_type", "dict_type"):
         return Problem(400, "malformed_body", "the body must be a JSON object of the tool's arguments")
-    listed = [{"field": name, "message": error["msg"]} for name, error in zip(located, errors)][:20]
-    return Problem(422, "invalid_input", f"{located[0] or 'body'}: {first['msg']}", located[0], extra={"errors": listed})
+    messages = [
+        explain(model, error)[1] if model is not None else f"{name or 'body'}: {error['msg']}"
+        for name, error in zip(located, errors)
+    ]
+    listed = [{"field": name, "message": message} for name, message in zip(located, messages)][:20]
+    return Problem(422, "invalid_input", messages[0], located[0], extra={"errors": listed})
 
 
 def _field(location: Iterable[int | str], strip: bool) -> str | None:

@@ -13,7 +13,7 @@ from gateway.engine.presentation import (
     full_nodes,
     node_types,
 )
-from gateway.engine.search import search_index
+from gateway.engine.search import normalize, readable_name, suggest_ids
 from gateway.engine.walk import EdgeKey, WalkResult, walk
 from gateway.ids import local_name
 from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncation
@@ -25,20 +25,22 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     settings = ctx.settings
     warnings: list[str] = []
     limits = Limits(
-        max_hops=clamp(query.max_hops, 1, 0, settings.max_hops),
-        max_nodes=clamp(query.max_nodes, settings.default_max_nodes, 1, settings.max_nodes),
-        max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges),
+        max_hops=clamp(query.max_hops, 1, 0, settings.max_hops, field="max_hops", warnings=warnings),
+        max_nodes=clamp(query.max_nodes, settings.default_max_nodes, 1, settings.max_nodes, field="max_nodes",
+                        warnings=warnings),
+        max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges, field="max_edges",
+                        warnings=warnings),
         seeds=min(len(query.seeds), settings.max_seeds),
     )
     traits = frozenset(query.expand_traits)
-    plan = make_plan(ctx, query, traits)
+    plan = make_plan(ctx, query, warnings, traits)
     seeds, unresolved = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings)
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
     result = walk(
         ctx.profile, seeds, plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
         max_edges=limits.max_edges, traits=traits,
     )
-    _suggest_seeds(ctx, unresolved, warnings)
+    suggest_ids(ctx, unresolved, "seeds", warnings)
     if result.hidden_capped:
         warnings.append("hidden_by_filter counts are lower bounds (too many hidden statements to count)")
     nodes, edges = _present(ctx, result, query, node_filter, edge_filter)
@@ -59,7 +61,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
         warnings=warnings,
     )
     if query.layout == "compact":
-        return _compact(nodes, edges, common)
+        return _compact(nodes, edges, common, _labels(ctx, list(result.hops), nodes))
     return Subgraph(nodes=nodes, edges=edges, **common)  # type: ignore[arg-type]
 
 
@@ -110,16 +112,36 @@ def _present(
     return nodes, edges
 
 
-def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, str]], common: dict[str, object]) -> Subgraph:
+LABEL_CHARS = 60
+"""A compact answer's labels are cut to this length (marked with …): a title is not a name."""
+
+
+def _labels(ctx: GraphContext, iris: list[str], nodes: list[Node | dict[str, str]]) -> dict[str, str]:
+    """Node ID -> label for the nodes a compact answer lists without data, where the label
+    says more than the ID does (`DBPedia:Cushing's_disease` needs none)."""
+    stubs = {node["id"] for node in nodes if isinstance(node, dict)}
+    found = ctx.labels([iri for iri in iris if ctx.ids.to_id(iri) in stubs])
+    labels = {}
+    for iri, label in found.items():
+        node_id = ctx.ids.to_id(iri)
+        if normalize(readable_name(local_name(node_id)) or "") != normalize(label):
+            labels[node_id] = label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1].rstrip() + "…"
+    return labels
+
+
+def _compact(
+    nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, str]], common: dict[str, object],
+    labels: dict[str, str],
+) -> Subgraph:
     """Node IDs grouped by type, edges as an adjacency map; full items keep their data
     in node_details / edge_details."""
-    grouped: dict[str, list[str]] = defaultdict(list)
+    grouped: dict[str, dict[str, str | None]] = defaultdict(dict)
     node_details: dict[str, Node] = {}
     for node in nodes:
         if isinstance(node, dict):
-            grouped[node["entity_type"]].append(node["id"])
+            grouped[node["entity_type"]][node["id"]] = labels.get(node["id"])
         else:
-            grouped[node.entity_type].append(node.id)
+            grouped[node.entity_type][node.id] = None
             node_details[node.id] = node
     adjacency: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     derived: list[list[str]] = []
@@ -144,15 +166,3 @@ def _compact(nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, st
         derived_edges=derived or None, node_details=node_details or None, edge_details=edge_details or None,
         **common,  # type: ignore[arg-type]
     )
-
-
-def _suggest_seeds(ctx: GraphContext, unresolved: list[str], warnings: list[str]) -> None:
-    """For each unresolved seed, the entities whose names look like it."""
-    for seed in unresolved:
-        words = local_name(seed).replace("_", " ").strip()
-        if not words:
-            continue
-        hits = search_index(ctx).search(words, None, 3, ctx.ids.to_id) if words else []
-        picks = [h.id for h in hits if h.id != seed]
-        hint = f"; did you mean {', '.join(picks)}?" if picks else ""
-        warnings.append(f"seed {seed!r} is not in this graph{hint}")

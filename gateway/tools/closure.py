@@ -14,8 +14,10 @@ from dataclasses import replace
 from gateway import deadline as deadlines
 from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_plan
+from gateway.engine.search import suggest_ids
 from gateway.models import Closure, TransitiveClosureInput
 from gateway.profiles.base import HopPlan
+from gateway.settings import clamp
 from gateway.sparql import integer, iri
 
 MAX_LIMIT = 500_000
@@ -25,10 +27,11 @@ ROWS_PER_LEVEL = 4 * MAX_LIMIT
 
 def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -> Closure:
     warnings: list[str] = []
-    limit = max(1, min(query.limit, MAX_LIMIT))
+    limit = clamp(query.limit, 10_000, 1, MAX_LIMIT, field="limit", warnings=warnings)
     predicates = ctx.resolve_terms([query.predicate], "predicate", kind="predicate", warnings=warnings)
-    plan = make_plan(ctx, query)
+    plan = make_plan(ctx, query, warnings)
     starts, unresolved = ctx.resolve_seeds([query.start], plan, "start", warnings)
+    suggest_ids(ctx, unresolved, "start", warnings)
     to_id = ctx.ids.to_id
     answer = dict(
         start=to_id(starts[0]) if starts else query.start.strip(),

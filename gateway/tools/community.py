@@ -14,15 +14,16 @@ Levels are reported coarsest first.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass
 
 import networkx as nx
 
 from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_plan
+from gateway.engine.search import suggest_ids
 from gateway.engine.statements import statement_rows
 from gateway.engine.walk import EdgeKey, walk
-from gateway.errors import EndpointTimeout, TooLarge
+from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
 from gateway.models import (
     Communities,
     CommunitiesInput,
@@ -31,23 +32,89 @@ from gateway.models import (
     Member,
 )
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT
+from gateway.settings import clamp
 
 MAX_HOPS = 4
 LOUVAIN_SEED = 0
 
 
+LISTED = 20
+"""Communities a level lists, largest first; the rest are counted (ask for one by its ID)."""
+SHOWN_MEMBERS = 5
+"""Members shown per listed community, the most connected first."""
+FULL_MEMBERS = 1000
+"""Members at most when one community is asked for in full."""
+
+
+@dataclass
+class Partition:
+    """Every level of a partition: level -> communities (node numbers, largest first)."""
+
+    order: list[str]
+    """The nodes (IRIs) in ID order; a node's number is its index here."""
+    graph: nx.Graph
+    levels: list[list[list[int]]]
+    modularity: list[float]
+    unresolved: list[str]
+
+
 def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
     warnings: list[str] = []
+    found = partition(ctx, query, warnings)
+    to_id = ctx.ids.to_id
+    if not 0 <= query.level < len(found.levels):
+        raise InvalidInput(f"level {query.level} does not exist: this partition has levels 0 to "
+                           f"{len(found.levels) - 1}", field="level")
+    parts = found.levels[query.level]
+    if query.community is not None and not 0 <= query.community < len(parts):
+        raise InvalidInput(f"community {query.community} does not exist at level {query.level}: its communities "
+                           f"are 0 to {len(parts) - 1}", field="community")
+    if query.community is None:
+        chosen = list(enumerate(parts[:LISTED]))
+        shown = SHOWN_MEMBERS
+        if len(parts) > LISTED:
+            warnings.append(f"level {query.level}: the {LISTED} largest of {len(parts)} communities are listed, "
+                            f"with their {SHOWN_MEMBERS} most connected members; ask for one with community=ID")
+    else:
+        chosen = [(query.community, parts[query.community])]
+        shown = FULL_MEMBERS
+        if len(parts[query.community]) > FULL_MEMBERS:
+            warnings.append(f"community {query.community}: its {FULL_MEMBERS} most connected members of "
+                            f"{len(parts[query.community])} are listed")
+    picked = {number: _central(found.graph, members)[:shown] for number, members in chosen}
+    labels = ctx.labels([found.order[m] for members in picked.values() for m in members])
+    levels = []
+    for depth, level_parts in enumerate(found.levels):
+        listed = [
+            Community(id=number, size=len(level_parts[number]),
+                      members=[Member(id=to_id(found.order[m]), label=labels.get(found.order[m])) for m in picked[number]])
+            for number, _ in chosen
+        ] if depth == query.level else []
+        levels.append(CommunityLevel(level=depth, modularity=found.modularity[depth],
+                                     community_count=len(level_parts), communities=listed))
+    return Communities(
+        node_count=len(found.order), edge_count=found.graph.number_of_edges(), levels=levels,
+        max_edges=ctx.settings.communities_max_edges, unresolved_seeds=found.unresolved, warnings=warnings,
+    )
+
+
+def _central(graph: nx.Graph, members: list[int]) -> list[int]:
+    """Members by their weighted degree inside the community, highest first, then by ID."""
+    inside = graph.subgraph(members)
+    return sorted(members, key=lambda m: (-inside.degree(m, weight="weight"), m))
+
+
+def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -> Partition:
+    """The whole partition of the query's subgraph, every level, coarsest first."""
     bound = ctx.settings.communities_max_edges
-    plan = make_plan(ctx, query)
-    if query.edge_predicates:
-        predicates = ctx.resolve_terms(query.edge_predicates, "edge_predicates", kind="predicate", warnings=warnings)
-        plan = replace(plan, predicates=tuple(sorted(predicates)))
+    plan = make_plan(ctx, query, warnings)
     unresolved: list[str] = []
     nodes: set[str] = set()
     if query.seeds:
         seeds, unresolved = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings)
-        result = walk(ctx.profile, seeds, plan, max_hops=max(1, min(query.max_hops, MAX_HOPS)),
+        suggest_ids(ctx, unresolved, "seeds", warnings)
+        hops = clamp(query.max_hops, 2, 1, MAX_HOPS, field="max_hops", warnings=warnings)
+        result = walk(ctx.profile, seeds, plan, max_hops=hops,
                       max_nodes=2 * bound + len(seeds), max_edges=bound, count_hidden=False)
         if result.cut is not None and result.cut.reason == "deadline":
             raise EndpointTimeout("the neighbourhood could not be read within the call's deadline; "
@@ -61,9 +128,9 @@ def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
         rows, complete = statement_rows(ctx, plan, None, bound + 1)
         if not complete:
             raise EndpointTimeout("the statements could not be read within the call's deadline; "
-                                  "give seeds or edge_predicates", field="edge_predicates")
+                                  "give seeds or predicates", field="predicates")
         if len(rows) > bound:
-            raise TooLarge(f"more than {bound} statements match; give seeds or edge_predicates", field="edge_predicates")
+            raise TooLarge(f"more than {bound} statements match; give seeds or predicates", field="predicates")
         keys = [key for _, key, _ in rows]
     relations: dict[tuple[str, str], set[tuple[str, bool]]] = defaultdict(set)
     for s, p, o, _, _ in keys:
@@ -80,15 +147,14 @@ def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
     graph.add_nodes_from(range(len(order)))
     for (a, b), kinds in sorted(relations.items(), key=lambda item: (number[item[0][0]], number[item[0][1]])):
         graph.add_edge(number[a], number[b], weight=len(kinds))
-    labels = ctx.labels(order)
-    levels = [_level(graph, part, query.resolution, order, labels, to_id) for part in _partitions(graph, query.resolution)]
+    levels = [_connected_parts(graph, part) for part in _partitions(graph, query.resolution)]
     levels.reverse()
-    for depth, level in enumerate(levels):
-        level.level = depth
-    return Communities(
-        node_count=len(order), edge_count=graph.number_of_edges(), levels=levels, max_edges=bound,
-        unresolved_seeds=unresolved, warnings=warnings,
-    )
+    modularity = [
+        round(nx.community.modularity(graph, [set(p) for p in parts], weight="weight", resolution=query.resolution), 6)
+        if graph.number_of_edges() else 0.0
+        for parts in levels
+    ]
+    return Partition(order, graph, levels, modularity, unresolved)
 
 
 def _partitions(graph: nx.Graph, resolution: float) -> list[list[set[int]]]:
@@ -97,17 +163,8 @@ def _partitions(graph: nx.Graph, resolution: float) -> list[list[set[int]]]:
     return list(nx.community.louvain_partitions(graph, weight="weight", resolution=resolution, seed=LOUVAIN_SEED))
 
 
-def _level(
-    graph: nx.Graph, partition: list[set[int]], resolution: float, order: list[str], labels: dict[str, str], to_id: object
-) -> CommunityLevel:
+def _connected_parts(graph: nx.Graph, partition: list[set[int]]) -> list[list[int]]:
+    """Each community split into its connected components, largest first, then by first member."""
     parts = [sorted(component) for community in partition for component in nx.connected_components(graph.subgraph(community))]
     parts.sort(key=lambda members: (-len(members), members[0]))
-    modularity = (
-        nx.community.modularity(graph, [set(p) for p in parts], weight="weight", resolution=resolution)
-        if graph.number_of_edges() else 0.0
-    )
-    communities_ = [
-        Community(id=i, size=len(members), members=[Member(id=to_id(order[m]), label=labels.get(order[m])) for m in members])  # type: ignore[operator]
-        for i, members in enumerate(parts)
-    ]
-    return CommunityLevel(level=0, modularity=round(modularity, 6), communities=communities_)
+    return parts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import full_nodes, node_types
-from gateway.engine.search import search_index
+from gateway.engine.search import search_index, suggest_ids
 from gateway.errors import NotFound
 from gateway.models import (
     DescribeEntitiesInput,
@@ -16,6 +16,7 @@ from gateway.models import (
     SearchResult,
 )
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
+from gateway.settings import clamp
 from gateway.sparql import iri, iris
 from gateway.terms import Literal
 
@@ -28,6 +29,7 @@ def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> Entiti
         warnings.append(f"ids: only the first {cap} are described; the rest are unresolved")
     plan = HopPlan()
     present, unresolved = ctx.resolve_seeds(ids[:cap], plan, "ids", warnings)
+    suggest_ids(ctx, unresolved, "ids", warnings)
     unresolved += [i.strip() for i in ids[cap:]]
     types = node_types(ctx, present)
     details = full_nodes(ctx, present, types)
@@ -41,8 +43,7 @@ def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> Entiti
 def describe_entity(ctx: GraphContext, query: DescribeEntityInput) -> EntityDetail:
     result = describe_entities(ctx, DescribeEntitiesInput(ids=[query.id]))
     if not result.entities:
-        reason = "; ".join(result.warnings)
-        raise NotFound(f"{query.id.strip()!r} is not in this graph" + (f" ({reason})" if reason else ""), field="id")
+        raise NotFound("; ".join(w.removeprefix("ids: ").removeprefix("ids[0]: ") for w in result.warnings), field="id")
     return result.entities[0]
 
 
@@ -69,8 +70,11 @@ def search_entities(ctx: GraphContext, query: SearchEntitiesInput) -> SearchResu
         ctx.resolve_terms(query.entity_types, "entity_types", kind="type", warnings=warnings)
         if query.entity_types else None
     )
-    limit = max(1, min(query.limit, 100))
+    limit = clamp(query.limit, 10, 1, 100, field="limit", warnings=warnings)
+    if types is not None and not types:  # every type named is unknown: nothing to search in
+        return SearchResult(query=query.query, results=[], warnings=warnings)
     hits = search_index(ctx).search(query.query, types, limit, ctx.ids.to_id)
     if not hits:
-        warnings.append(f"no entity is named like {query.query!r}; try fewer or other words")
+        within = " of these types" if types else ""
+        warnings.append(f"no entity{within} is named like {query.query!r}; try fewer or other words")
     return SearchResult(query=query.query, results=hits, warnings=warnings)

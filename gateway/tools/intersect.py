@@ -17,6 +17,7 @@ from gateway.engine.presentation import (
     node_types,
     stub_edge,
 )
+from gateway.engine.search import suggest_ids
 from gateway.engine.walk import Cut, EdgeKey, candidates, walk
 from gateway.models import (
     Intersection,
@@ -36,15 +37,18 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     warnings: list[str] = []
     if len(query.seeds) > MAX_SEEDS:
         warnings.append(f"seeds: only the first {MAX_SEEDS} are intersected; the rest are unresolved")
-    k = max(1, min(query.k, MAX_K))
+    k = clamp(query.k, 2, 1, MAX_K, field="k", warnings=warnings)
     limits = Limits(
         max_hops=k,
-        max_nodes=clamp(query.max_nodes, settings.default_max_nodes, 1, settings.max_nodes),
-        max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges),
+        max_nodes=clamp(query.max_nodes, settings.default_max_nodes, 1, settings.max_nodes, field="max_nodes",
+                        warnings=warnings),
+        max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges, field="max_edges",
+                        warnings=warnings),
         seeds=min(len(query.seeds), MAX_SEEDS),
     )
-    plan = make_plan(ctx, query)
+    plan = make_plan(ctx, query, warnings)
     seeds, unresolved = ctx.resolve_seeds(query.seeds[:MAX_SEEDS], plan, "seeds", warnings)
+    suggest_ids(ctx, unresolved, "seeds", warnings)
     unresolved += [s.strip() for s in query.seeds[MAX_SEEDS:]]
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
     distances: dict[str, dict[str, int]] = {}

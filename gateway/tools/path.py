@@ -20,9 +20,11 @@ from gateway import deadline as deadlines
 from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import full_edges
+from gateway.engine.search import suggest_ids
 from gateway.engine.walk import EdgeKey, candidates
 from gateway.models import ShortestPath, ShortestPathInput
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
+from gateway.settings import clamp
 
 MAX_HOPS = 8
 ROWS_PER_LEVEL = 200_000
@@ -31,24 +33,29 @@ Step = tuple[str, EdgeKey, Hit]  # (next node, edge, hit)
 
 def shortest_path(ctx: GraphContext, query: ShortestPathInput) -> ShortestPath:
     warnings: list[str] = []
-    max_hops = max(1, min(query.max_hops, MAX_HOPS))
-    plan = make_plan(ctx, query)
-    if query.predicates:
-        predicates = ctx.resolve_terms(query.predicates, "predicates", kind="predicate", warnings=warnings)
-        plan = replace(plan, predicates=tuple(sorted(predicates)))
-    ends, unresolved = ctx.resolve_seeds([query.source, query.target], plan, "source", warnings)
+    max_hops = clamp(query.max_hops, 4, 1, MAX_HOPS, field="max_hops", warnings=warnings)
+    plan = make_plan(ctx, query, warnings)
+    unresolved: list[str] = []
+    ends: list[str | None] = []
+    for field, name in (("source", query.source), ("target", query.target)):
+        found, missing = ctx.resolve_seeds([name], plan, field, warnings)
+        suggest_ids(ctx, missing, field, warnings)
+        ends.append(found[0] if found else None)
+        unresolved += missing
+    source, target = ends
     to_id = ctx.ids.to_id
-    source = ctx.ids.resolve(query.source, "source").iri
-    target = ctx.ids.resolve(query.target, "target").iri
     answer = dict(
         source=to_id(source) if source else query.source.strip(),
         target=to_id(target) if target else query.target.strip(),
         max_hops=max_hops, unresolved=unresolved, warnings=warnings,
     )
-    if source not in ends or target not in ends:
+    if source is None or target is None:
         return ShortestPath(found=False, reason="source or target is not in this graph", **answer)  # type: ignore[arg-type]
     if source == target:
         return ShortestPath(found=True, hops=0, nodes=[to_id(source)], reason="source and target are the same", **answer)  # type: ignore[arg-type]
+    if plan.predicates == ():
+        return ShortestPath(found=False, reason="no predicate to walk: none of predicates is in this graph "
+                            "(see warnings)", **answer)  # type: ignore[arg-type]
     search = _Search(ctx, plan, source, target)
     length = search.run(max_hops)
     if length is None:

@@ -28,6 +28,7 @@ from gateway.engine.presentation import full_edges, full_nodes, node_types
 from gateway.engine.statements import statement_rows
 from gateway.errors import InvalidInput
 from gateway.models import ScanPage, ScanQueryInput
+from gateway.settings import clamp
 from gateway.sparql import integer, iris, literal
 
 MAX_PAGE = 1000
@@ -36,7 +37,7 @@ _STATEMENT_FILTERS = ("edge_predicates", "truth_status", "as_of", "valid_at")
 
 def scan_query(ctx: GraphContext, query: ScanQueryInput) -> ScanPage:
     warnings: list[str] = []
-    limit = max(1, min(query.limit, MAX_PAGE))
+    limit = clamp(query.limit, 100, 1, MAX_PAGE, field="limit", warnings=warnings)
     statement_filters = [f for f in _STATEMENT_FILTERS if getattr(query, f)]
     if query.node_types and statement_filters:
         raise InvalidInput(
@@ -72,7 +73,7 @@ def _scan_entities(
 def _scan_statements(
     ctx: GraphContext, query: ScanQueryInput, after: str | None, limit: int, warnings: list[str],
 ) -> ScanPage:
-    plan = make_plan(ctx, query)
+    plan = make_plan(ctx, query, warnings)
     if query.edge_predicates:
         predicates = ctx.resolve_terms(query.edge_predicates, "edge_predicates", kind="predicate", warnings=warnings)
         if not predicates:

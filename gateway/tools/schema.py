@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from gateway.engine.context import GraphContext
 from gateway.engine.statistics import statistics
-from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
+from gateway.models import Connects, PredicateInfo, Range, Schema, StatementCounts, TypeInfo
 from gateway.terms import Literal, text_of
 
 
@@ -27,9 +27,13 @@ def _describe(ctx: GraphContext) -> Schema:
         inverse = traits.inverses.get(p)
         if inverse:
             kinds.append(f"Inverse({to_id(inverse)})")
+        connects = [
+            Connects(subject_type=to_id(st) if st else None, object_type=to_id(ot) if ot else None, count=n)
+            for st, ot, n in stats.connects.get(p, ())
+        ]
         predicate_infos.append(
             PredicateInfo(id=to_id(p), label=labels.get(p), count=predicates[p], traits=kinds,
-                          inverse_of=to_id(inverse) if inverse else None)
+                          inverse_of=to_id(inverse) if inverse else None, connects=connects)
         )
     type_infos = [
         TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))

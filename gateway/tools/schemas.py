@@ -43,6 +43,7 @@ def tool_schemas(tools: Mapping[str, Tool] = TOOLS, *, ref_prefix: str = "#/comp
 
 EXPLAINED_IN = "bfs_query"
 SHARED_FIELDS = frozenset({"truth_status", "as_of", "valid_at", "direction", "node_filter", "edge_filter",
+                           "predicates", "exclude_predicates",
                            "topology_only", "max_nodes", "max_edges"})
 """Fields several tools share, described in full (with their allowed values) in
 `EXPLAINED_IN`'s schema only; the other tools' descriptions point there. Each explanation

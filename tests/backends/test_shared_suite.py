@@ -50,6 +50,12 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("bfs_query", {"seeds": ["wiki:Dr_Watson", "obj:photograph", "wiki:Moriarty"], "max_hops": 1,
                    "node_filter": {"entity_types": ["sh:Person"]}, "edge_filter": {"predicates": ["Possesses", "Knowz"]}}),
     ("bfs_query", {"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 3, "max_nodes": 12, "max_edges": 15}),
+    ("bfs_query", {"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 3, "predicates": ["Knows", "rel:Doubts"],
+                   "truth_status": ALL, "topology_only": True}),
+    ("bfs_query", {"seeds": ["wiki:Irene_Adler"], "max_hops": 2, "exclude_predicates": ["Knows"],
+                   "expand_traits": ["Inverse"]}),
+    ("intersect_subgraphs", {"seeds": ["wiki:Sherlock_Holmes", "wiki:Irene_Adler"], "k": 2,
+                             "exclude_predicates": ["Knows"]}),
     # the other tools
     ("describe_entity", {"id": "wiki:Irene_Adler"}),
     ("describe_entity", {"id": "https://example.org/wiki/King_of_Bohemia"}),

@@ -25,7 +25,7 @@ def edge_set(result: Subgraph) -> set[tuple[str, str, str, str | None, str | Non
     return {(e.subject, e.predicate, e.object, e.id, e.derived_via) for e in result.edges}
 
 
-def random_query(rng: random.Random, nodes: list[str]) -> dict[str, object]:
+def random_query(rng: random.Random, nodes: list[str], predicates: list[str] = ()) -> dict[str, object]:  # type: ignore[assignment]
     query: dict[str, object] = {
         "seeds": rng.sample(nodes, k=min(len(nodes), rng.choice([1, 1, 2, 3]))),
         "max_hops": rng.randint(0, 3),
@@ -34,6 +34,10 @@ def random_query(rng: random.Random, nodes: list[str]) -> dict[str, object]:
         "max_edges": 50_000,
     }
     query.update(random_filters(rng))
+    if predicates and rng.random() < 0.3:
+        query["predicates"] = rng.sample(predicates, k=rng.randint(1, len(predicates)))
+    if predicates and rng.random() < 0.2:
+        query["exclude_predicates"] = rng.sample(predicates, k=1)
     if rng.random() < 0.4:
         query["expand_traits"] = rng.sample(["Symmetric", "Inverse"], k=rng.randint(1, 2))
     return query
@@ -46,8 +50,9 @@ def test_bfs_matches_networkx(number: int) -> None:
     graph = random_graph(rng, rng.randint(4, 40), rng.randint(3, 80), reified=reified)
     gateway = gateway_from_ntriples(graph.to_ntriples())
     nodes = sorted(existing_nodes(graph))
+    predicates = sorted({st.p for st in graph.statements})
     for _ in range(4):
-        query = random_query(rng, nodes)
+        query = random_query(rng, nodes, predicates)
         result = gateway.bfs_query(topology_only=True, **query)
         assert isinstance(result, Subgraph)
         hops, edges = reference_bfs(
@@ -59,6 +64,8 @@ def test_bfs_matches_networkx(number: int) -> None:
             as_of=query.get("as_of"),  # type: ignore[arg-type]
             valid_at=query.get("valid_at"),  # type: ignore[arg-type]
             expand_traits=frozenset(query.get("expand_traits", [])),  # type: ignore[arg-type]
+            predicates=set(query["predicates"]) if "predicates" in query else None,  # type: ignore[call-overload]
+            exclude_predicates=set(query.get("exclude_predicates", [])),  # type: ignore[call-overload]
         )
         to_id = gateway.context.ids.to_id
         hops = {to_id(n): h for n, h in hops.items()}
@@ -75,8 +82,12 @@ def test_bfs_matches_networkx(number: int) -> None:
 
 
 def reference_hidden(graph, query: dict[str, object], hops: dict[str, int]) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    """Statements next to expanded nodes that the filters kept the walk from crossing."""
+    """Statements next to expanded nodes that the filters kept the walk from crossing
+    (statements of predicates the walk does not take are not counted)."""
     from tests.oracle import is_traversable
+
+    wanted = query.get("predicates")
+    unwanted = query.get("exclude_predicates", [])
 
     max_hops = query["max_hops"]
     direction = query["direction"]
@@ -85,7 +96,7 @@ def reference_hidden(graph, query: dict[str, object], hops: dict[str, int]) -> d
     reifiers = {st.id for st in graph.statements if st.id is not None}
     counts: dict[str, int] = {}
     for st in graph.statements:
-        if st.id is None and st.s in reifiers:
+        if (st.id is None and st.s in reifiers) or (wanted is not None and st.p not in wanted) or st.p in unwanted:  # type: ignore[operator]
             continue
         touches = (
             (direction in ("out", "both") and st.s in expanded)
@@ -109,13 +120,16 @@ def test_hidden_counts_match_reference(number: int) -> None:
     graph = random_graph(rng, rng.randint(4, 30), rng.randint(3, 60), reified=True)
     gateway = gateway_from_ntriples(graph.to_ntriples())
     nodes = sorted(existing_nodes(graph))
+    predicates = sorted({st.p for st in graph.statements})
     for _ in range(4):
-        query = random_query(rng, nodes)
+        query = random_query(rng, nodes, predicates)
         query.pop("expand_traits", None)
         result = gateway.bfs_query(topology_only=True, **query)
         hops, _ = reference_bfs(
             graph, query["seeds"], query["max_hops"], direction=query["direction"],  # type: ignore[arg-type]
             truth_status=frozenset(query.get("truth_status", ["asserted_true"])),  # type: ignore[arg-type]
             as_of=query.get("as_of"), valid_at=query.get("valid_at"),  # type: ignore[arg-type]
+            predicates=set(query["predicates"]) if "predicates" in query else None,  # type: ignore[call-overload]
+            exclude_predicates=set(query.get("exclude_predicates", [])),  # type: ignore[call-overload]
         )
         assert result.hidden_by_filter == reference_hidden(graph, query, hops), query

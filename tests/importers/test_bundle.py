@@ -328,10 +328,16 @@ def test_topology_only_default_layout_is_at_most_14000_characters(gw: Gateway) -
     assert served(result) <= 14_000
 
 
-def test_topology_only_compact_layout_is_at_most_7000_characters(gw: Gateway) -> None:
+def test_topology_only_compact_layout_names_its_nodes_in_at_most_10000_characters(gw: Gateway) -> None:
     result = gw.bfs_query(seeds=[SEED], max_hops=2, topology_only=True, truth_status=ALL, layout="compact")
-    assert result.layout == "compact"
-    assert served(result) <= 7_000
+    assert isinstance(result.nodes, dict)
+    labels = {node: label for group in result.nodes.values() for node, label in group.items()}
+    assert len(labels) == result.node_count == 84
+    assert labels["MeSH:D003480"] == "Cushing syndrome" and labels["RxNorm:47579"] == "cabergoline"
+    assert labels["DBPedia:Cushing's_disease"] is None  # the ID says as much
+    assert all(label is None or len(label) <= 60 for label in labels.values())
+    assert any(label and label.endswith("…") for label in labels.values())  # a paper's title, cut
+    assert served(result) <= 10_000
 
 
 def test_full_metadata_is_at_most_110000_characters(gw: Gateway) -> None:
@@ -503,3 +509,9 @@ def test_odd_but_valid_rows_import(tmp_path: Path) -> None:
     assert hormone.properties == {"bundle:extra": ['{"a": [1, 2]}']}
     edge = gw.bfs_query(seeds=["MeSH:D003480"], max_hops=1, edge_filter={"predicates": ["ÉLÈVE"]}).edges
     assert [(e.predicate, e.confidence) for e in edge if e.confidence] == [("odd:ÉLÈVE", 1e-05)]
+
+
+def test_the_schema_says_treats_goes_from_drugs_to_diseases(gw: Gateway) -> None:
+    (treats,) = [p for p in gw.describe_schema().predicates if p.id == "TREATS"]
+    first = treats.connects[0]
+    assert (first.subject_type, first.object_type) == ("drug", "disease") and first.count >= 20

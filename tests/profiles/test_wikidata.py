@@ -151,6 +151,21 @@ def test_one_hop_returns_the_item_valued_statements_as_edges(parts: tuple[str, s
     assert all(e.predicate.startswith("wdt:P") and e.id.startswith("wds:") for e in result.edges)  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("exclude", [False, True])
+def test_a_walk_takes_only_the_predicates_asked_for(exclude: bool) -> None:
+    """predicates / exclude_predicates against the statements read from triple patterns."""
+    gateway = open_file(Q42)
+    every = expected_ids(gateway, statements_in(load(Q42)), WD + "Q42")
+    kept = {"wdt:P69", "wdt:P27"}
+    if exclude:
+        result = gateway.bfs_query(seeds=["wd:Q42"], max_hops=1, exclude_predicates=sorted(kept))
+        expected = {e for e in every if e[1] not in kept}
+    else:
+        result = gateway.bfs_query(seeds=["wd:Q42"], max_hops=1, predicates=["P69", "wdt:P27"])
+        expected = {e for e in every if e[1] in kept}
+    assert edge_keys(result.edges) == expected and 0 < len(expected) < len(every)
+
+
 def test_full_edges_carry_rank_qualifiers_and_references(q42: Gateway) -> None:
     result = q42.bfs_query(seeds=["wd:Q42"], max_hops=1, edge_filter={"predicates": ["wdt:P69"]})
     full = {e.object: e for e in result.edges if e.truth_status is not None}  # type: ignore[union-attr]

@@ -176,9 +176,18 @@ def test_an_invalid_argument_is_422_naming_the_field(
     assert problem["errors"][0]["field"] == field
 
 
-def test_an_id_the_core_refuses_is_422_naming_the_field(client: httpx2.Client) -> None:
-    problem = assert_problem(client.post("/v1/tools/bfs_query", json={"seeds": ["wiki:Irene Adler <x>"]}), 422)
-    assert problem["field"].startswith("seeds")
+def test_a_predicate_the_core_refuses_is_422_naming_the_field(client: httpx2.Client) -> None:
+    problem = assert_problem(client.post("/v1/tools/bfs_query", json={
+        "seeds": ["wiki:Irene_Adler"], "edge_filter": {"predicates": ["rel:Knows <x>"]}}), 422)
+    assert problem["field"].startswith("edge_filter.predicates")
+
+
+def test_a_seed_that_cannot_be_an_id_is_unresolved_with_a_pointer(client: httpx2.Client) -> None:
+    response = client.post("/v1/tools/bfs_query", json={"seeds": ["wiki:Irene Adler <x>", "wiki:Irene_Adler"]})
+    assert response.status_code == 200
+    answer = response.json()
+    assert answer["unresolved_seeds"] == ["wiki:Irene Adler <x>"] and answer["node_count"] > 1
+    assert any("did you mean wiki:Irene_Adler" in warning for warning in answer["warnings"])
 
 
 def test_an_unknown_tool_is_404(client: httpx2.Client) -> None:

@@ -7,11 +7,14 @@ import os
 import random
 import subprocess
 import sys
+from typing import Any
 
 import networkx as nx
 import pytest
 
 from gateway import Gateway, Settings, TooLarge
+from gateway.models import CommunitiesInput
+from gateway.tools.community import partition
 from tests.synth import random_graph
 from tests.conftest import ROOT, gateway_from_ntriples
 
@@ -39,6 +42,13 @@ def test_identical_partition_under_five_hash_seeds() -> None:
     assert len(levels) >= 1 and levels[0]["communities"]
 
 
+def every_level(gateway: Gateway, **query: Any) -> list[list[set[str]]]:
+    """The whole partition, level by level, as the tool computes it before summarising."""
+    found = partition(gateway.context, CommunitiesInput(**query), [])
+    to_id = gateway.context.ids.to_id
+    return [[{to_id(found.order[m]) for m in part} for part in level] for level in found.levels]
+
+
 def as_graph(gateway: Gateway, graph: object) -> nx.Graph:
     to_id = gateway.context.ids.to_id
     g = nx.Graph()
@@ -62,8 +72,7 @@ def test_communities_are_connected_and_at_least_as_modular_as_networkx(number: i
             weights.setdefault((a, b), set()).add((st.p, st.s <= st.o))
     for (a, b), kinds in weights.items():
         g[a][b]["weight"] = len(kinds)
-    for level in result.levels:
-        parts = [{m.id for m in c.members} for c in level.communities]
+    for level, parts in zip(result.levels, every_level(gateway), strict=True):
         assert sorted(n for p in parts for n in p) == sorted(set(n for p in parts for n in p))  # a partition
         for part in parts:
             sub = g.subgraph(part)
@@ -73,7 +82,7 @@ def test_communities_are_connected_and_at_least_as_modular_as_networkx(number: i
             assert abs(q - level.modularity) < 1e-5
     # networkx's Louvain on the same graph, numbered the same way (nodes in ID order) with
     # the same seed: splitting communities into components can only add modularity.
-    order = sorted(set(g.nodes) | {m.id for c in result.levels[0].communities for m in c.members})
+    order = sorted(set(g.nodes) | {m for part in every_level(gateway)[0] for m in part})
     numbered = nx.Graph()
     numbered.add_nodes_from(range(len(order)))
     index = {n: i for i, n in enumerate(order)}
@@ -88,13 +97,50 @@ def test_communities_are_connected_and_at_least_as_modular_as_networkx(number: i
 def test_levels_are_nested_coarsest_first(demo: Gateway) -> None:
     result = demo.communities(seeds=["wiki:Sherlock_Holmes"], max_hops=2)
     assert [l.level for l in result.levels] == list(range(len(result.levels)))
-    sizes = [len(l.communities) for l in result.levels]
+    sizes = [l.community_count for l in result.levels]
     assert sizes == sorted(sizes)  # coarser levels have fewer communities
-    for coarse, fine in zip(result.levels, result.levels[1:]):
-        owner = {m.id: c.id for c in coarse.communities for m in c.members}
-        for community in fine.communities:
-            assert len({owner[m.id] for m in community.members}) == 1
+    levels = every_level(demo, seeds=["wiki:Sherlock_Holmes"], max_hops=2)
+    assert [len(parts) for parts in levels] == sizes
+    for coarse, fine in zip(levels, levels[1:]):
+        owner = {m: i for i, part in enumerate(coarse) for m in part}
+        for part in fine:
+            assert len({owner[m] for m in part}) == 1
     assert all(m.label for c in result.levels[0].communities for m in c.members if not m.id.startswith("stmt:"))
+    for level, parts in enumerate(levels):  # community=ID lists exactly the partition's community
+        for number, part in enumerate(parts):
+            (listed,) = demo.communities(seeds=["wiki:Sherlock_Holmes"], max_hops=2, level=level,
+                                         community=number).levels[level].communities
+            assert {m.id for m in listed.members} == part and listed.size == len(part)
+
+
+def test_a_summary_lists_the_largest_communities_and_their_most_connected_members() -> None:
+    rng = random.Random(7)
+    graph = random_graph(rng, 400, 500, reified=False, with_traits=False)
+    gateway = gateway_from_ntriples(graph.to_ntriples())
+    summary = gateway.communities()
+    top = summary.levels[0]
+    assert top.community_count > 20 and len(top.communities) == 20
+    assert [c.id for c in top.communities] == list(range(20))
+    assert [c.size for c in top.communities] == sorted((c.size for c in top.communities), reverse=True)
+    assert all(len(c.members) == min(5, c.size) for c in top.communities)
+    assert all(not level.communities for level in summary.levels[1:])
+    assert any("community=ID" in w for w in summary.warnings)
+    # The members shown are the community's most connected, by weighted degree inside it.
+    g = as_graph(gateway, graph)
+    full = gateway.communities(community=0).levels[0].communities[0]
+    inside = g.subgraph({m.id for m in full.members})
+    degrees = [inside.degree(m.id) for m in full.members]
+    assert degrees == sorted(degrees, reverse=True)
+    assert [m.id for m in top.communities[0].members] == [m.id for m in full.members[:5]]
+
+
+@pytest.mark.parametrize(("query", "field"), [({"level": 9}, "level"), ({"community": 10_000}, "community")])
+def test_a_level_or_community_that_does_not_exist_is_named(demo: Gateway, query: dict[str, int], field: str) -> None:
+    from gateway.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as error:
+        demo.communities(seeds=["wiki:Sherlock_Holmes"], **query)
+    assert error.value.field == field
 
 
 def test_over_the_edge_bound_is_refused_not_sampled() -> None:

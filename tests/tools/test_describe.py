@@ -77,3 +77,36 @@ def test_describe_schema_summarises_the_graph(demo: Gateway) -> None:
     assert schema.as_of_range and (schema.as_of_range.min, schema.as_of_range.max) == (3, 760)
     assert schema.valid_at_range and (schema.valid_at_range.min, schema.valid_at_range.max) == (1881, 1904)
     assert schema.prefixes["wiki"] == "https://example.org/wiki/"
+
+
+def test_the_schema_says_which_types_each_predicate_connects(demo: Gateway) -> None:
+    """Against the triples read from the file: (subject type, object type) pairs per predicate."""
+    from collections import Counter
+
+    import pyoxigraph as ox
+
+    from gateway.profiles.base import NON_EDGE_PREDICATES
+    from tests.conftest import DEMO
+
+    triples = {(q.subject, q.predicate, q.object) for q in ox.parse(path=str(DEMO), format=ox.RdfFormat.TRIG)}
+    rdf_type = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    types: dict[ox.NamedNode, list[str | None]] = {}
+    for s, p, o in triples:
+        if p == rdf_type and isinstance(o, ox.NamedNode):
+            types.setdefault(s, []).append(o.value)  # type: ignore[arg-type]
+    pairs: dict[str, Counter[tuple[str | None, str | None]]] = {}
+    for s, p, o in triples:
+        if isinstance(s, ox.NamedNode) and isinstance(o, ox.NamedNode) and p.value not in NON_EDGE_PREDICATES:
+            for st in types.get(s, [None]):
+                for ot in types.get(o, [None]):
+                    pairs.setdefault(p.value, Counter())[(st, ot)] += 1
+    to_id = demo.context.ids.to_id
+    schema = demo.describe_schema()
+    checked = 0
+    for predicate in schema.predicates:
+        iri = demo.context.ids.resolve(predicate.id, "p").iri
+        expected = sorted(pairs.get(iri, Counter()).items(), key=lambda kv: (-kv[1], kv[0][0] or "", kv[0][1] or ""))[:3]
+        got = [(c.subject_type, c.object_type, c.count) for c in predicate.connects]
+        assert got == [(st and to_id(st), ot and to_id(ot), n) for (st, ot), n in expected], predicate.id
+        checked += bool(got)
+    assert checked >= 10

@@ -1,0 +1,96 @@
+"""Tool arguments checked against their input model, each problem told in one line: the
+field, what is wrong with it, and what is allowed instead (a misspelt or invented field
+gets the nearest real one, so an agent's next call can be right)."""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from gateway.errors import InvalidInput
+
+M = TypeVar("M", bound=BaseModel)
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "predicates": ("relationship_types", "relation_types", "relations", "relationships", "edge_types",
+                   "edge_predicates", "predicate", "relationship", "relation", "properties"),
+    "exclude_predicates": ("excluded_predicates", "exclude", "exclude_relationship_types", "not_predicates"),
+    "max_hops": ("hops", "depth", "max_depth", "radius", "k"),
+    "seeds": ("seed", "start", "entity_id", "entity_ids", "ids", "id", "nodes", "source"),
+    "id": ("entity_id", "entity", "node", "ids", "seed"),
+    "ids": ("entity_ids", "entities", "nodes", "seeds", "id"),
+    "query": ("name", "text", "q", "search", "term"),
+    "entity_types": ("types", "type", "node_types", "entity_type"),
+    "node_types": ("types", "type", "entity_types", "entity_type"),
+    "truth_status": ("truth_statuses", "status", "statuses"),
+    "limit": ("max_results", "top_k", "count", "size", "k"),
+}
+"""Names agents use for a field (from other graph tools), by the field they mean here."""
+
+
+def validate(model: type[M], arguments: object) -> M:
+    """Arguments (a model, a dict or None) as `model`, or `InvalidInput` naming the field."""
+    if isinstance(arguments, model):
+        return arguments
+    try:
+        return model.model_validate(arguments if arguments is not None else {})
+    except ValidationError as error:
+        field, message = explain(model, ordered(error.errors())[0])
+        raise InvalidInput(message, field=field) from None
+
+
+def ordered(errors: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Errors with invented fields first: a required field that seems missing was most
+    often sent under another name, and the name sent is the one to correct."""
+    return sorted(errors, key=lambda error: error["type"] != "extra_forbidden")
+
+
+def explain(model: type[BaseModel], error: Mapping[str, Any]) -> tuple[str | None, str]:
+    """(the field as a dotted path, one line saying what is wrong and what is allowed)."""
+    location = [str(part) for part in error["loc"]]
+    field = ".".join(location) or None
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        owner = _model_at(model, location[:-1])
+        known = list(owner.model_fields) if owner is not None else []
+        hint = _nearest(location[-1], known)
+        return field, f"{field}: no such field{hint}; fields here: {', '.join(known)}"
+    if kind == "missing":
+        return field, f"{field}: required"
+    got = error.get("input")
+    shown = repr(got) if len(repr(got)) <= 60 else repr(got)[:57] + "..."
+    return field, f"{field or 'arguments'}: {error['msg']} (got {shown})"
+
+
+def _nearest(name: str, known: list[str]) -> str:
+    meant = [field for field, aliases in ALIASES.items() if field in known and name.lower() in aliases]
+    meant += difflib.get_close_matches(name.lower(), known, n=2, cutoff=0.6)
+    picks = list(dict.fromkeys(meant))[:2]
+    return f"; did you mean {' or '.join(picks)}?" if picks else ""
+
+
+def _model_at(model: type[BaseModel], path: list[str]) -> type[BaseModel] | None:
+    """The model of the object at `path` inside `model` (list indexes skipped)."""
+    current: type[BaseModel] | None = model
+    for part in path:
+        if current is None or part.isdigit():
+            continue
+        info = current.model_fields.get(part)
+        current = _model_in(info.annotation) if info is not None else None
+    return current
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType, list):
+        for arg in typing.get_args(annotation):
+            found = _model_in(arg)
+            if found is not None:
+                return found
+    return None
