@@ -38,10 +38,19 @@ def validate(model: type[M], arguments: object) -> M:
     if isinstance(arguments, model):
         return arguments
     try:
-        return model.model_validate(arguments if arguments is not None else {})
+        return model.model_validate(without_nulls(arguments) if arguments is not None else {})
     except ValidationError as error:
         field, message = explain(model, ordered(error.errors())[0])
         raise InvalidInput(message, field=field) from None
+
+
+def without_nulls(arguments: object) -> object:
+    """The arguments without null members, at any depth of objects: null means "not given"
+    (OpenAI's strict mode sends every field, null for those the caller leaves out), and
+    every field that takes none means the same by its default."""
+    if isinstance(arguments, dict):
+        return {key: without_nulls(value) for key, value in arguments.items() if value is not None}
+    return arguments
 
 
 def ordered(errors: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -378,6 +378,12 @@ class ScanPage(Out):
     warnings: list[str] = Field(default_factory=list)
 
 
+class WeakestEdge(Out):
+    index: int = Field(description="Its place in edges, from 0.")
+    id: str | None = Field(default=None, description="Its statement ID.")
+    confidence: float
+
+
 class ShortestPath(Out):
     source: str
     target: str
@@ -386,7 +392,7 @@ class ShortestPath(Out):
     nodes: list[str] = Field(default_factory=list, description="The IDs along the path, source first.")
     edges: list[Edge] = Field(default_factory=list, description="The statements along the path, in order.")
     confidence_product: float | None = Field(default=None, description="Omitted when any edge states no confidence.")
-    weakest_edge: Edge | None = None
+    weakest_edge: WeakestEdge | None = None
     reason: str | None = None
     max_hops: int
     unresolved: list[str] = Field(default_factory=list)

@@ -60,6 +60,14 @@ def shared_data(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def medlit_gateway() -> Gateway:
+    """The medlit bundle, imported in memory (the book's graph)."""
+    from gateway.importers.bundle import open_bundle
+
+    return open_bundle(shared_data("medlit"))
+
+
 # -- remote endpoints: real servers on 127.0.0.1 (tests/servers.py) -------------------------
 CANON = "https://example.org/graph/canon"
 CASEBOOK = "https://example.org/graph/casebook"

@@ -68,11 +68,19 @@ def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:
     return found
 
 
+def bookkeeping(ctx: GraphContext) -> frozenset[str]:
+    """Properties the data declares `rdfs:subPropertyOf bfs:bookkeeping`: walking tools
+    leave them out of answers, describe shows them."""
+    return ctx.memo("bookkeeping", lambda: frozenset(str(p) for (p,) in ctx.select("bookkeeping") if isinstance(p, str)))
+
+
 def full_nodes(
-    ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]]
+    ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, with_bookkeeping: bool = False
 ) -> dict[str, Node]:
-    """Full data for entities: label, description, synonyms, types, literal properties."""
+    """Full data for entities: label, description, synonyms, types, literal properties
+    (bookkeeping ones only if asked)."""
     to_id = ctx.ids.to_id
+    hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
     rows_by_node: dict[str, list[tuple[str, Term]]] = defaultdict(list)
     for chunk in _chunks(nodes):
         rows = ctx.select("node_data", ids=iris(chunk))
@@ -80,7 +88,7 @@ def full_nodes(
             if v is not None:
                 rows_by_node[str(x)].append((str(p), v))
     statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
-    statement_edges = statement_details(ctx, statements) if statements else {}
+    statement_edges = statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {}
     result = {}
     for node in nodes:
         values = rows_by_node.get(node, [])
@@ -89,7 +97,7 @@ def full_nodes(
         alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, ctx.settings.language)})
         properties: dict[str, list[Any]] = defaultdict(list)
         for p, v in values:
-            if p in _NAME_PREDICATES or p == RDF + "type":
+            if p in _NAME_PREDICATES or p == RDF + "type" or p in hidden:
                 continue
             # A URL synonym is shown as the URL it is, not folded back into the entity's CURIE.
             properties[to_id(p)].append(str(v) if p == URL_SYNONYM else _value(v, to_id))
@@ -113,7 +121,7 @@ def _extra_types(kind: str, types: list[str]) -> list[str] | None:
     return sorted(types) if set(types) - {kind} else None
 
 
-def statement_details(ctx: GraphContext, statements: Sequence[str]) -> dict[str, Edge]:
+def statement_details(ctx: GraphContext, statements: Sequence[str], *, with_bookkeeping: bool = False) -> dict[str, Edge]:
     """Full edges for statement IDs read directly (describe, statement nodes)."""
     triples: dict[str, tuple[str, str, str, bool]] = {}
     for chunk in _chunks(statements):
@@ -121,7 +129,7 @@ def statement_details(ctx: GraphContext, statements: Sequence[str]) -> dict[str,
         for r, s, p, o, flag in rows:
             # Some stores (Virtuoso) answer booleans as 1 / 0.
             triples[str(r)] = (str(s), str(p), str(o), isinstance(flag, Literal) and flag.value in ("true", "1"))
-    data = _statement_data(ctx, list(triples))
+    data = _statement_data(ctx, list(triples), with_bookkeeping=with_bookkeeping)
     edges = {}
     for r, (s, p, o, asserted) in triples.items():
         hit = Hit("", "", s, p, o, r, "asserted_true" if asserted else "hypothetical")
@@ -174,12 +182,15 @@ def full_edge(
     )
 
 
-def _statement_data(ctx: GraphContext, statements: Sequence[str]) -> dict[str, list[tuple[str, Term]]]:
+def _statement_data(
+    ctx: GraphContext, statements: Sequence[str], *, with_bookkeeping: bool = False
+) -> dict[str, list[tuple[str, Term]]]:
     found: dict[str, list[tuple[str, Term]]] = defaultdict(list)
+    hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
     for chunk in _chunks(statements):
         rows = ctx.select("statement_data", ids=iris(chunk))
         for r, p, v in rows:
-            if v is not None:
+            if v is not None and str(p) not in hidden:
                 found[str(r)].append((str(p), v))
     return found
 

@@ -61,6 +61,12 @@ TRANSITIVE = frozenset({"SUBTYPE_OF"})
 # Relationship and entity fields mapped to something other than a bundle:<field> literal.
 ENTITY_MAPPED = frozenset({"entity_id", "entity_type", "name", "canonical_url", "properties", "supporting_documents"})
 RELATIONSHIP_MAPPED = frozenset({"subject_id", "predicate", "object_id", "confidence", "source_documents", "properties"})
+BOOKKEEPING = frozenset({
+    "created_at", "usage_count", "source", "status", "first_seen_document", "first_seen_section",
+    "total_mentions", "evidence_count", "provenance",
+})
+"""Bundle fields that record how the bundle was made, declared `rdfs:subPropertyOf
+bfs:bookkeeping`: walking tools leave them out, describe_entity shows them."""
 EVIDENCE_MAPPED = {
     "document_id": "documentId", "start_offset": "startOffset", "end_offset": "endOffset", "text_span": "textSpan",
 }

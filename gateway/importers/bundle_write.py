@@ -11,6 +11,7 @@ import pyoxigraph as ox
 
 from gateway.errors import InvalidInput
 from gateway.importers.bundle_model import (
+    BOOKKEEPING,
     STANDARD_PREFIXES,
     STATEMENT_PREFIX,
     SYMMETRIC,
@@ -83,6 +84,8 @@ def _schema(bundle: Bundle, terms: Terms) -> Iterator[str]:
         kinds += ["owl:TransitiveProperty"] if name in TRANSITIVE else []
         label = name.replace("_", " ").lower()
         yield f"  {terms.iri(iri)} a {', '.join(kinds)} ; rdfs:label {turtle_string(label)} .\n"
+    for name in sorted(BOOKKEEPING):
+        yield f"  {bundle_field(name)} rdfs:subPropertyOf bfs:bookkeeping .\n"
 
 
 def _block(node: Node, terms: Terms) -> Iterator[str]:

@@ -16,6 +16,7 @@ HTTP contract is the published schema, while the Python API and the CLI coerce.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -34,6 +35,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gateway.api import Gateway
+from gateway.arguments import without_nulls
 from gateway.auth import Reader, Readers
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.errors import GatewayError, NotFound, Unauthorized
@@ -58,12 +60,15 @@ from gateway.surfaces.problems import (
 from gateway.surfaces.sparql_endpoint import SparqlEndpoint, store_opener
 from gateway.surfaces.sparql_sandbox import SandboxLimits
 from gateway.tools import TOOLS, Tool
-from gateway.tools.schemas import Schemas, tool_list, tool_schemas
+from gateway.tools.schemas import Schemas, strict_tool_list, tool_list, tool_schemas
 
 
 # -- requests --------------------------------------------------------------------------
 def parse_arguments(model: type[BaseModel], body: bytes) -> BaseModel:
     """The body as `model`, strictly typed as JSON; an empty body is `{}` (tools without required fields)."""
+    if b"null" in body:  # null means "not given" (see gateway.arguments.without_nulls)
+        with contextlib.suppress(ValueError):  # not JSON: pydantic says where, below
+            body = json.dumps(without_nulls(json.loads(body))).encode()
     try:
         return model.model_validate_json(body if body.strip() else b"{}", strict=True)
     except ValidationError as error:
@@ -164,6 +169,7 @@ def create_app(
     """
     schemas = tool_schemas()
     tools_listing = tool_list(schemas)
+    strict_listing = {**tools_listing, "openai": strict_tool_list(schemas)}
     authenticate = authenticator(readers)
     sparql = _sparql_endpoint(gateway, authenticate, SandboxLimits(
         workers=sparql_max_running, deadline=sparql_timeout, memory_bytes=sparql_memory_bytes,
@@ -213,8 +219,9 @@ def create_app(
 
     app.add_api_route("/v1/tools/{name}", unknown_tool, methods=["POST"], include_in_schema=False)
 
-    async def list_tools() -> dict[str, Any]:
-        return tools_listing
+    async def list_tools(strict: bool = False) -> dict[str, Any]:
+        """`?strict=true`: the OpenAI tools in strict mode (every field required, null for "not given")."""
+        return strict_listing if strict else tools_listing
 
     app.add_api_route(
         "/v1/tools", list_tools, methods=["GET"], tags=["tools"], summary="The tools, for OpenAI and MCP clients",

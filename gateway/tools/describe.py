@@ -32,7 +32,7 @@ def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> Entiti
     suggest_ids(ctx, unresolved, "ids", warnings)
     unresolved += [i.strip() for i in ids[cap:]]
     types = node_types(ctx, present)
-    details = full_nodes(ctx, present, types)
+    details = full_nodes(ctx, present, types, with_bookkeeping=True)
     entities = [
         EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x))
         for x in present

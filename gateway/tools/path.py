@@ -13,6 +13,7 @@ is the shortest, not the most confident.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import replace
 
@@ -22,7 +23,7 @@ from gateway.engine.plan import make_plan
 from gateway.engine.presentation import full_edges
 from gateway.engine.search import suggest_ids
 from gateway.engine.walk import EdgeKey, candidates
-from gateway.models import ShortestPath, ShortestPathInput
+from gateway.models import ShortestPath, ShortestPathInput, WeakestEdge
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
 from gateway.settings import clamp
 
@@ -63,13 +64,12 @@ def shortest_path(ctx: GraphContext, query: ShortestPathInput) -> ShortestPath:
     steps = search.read_path(length)
     nodes = [source, *(node for node, _, _ in steps)]
     edges = full_edges(ctx, [(key, hit) for _, key, hit in steps])
-    confidences = [e.confidence for e in edges]
+    confidences = [e.confidence for e in edges if e.confidence is not None]
     product = weakest = None
-    if all(c is not None for c in confidences):
-        product = 1.0
-        for c in confidences:
-            product *= c  # type: ignore[operator]
-        weakest = min(edges, key=lambda e: e.confidence)  # type: ignore[arg-type,return-value]
+    if confidences and len(confidences) == len(edges):
+        product = math.prod(confidences)
+        index = min(range(len(confidences)), key=confidences.__getitem__)
+        weakest = WeakestEdge(index=index, id=edges[index].id, confidence=confidences[index])
     return ShortestPath(
         found=True, hops=length, nodes=[to_id(n) for n in nodes], edges=edges,
         confidence_product=product, weakest_edge=weakest, **answer,  # type: ignore[arg-type]

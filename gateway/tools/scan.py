@@ -101,7 +101,7 @@ def _binding(ctx: GraphContext, query: ScanQueryInput, kind: str) -> bytes:
 
 
 def _make_cursor(ctx: GraphContext, query: ScanQueryInput, kind: str, last_key: str) -> str:
-    sealed = _sealer(ctx).encrypt(last_key.encode(), [_binding(ctx, query, kind)])
+    sealed = _sealer(ctx).encrypt(_pack(ctx, last_key).encode(), [_binding(ctx, query, kind)])
     return base64.urlsafe_b64encode(sealed).decode().rstrip("=")
 
 
@@ -109,7 +109,26 @@ def _read_cursor(ctx: GraphContext, query: ScanQueryInput, kind: str) -> str:
     text = query.cursor or ""
     try:
         sealed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        return _sealer(ctx).decrypt(sealed, [_binding(ctx, query, kind)]).decode()
+        return _unpack(ctx, _sealer(ctx).decrypt(sealed, [_binding(ctx, query, kind)]).decode())
     except (InvalidTag, ValueError):
         raise InvalidInput("cursor: not a cursor this scan issued to this reader (altered, from other filters, "
                            "or from another reader or deployment)", field="cursor") from None
+
+
+def _pack(ctx: GraphContext, key: str) -> str:
+    """A key's IRIs as CURIEs where one expands back to the very IRI, else `<IRI>`: a
+    cursor an agent carries is then a third of the length (keys are IRIs, space-separated)."""
+    converter = ctx.ids.converter
+    packed = []
+    for iri in key.split(" "):
+        curie = converter.compress(iri) if iri else None
+        packed.append(curie if curie and converter.expand(curie) == iri else f"<{iri}>" if iri else "")
+    return " ".join(packed)
+
+
+def _unpack(ctx: GraphContext, packed: str) -> str:
+    converter = ctx.ids.converter
+    parts = [part[1:-1] if part.startswith("<") else converter.expand(part) if part else "" for part in packed.split(" ")]
+    if any(part is None for part in parts):
+        raise ValueError("a prefix of this cursor is gone")
+    return " ".join(part or "" for part in parts)

@@ -3,6 +3,7 @@ OpenAPI, the HTTP tool list (OpenAI and MCP forms) and the MCP server's own `too
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -163,6 +164,59 @@ def _inline(schema: Any, components: Mapping[str, Any], stack: tuple[str, ...]) 
         target = _inline(components[name], components, (*stack, name))
         return {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
     return {key: _inline(value, components, stack) for key, value in schema.items()}
+
+
+STRICT_UNSUPPORTED = frozenset({"default", "minLength", "maxLength", "title", "examples"})
+"""Keywords OpenAI's strict mode refuses (or ignores) in a function's parameters."""
+
+
+def strict(schema: Any, *, required: bool = True) -> Any:
+    """A parameters schema in OpenAI's strict form: every object closed and every property
+    required, an optional one nullable (null means "not given": the server drops nulls
+    before checking arguments), and the keywords strict mode refuses removed (a default
+    goes into the description). Leaves a strict schema as it is."""
+    if not isinstance(schema, dict):
+        return schema
+    converted = {key: value for key, value in schema.items() if key not in STRICT_UNSUPPORTED}
+    if "default" in schema and schema["default"] is not None:
+        said = converted.get("description", "")
+        converted["description"] = f"{said} Default {json.dumps(schema['default'])}.".strip()
+    if "items" in converted:
+        converted["items"] = strict(converted["items"])
+    if "anyOf" in converted:
+        converted["anyOf"] = [strict(option) for option in converted["anyOf"]]
+    if "properties" in converted:
+        needed = set(schema.get("required", ()))
+        converted["properties"] = {name: strict(value, required=name in needed)
+                                   for name, value in converted["properties"].items()}
+        converted["required"] = list(converted["properties"])
+        converted["additionalProperties"] = False
+    return converted if required else _nullable(converted)
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    kind = schema.get("type")
+    if "anyOf" in schema:
+        options = schema["anyOf"]
+        return schema if {"type": "null"} in options else {**schema, "anyOf": [*options, {"type": "null"}]}
+    if kind == "object" or kind is None:  # an object (or an unknown shape) keeps its type; null is an option
+        description = {"description": schema.pop("description")} if "description" in schema else {}
+        return {"anyOf": [schema, {"type": "null"}], **description}
+    kinds = kind if isinstance(kind, list) else [kind]
+    nullable = {**schema, "type": [*kinds, "null"] if "null" not in kinds else kinds}
+    if "enum" in schema and None not in schema["enum"]:
+        nullable["enum"] = [*schema["enum"], None]
+    return nullable
+
+
+def strict_tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> list[dict[str, Any]]:
+    """The tools as OpenAI function-calling tools in strict mode (`"strict": true`)."""
+    listed = tool_list(schemas, tools)["openai"]
+    return [
+        {"type": "function", "function": {**tool["function"], "parameters": strict(tool["function"]["parameters"]),
+                                          "strict": True}}
+        for tool in listed
+    ]
 
 
 def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, list[dict[str, Any]]]:

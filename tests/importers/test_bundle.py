@@ -24,7 +24,7 @@ from gateway.importers.bundle import (
     load_into_store,
     open_bundle,
 )
-from gateway.importers.bundle_model import BundleReport, statement_iri
+from gateway.importers.bundle_model import BOOKKEEPING, BundleReport, statement_iri
 from gateway.models import TRUTH_STATUSES, Subgraph
 from tests.conftest import shared_data
 
@@ -129,23 +129,29 @@ def test_the_graph_holds_every_entity_statement_and_evidence_row(gw: Gateway, me
     assert schema.truth_statuses == dict(statuses)
     counts = schema.statements
     assert (counts.total, counts.reified, counts.plain, counts.unasserted) == (2184, 2184, 0, statuses["hypothetical"])
-    # Every statement, read back through scan_query: evidence and provenance links per key.
+    # Every statement, read back through scan_query: evidence links per key; the
+    # bookkeeping (provenance links, creation time) only through describe_entities.
     evidence: Counter[str] = Counter()
     provenance: Counter[str] = Counter()
-    seen = 0
+    ids = []
     cursor = None
     while True:
         page = gw.scan_query(truth_status=ALL, limit=1000, cursor=cursor)
         for edge in page.edges:
-            seen += 1
+            ids.append(edge.id)
             data = edge.provenance or {}
             evidence[edge.id] += len(data.get("bfs:evidence", []))  # type: ignore[index]
-            provenance[edge.id] += len(data.get("bundle:provenance", []))  # type: ignore[index]
+            assert not {"bundle:provenance", "bundle:created_at", "bundle:evidence_count"} & set(data)
         cursor = page.next_cursor
         if cursor is None:
             break
-    assert seen == 2184
+    assert len(ids) == 2184
     assert sum(evidence.values()) == len(medlit.evidence)
+    for start in range(0, len(ids), 100):
+        for entity in gw.describe_entities(ids=ids[start : start + 100]).entities:  # type: ignore[arg-type]
+            assert entity.statement is not None and entity.statement.provenance is not None
+            assert "bundle:created_at" in entity.statement.provenance
+            provenance[entity.id] += len(entity.statement.provenance.get("bundle:provenance", []))
     assert sum(provenance.values()) == sum(len(r["properties"].get("provenance", [])) for r in medlit.relationships)
 
 
@@ -212,7 +218,8 @@ def relationship_sample(medlit: Medlit) -> list[dict[str, Any]]:
 
 
 def full_edge(gw: Gateway, row: dict[str, Any]) -> Any:
-    """The relationship as a full bfs_query edge, walking out of its subject."""
+    """The relationship as describe_entity gives it (bookkeeping too), found as a full
+    bfs_query edge walking out of its subject (which leaves the bookkeeping out)."""
     predicate = row['predicate']
     result = gw.bfs_query(
         seeds=[curie(row["subject_id"])], max_hops=1, direction="out", truth_status=ALL,
@@ -221,7 +228,14 @@ def full_edge(gw: Gateway, row: dict[str, Any]) -> Any:
     assert isinstance(result, Subgraph)
     found = [e for e in result.edges if e.predicate == predicate and e.object == curie(row["object_id"])]
     assert len(found) == 1 and found[0].id is not None, key(row)
-    return found[0]
+    described = gw.describe_entity(found[0].id).statement
+    assert described is not None
+    walked = {k: v for k, v in (described.provenance or {}).items() if not k.startswith("bundle:")
+              or k[len("bundle:"):] not in BOOKKEEPING}
+    assert found[0].model_copy(update={"provenance": walked or None}) == described.model_copy(
+        update={"provenance": walked or None})
+    assert not {f"bundle:{name}" for name in BOOKKEEPING} & set(found[0].provenance or {})
+    return described
 
 
 def test_relationships_round_trip_with_every_field(gw: Gateway, medlit: Medlit) -> None:

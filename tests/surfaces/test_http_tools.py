@@ -96,6 +96,62 @@ def test_the_tool_list_has_every_tool_in_both_formats(listing: dict[str, Any]) -
         Draft202012Validator.check_schema(mcp["outputSchema"])
 
 
+@pytest.fixture(scope="module")
+def strict_listing(server: Served) -> list[dict[str, Any]]:
+    response = httpx2.get(f"{server.url}/v1/tools", params={"strict": "true"})
+    assert response.status_code == 200
+    return response.json()["openai"]
+
+
+def _objects(schema: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(schema, dict):
+        if "properties" in schema:
+            yield schema
+        for value in schema.values():
+            yield from _objects(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _objects(value)
+
+
+def test_the_strict_tool_list_passes_openais_own_strict_conversion(strict_listing: list[dict[str, Any]]) -> None:
+    """`?strict=true`: openai's converter leaves every schema as it is (nothing to fix), and
+    it holds none of the keywords strict mode refuses."""
+    import copy
+
+    from openai.lib._pydantic import _ensure_strict_json_schema
+
+    from gateway.tools.schemas import STRICT_UNSUPPORTED
+
+    assert [tool["function"]["name"] for tool in strict_listing] == list(TOOLS)
+    for tool in strict_listing:
+        function = tool["function"]
+        assert tool["type"] == "function" and function["strict"] is True
+        parameters = function["parameters"]
+        Draft202012Validator.check_schema(parameters)
+        assert _ensure_strict_json_schema(copy.deepcopy(parameters), path=(), root=copy.deepcopy(parameters)) == parameters
+        for part in _objects(parameters):
+            assert part["additionalProperties"] is False and part["required"] == list(part["properties"])
+        text = json.dumps(parameters)
+        assert not [word for word in STRICT_UNSUPPORTED if f'"{word}":' in text], function["name"]
+
+
+def _all_fields(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments as a strict-mode model sends them: every field, null where not given."""
+    return {name: arguments.get(name) for name in schema["properties"]}
+
+
+@pytest.mark.parametrize(("name", "arguments"), CASES)
+def test_strict_arguments_with_nulls_answer_as_the_arguments_do(
+    strict_listing: list[dict[str, Any]], client: httpx2.Client, name: str, arguments: dict[str, Any]
+) -> None:
+    schema = next(tool["function"]["parameters"] for tool in strict_listing if tool["function"]["name"] == name)
+    sent = _all_fields(schema, arguments)
+    assert [error.message for error in Draft202012Validator(schema).iter_errors(sent)] == []
+    plain = client.post(f"/v1/tools/{name}", json=arguments)
+    assert client.post(f"/v1/tools/{name}", json=sent).json() == plain.json()
+
+
 @pytest.mark.parametrize(("name", "arguments"), CASES)
 def test_the_listed_input_schema_accepts_what_the_python_api_accepts(
     listing: dict[str, Any], name: str, arguments: dict[str, Any]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import random
 
 import pytest
@@ -109,3 +111,28 @@ def test_path_edge_cases(demo: Gateway) -> None:
     assert plain.found and plain.hops == 3 and plain.confidence_product is None and plain.weakest_edge is None
     k = demo.intersect_subgraphs(seeds=["wiki:Sherlock_Holmes", "wiki:Dr_Watson"], k=99)
     assert k.k == 4
+
+
+def test_the_weakest_edge_points_into_the_path(medlit_gateway: Gateway) -> None:
+    path = medlit_gateway.shortest_path(source="RxNorm:3251", target="DBPedia:Cushing's_disease",
+                                        truth_status=["asserted_true", "hypothetical", "disputed"])
+    assert path.found and path.edges and path.weakest_edge is not None
+    confidences = [edge.confidence for edge in path.edges]
+    assert path.weakest_edge.confidence == min(confidences)  # type: ignore[type-var]
+    assert path.edges[path.weakest_edge.index].confidence == path.weakest_edge.confidence
+    assert path.edges[path.weakest_edge.index].id == path.weakest_edge.id
+    assert path.confidence_product is not None
+    assert abs(path.confidence_product - math.prod(confidences)) < 1e-12  # type: ignore[arg-type]
+
+
+def test_cursors_are_short_and_page_through_everything(medlit_gateway: Gateway) -> None:
+    everything = medlit_gateway.scan_query(truth_status=["asserted_true", "hypothetical"], limit=1000)
+    seen, cursor = [], None
+    while True:
+        page = medlit_gateway.scan_query(truth_status=["asserted_true", "hypothetical"], limit=97, cursor=cursor)
+        seen += page.edges
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+        assert len(cursor) <= 200
+    assert len(seen) > 1000 and seen[: len(everything.edges)] == everything.edges
