@@ -7,7 +7,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shared_data
 
 NEEDED = [
     "gateway/_resources/vocab/bfsql.ttl",
@@ -48,3 +48,13 @@ def test_wheel_carries_its_resources_and_uses_them(tmp_path: Path) -> None:
     )
     assert ran.returncode == 0, ran.stderr
     assert int(ran.stdout) == 7
+    # `bfsql demo medlit` from the wheel, in the checkout: it finds ../shared/data/medlit.
+    shared_data("medlit")
+    demo = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path / 'site')!r}); "
+         f"sys.path.extend({[p for p in sys.path if 'site-packages' in p]!r}); "
+         "from gateway.surfaces.cli import main; raise SystemExit(main(['demo', 'medlit']))"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+    assert demo.returncode == 0, demo.stderr
+    assert demo.stdout.count("\n== ") == 6 and "RxNorm:3251" in demo.stdout

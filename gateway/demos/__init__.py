@@ -1,13 +1,40 @@
-"""Guided sessions: `bfsql demo` (the demo graph) and `bfsql demo medlit` (the book's worked example)."""
+"""Guided sessions: `bfsql demo` (the demo graph) and `bfsql demo medlit` (the book's worked example).
+
+Each step prints a command a person can paste (`bfsql query TOOL 'JSON' ...`), the real
+answer of that call, cut visibly when long, and what it shows.
+"""
 
 from __future__ import annotations
 
 import json
+import shlex
+from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
 
-def show_step(title: str, call: str, lesson: str, payload: Any, *, width: int = 1600) -> None:
-    """One step of a demo: the call, what it returned (abridged to `width` characters), what it shows."""
-    print(f"\n== {title}\n>>> {call}")
-    print(json.dumps(payload, indent=1, ensure_ascii=False)[:width])
-    print(f"-- {lesson}")
+from gateway.api import Gateway
+
+
+def show_step(
+    gateway: Gateway, title: str, tool: str, arguments: dict[str, Any], lesson: str | Callable[[Any], str],
+    *, data: str | None = None, width: int = 1200,
+) -> Any:
+    """Run one tool call and print it as a step: the command, the answer (its first `width`
+    characters, and how many more there are), and the lesson (text, or made from the answer)."""
+    result: BaseModel = gateway.call(tool, arguments)
+    command = f"bfsql query {tool} {shlex.quote(json.dumps(arguments, ensure_ascii=False))}"
+    if data is not None:
+        command += f" --data {shlex.quote(data)}"
+    text = rendered(result.model_dump(mode="json", exclude_none=True))
+    if len(text) > width:
+        text = f"{text[:width]}\n… [cut here: {len(text) - width:,} more characters; the command prints them all]"
+    print(f"\n== {title}\n$ {command}\n{text}")
+    print(f"-- {lesson(result) if callable(lesson) else lesson}")
+    return result
+
+
+def rendered(answer: dict[str, Any]) -> str:
+    """An answer as a demo prints it: JSON still, a field a line."""
+    members = (f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in answer.items())
+    return "{\n" + ",\n".join(members) + "\n}"

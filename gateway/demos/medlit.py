@@ -1,67 +1,61 @@
-"""`bfsql demo medlit`: the BFS-QL book's worked session on the medlit bundle."""
+"""`bfsql demo medlit`: the BFS-QL book's two questions on the medlit bundle, answered
+with the tools as an agent would call them (search first, a predicate walk, the evidence)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from gateway.api import Gateway
 from gateway.demos import show_step
-from gateway.models import TRUTH_STATUSES, Subgraph
 
-step = partial(show_step, width=2400)
-
-ALL_STATUSES = list(TRUTH_STATUSES)
+CUSHING = "DBPedia:Cushing's_disease"
+DESMOPRESSIN = "RxNorm:3251"
 
 
-def run_medlit_demo(gateway: Gateway) -> None:
-    """The book's worked session ("Desmopressin in the Medlit Graph"), step by step."""
-    schema = gateway.describe_schema()
-    step(
-        "1. Orient", "describe_schema()",
-        "Entity types and predicates come from the graph: nothing to memorize, nothing to guess.",
-        {"graph_description": schema.graph_description,
-         "entity_types": [f"{t.id} ({t.count})" for t in schema.entity_types],
-         "predicates": [f"{p.id} ({p.count})" + (f" {p.traits}" if p.traits else "") for p in schema.predicates],
-         "truth_statuses": schema.truth_statuses},
-    )
-    search = gateway.search_entities("desmopressin", limit=5)
-    step(
-        "2. Resolve", 'search_entities("desmopressin")',
-        "The drug is an exact label match; two papers mention it in their titles. The ID is what the walk takes.",
-        [{"id": h.id, "entity_type": h.entity_type, "label": h.label, "match": h.match} for h in search.results],
-    )
-    survey = gateway.bfs_query(seeds=["RxNorm:3251"], max_hops=2, topology_only=True, truth_status=ALL_STATUSES)
-    assert isinstance(survey, Subgraph)
-    size = len(survey.model_dump_json(exclude_none=True))
-    step(
-        "3. Survey the topology",
-        'bfs_query(seeds=["RxNorm:3251"], max_hops=2, topology_only=True, truth_status=[all five])',
-        f"{survey.node_count} nodes, {survey.edge_count} edges, all stubs: {size:,} characters. "
-        "The hubs are the traversal axes the book reads off this survey.",
-        {"hop_counts": survey.hop_counts, "hubs": _hubs(gateway, survey), "hidden_by_filter": survey.hidden_by_filter},
-    )
-    default = gateway.bfs_query(seeds=["RxNorm:3251"], max_hops=2, topology_only=True)
-    step(
-        "3b. The same walk with the default truth_status",
-        'bfs_query(seeds=["RxNorm:3251"], max_hops=2, topology_only=True)',
-        "Suggested and speculative claims are hypothetical: crossed only when asked for; hidden_by_filter says how many.",
-        {"node_count": default.node_count, "edge_count": default.edge_count, "hidden_by_filter": default.hidden_by_filter},
-    )
-    entity = gateway.describe_entity("https://dbpedia.org/page/Cushing's_disease")
-    step(
-        "4. Drill down selectively", "describe_entity(\"https://dbpedia.org/page/Cushing's_disease\")",
-        "The canonical URL resolves to the entity's CURIE; full data is paid for only here.",
-        entity.model_dump(exclude_none=True),
-    )
+def run_medlit_demo(gateway: Gateway, *, data: str | None = None) -> None:
+    """The book's session: orient, resolve the question's own words, walk TREATS in, read
+    the evidence, and connect desmopressin to the disease. `data` is the bundle directory
+    the printed commands name."""
+
+    def step(title: str, tool: str, arguments: dict[str, Any], lesson: Any) -> Any:
+        return show_step(gateway, title, tool, arguments, lesson, data=data, width=2400)
+
+    step("1. Orient", "describe_schema", {},
+         lambda schema: "Types and predicates come from the graph, and each predicate says what it connects: "
+         f"TREATS goes {_treats(schema)}, so 'what treats X' walks TREATS in.")
+    step("2. Resolve the question's words", "search_entities", {"query": "Cushing's disease", "limit": 3},
+         _trap)
+    step("3. What treats Cushing's disease? Walk TREATS in, names included", "bfs_query",
+         {"seeds": [CUSHING], "predicates": ["TREATS"], "direction": "in", "max_hops": 1,
+          "topology_only": True, "layout": "compact"},
+         lambda walk: f"{walk.edge_count} treatments, with their labels, in one call. " + (
+             f"hidden_by_filter {walk.hidden_by_filter} counts TREATS claims the default truth_status did not cross."
+             if walk.hidden_by_filter else "hidden_by_filter is empty: no TREATS claim here is hypothetical or disputed."))
+    step("4. ... and what is the evidence? The same walk with full edges", "bfs_query",
+         {"seeds": [CUSHING], "predicates": ["TREATS"], "direction": "in", "max_hops": 1, "layout": "compact",
+          "node_filter": {"entity_types": []}},
+         "Each edge carries its confidence, its source paper and the strongest evidence quote; "
+         "bookkeeping (creation times, counters) is left out (describe_entity shows it).")
+    step("5. How is desmopressin connected to Cushing's disease?", "shortest_path",
+         {"source": DESMOPRESSIN, "target": CUSHING},
+         lambda path: f"{path.hops} hop: a stated TREATS, with its evidence; weakest_edge points into the path.")
+    step("6. Its neighbourhood, as the book surveys it (every truth status)", "bfs_query",
+         {"seeds": [DESMOPRESSIN], "max_hops": 2, "topology_only": True, "layout": "compact",
+          "truth_status": ["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]},
+         lambda walk: f"{walk.node_count} nodes, {walk.edge_count} edges, labelled, in "
+         f"{len(walk.model_dump_json(exclude_none=True)):,} characters.")
 
 
-def _hubs(gateway: Gateway, survey: Any, top: int = 4) -> dict[str, str]:
-    """The best-connected nodes of a subgraph (its traversal axes), with their labels."""
-    degree: dict[str, int] = {}
-    for edge in survey.edges:
-        for end in {edge.subject, edge.object}:
-            degree[end] = degree.get(end, 0) + 1
-    best = sorted(degree.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
-    labels = {e.id: e.label for e in gateway.describe_entities([node for node, _ in best]).entities}
-    return {node: f"{labels.get(node)}: {count} edges" for node, count in best}
+def _trap(found: Any) -> str:
+    first = found.results[0]
+    others = [f"{h.id} ({h.label!r}, {h.degree} relationships)" for h in found.results[1:] if h.entity_type == "disease"]
+    trap = f"; {', '.join(others)} also matches, and a walk from it finds no treatment" if others else ""
+    return (f"First: {first.id} ({first.label!r}, {first.degree} relationships){trap}. Names are compared without "
+            "possessives or punctuation, and equal matches rank by degree, so the question's own words find the disease.")
+
+
+def _treats(schema: Any) -> str:
+    treats = next((p for p in schema.predicates if p.id == "TREATS"), None)
+    if treats is None or not treats.connects:
+        return "between entities"
+    return ", ".join(f"{c.subject_type} -> {c.object_type} ({c.count})" for c in treats.connects)

@@ -116,18 +116,22 @@ def open_bundle(source: Path, *, lenient: bool = False) -> Gateway:
         return Gateway.open(report.out)
 
 
-def default_medlit_dir() -> Path:
-    """The medlit bundle: $BFSQL_MEDLIT, else ../shared/data/medlit beside a checkout."""
-    from gateway.resources import resource_dir
-
+def find_medlit(start: Path | None = None) -> Path:
+    """The medlit bundle: $BFSQL_MEDLIT, else `shared/data/medlit` in the working directory
+    or the nearest folder above it that has one (`../shared/data/medlit` beside a checkout)."""
     configured = os.environ.get("BFSQL_MEDLIT")
-    candidates = [Path(configured)] if configured else []
-    candidates.append(resource_dir("data").parent.parent / "shared" / "data" / "medlit")
-    for candidate in candidates:
+    if configured:
+        if is_bundle(Path(configured)):
+            return Path(configured)
+        raise InvalidInput(f"BFSQL_MEDLIT names {configured}, which holds no bundle (no entities.jsonl)", field="bundle")
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "shared" / "data" / "medlit"
         if is_bundle(candidate):
             return candidate
     raise InvalidInput(
-        f"the medlit bundle is not at {candidates[-1]}; set BFSQL_MEDLIT to its directory", field="data",
+        f"the medlit bundle was not found: no shared/data/medlit in {here} or a folder above it; "
+        "pass --bundle DIR (or set BFSQL_MEDLIT)", field="bundle",
     )
 
 

@@ -1,6 +1,6 @@
 """`bfsql`: the command line.
 
-    bfsql query TOOL JSON [--data PATH]    run one tool, print its result as JSON
+    bfsql query TOOL JSON [--data PATH]    run one tool, print its result as JSON (PATH: RDF, a store or a bundle)
     bfsql load FILE... --store DIR         bulk-load RDF into an on-disk store
     bfsql demo [medlit]                    a guided walk through the demo graph (or the book's medlit session)
     bfsql serve [FILE|DIR]                 serve the HTTP tool API, /mcp and /sparql on 127.0.0.1:8000
@@ -61,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="a guided walk through the demo graph (or the book's medlit session)")
     demo.add_argument("which", nargs="?", choices=["sherlock", "medlit"], default="sherlock",
                       help="sherlock (the demo graph, default) or medlit (the BFS-QL book's worked example)")
+    demo.add_argument("--bundle", type=Path, default=None,
+                      help="medlit: the bundle directory (default: shared/data/medlit here or in a folder above)")
     _data_options(demo)
     demo.set_defaults(run=_demo)
 
@@ -109,12 +111,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _data_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", type=Path, default=None, help="an RDF file or store directory (default: the demo graph)")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="an RDF file, a store directory or a bundle directory (default: the demo graph)")
     parser.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
 
 
 def _open(args: argparse.Namespace) -> Gateway:
-    gateway = Gateway.open(args.data or demo_path(), lenient=args.lenient)
+    from gateway.importers.bundle import open_bundle  # a bundle directory is data too
+
+    gateway = open_bundle(args.data or demo_path(), lenient=args.lenient)
     for warning in gateway.load_warnings():
         print(f"bfsql: {warning}", file=sys.stderr)
     return gateway
@@ -149,10 +154,15 @@ def _load(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     if args.which == "medlit":
         from gateway.demos.medlit import run_medlit_demo
-        from gateway.importers.bundle import default_medlit_dir, open_bundle
+        from gateway.importers.bundle import find_medlit, open_bundle
 
-        with open_bundle(args.data or default_medlit_dir()) as gateway:
-            run_medlit_demo(gateway)
+        try:
+            bundle = args.bundle or args.data or find_medlit()
+        except GatewayError as error:
+            print(f"bfsql: {error.message}", file=sys.stderr)
+            return EXIT_ERROR
+        with open_bundle(bundle, lenient=args.lenient) as gateway:
+            run_medlit_demo(gateway, data=str(bundle))
         return 0
     from gateway.demos.sherlock import run_demo
 

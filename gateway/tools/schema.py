@@ -6,7 +6,9 @@ The counts come from `gateway.engine.statistics` (counted once, kept on disk for
 from __future__ import annotations
 
 from gateway.engine.context import GraphContext
+from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics
+from gateway.ids import local_name
 from gateway.models import Connects, PredicateInfo, Range, Schema, StatementCounts, TypeInfo
 from gateway.terms import Literal, text_of
 
@@ -19,8 +21,11 @@ def _describe(ctx: GraphContext) -> Schema:
     stats = statistics(ctx)
     predicates, types = ctx.vocabulary
     traits = ctx.profile.traits()
-    labels = ctx.labels(sorted({*predicates, *types}))
     to_id = ctx.ids.to_id
+    labels = {  # a label that only repeats the ID ("drug" for drug) is left out
+        iri: label for iri, label in ctx.labels(sorted({*predicates, *types})).items()
+        if normalize(label) != normalize(local_name(to_id(iri)).replace("_", " "))
+    }
     predicate_infos = []
     for p in sorted(predicates, key=to_id):
         kinds = [name for name, members in (("Symmetric", traits.symmetric), ("Transitive", traits.transitive)) if p in members]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from gateway.demos import rendered
 from tests.conftest import DEMO, ROOT
 
 BFSQL = [sys.executable, "-m", "gateway.surfaces.cli"]
@@ -70,3 +73,32 @@ def test_demo_runs_every_step() -> None:
     done = run("demo")
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("\n== ") == 8 and "HasTrueIdentity" in done.stdout
+
+
+def test_demo_medlit_finds_the_bundle_or_says_how_to_give_it(tmp_path: Path) -> None:
+    from tests.conftest import shared_data
+
+    bundle = shared_data("medlit")
+    lost = subprocess.run([*BFSQL, "demo", "medlit"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "BFSQL_MEDLIT": ""})
+    assert lost.returncode == 1 and "--bundle DIR" in lost.stderr and not lost.stdout
+    found = subprocess.run([*BFSQL, "demo", "medlit", "--bundle", str(bundle)], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.count("\n== ") == 6
+
+
+def test_the_demo_commands_can_be_pasted() -> None:
+    """Each `$ bfsql query ...` line the demo prints runs as printed, and answers what the demo shows."""
+    done = run("demo")
+    assert done.returncode == 0, done.stderr
+    commands = [line[2:] for line in done.stdout.splitlines() if line.startswith("$ bfsql query ")]
+    assert len(commands) == 8
+    for command in commands[1:4]:
+        words = shlex.split(command)
+        assert words[:2] == ["bfsql", "query"]
+        pasted = run(*words[1:], "--compact")
+        assert pasted.returncode == 0, (command, pasted.stderr)
+        shown = done.stdout.split(f"$ {command}\n", 1)[1].split("\n-- ", 1)[0]
+        kept, cut, _ = shown.partition("\n… [cut here:")
+        assert rendered(json.loads(pasted.stdout)).startswith(kept) and (cut or json.loads(kept)), command
