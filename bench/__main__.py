@@ -5,7 +5,8 @@ one query per node, CSR floor), sizes (100k / 1M / 5M triples), real (NCBITaxon
 closure, HPO annotations), primitives (shortest_path, intersect_subgraphs,
 scan_query, closure, communities), loads (time and memory per triple), remote
 (`oxigraph serve`), http (`bfsql serve`, 1 and 2 workers), reliability (hostile requests
-against `bfsql serve`), medlit (response sizes).
+against `bfsql serve`), medlit (response sizes), conversation (the book's two questions as an
+agent's MCP conversation, in characters, beside the commit before the agent-experience work).
 Data is prepared from packages and cached in bench/.cache/. The full run rewrites
 bench/RESULTS.md; a quick run writes bench/out/RESULTS-quick.md.
 """
@@ -82,6 +83,16 @@ def _reliability(output: Path, quick: bool, command: str) -> None:
     reliability.run(output, quick=quick)
 
 
+def _conversation(output: Path, quick: bool, command: str) -> None:
+    import subprocess
+
+    from bench import conversation
+
+    known = subprocess.run(["git", "cat-file", "-e", f"{conversation.BASELINE}^{{commit}}"], cwd=HERE.parent,
+                           capture_output=True).returncode == 0
+    conversation.main(["--output", str(output), *(["--baseline", conversation.BASELINE] if known else [])])
+
+
 def _medlit(output: Path, quick: bool, command: str) -> None:
     from bench import medlit_sizes
 
@@ -91,6 +102,7 @@ def _medlit(output: Path, quick: bool, command: str) -> None:
 STAGES: dict[str, Callable[[Path, bool, str], None]] = {
     "bfs": _bfs, "sizes": _sizes, "real": _real, "primitives": _primitives, "loads": _loads,
     "remote": _remote, "http": _http, "reliability": _reliability, "medlit": _medlit,
+    "conversation": _conversation,
 }
 
 

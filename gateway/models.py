@@ -221,8 +221,9 @@ class Truncation(Out):
 
 class Subgraph(Out):
     """A walk's result. The default layout lists nodes and edges as objects; the compact
-    layout groups node IDs by type, writes edges as an adjacency map (subject ->
-    predicate -> objects), and keeps full data, if any, in node_details / edge_details."""
+    layout lists each item once: stub nodes as IDs and labels grouped by type, stub edges
+    as an adjacency map (subject -> predicate -> objects), full ones in node_details /
+    edge_details."""
 
     seeds: list[str]
     max_hops: int
@@ -241,19 +242,17 @@ class Subgraph(Out):
     warnings: list[str] = Field(default_factory=list)
     layout: Layout = "default"
     nodes: list[Node] | dict[str, dict[str, str | None]] = Field(
-        description="default: node objects by hop then ID; compact: entity type -> node ID -> label "
-        "(null where the ID says as much; long labels end in …)."
+        description="default: node objects by hop then ID; compact: the stub nodes, entity type -> node ID -> "
+        "label (null where the ID says as much; long labels end in …)."
     )
     edges: list[Edge] | dict[str, dict[str, list[str]]] = Field(
-        description="default: edge objects; compact: subject -> predicate -> objects (asserted edges)."
+        description="default: edge objects; compact: the stub edges, subject -> predicate -> objects (asserted edges)."
     )
     derived_edges: list[list[str]] | None = Field(
-        default=None, description="compact: trait-derived edges as [subject, predicate, object, derived_via]."
+        default=None, description="compact: trait-derived stub edges as [subject, predicate, object, derived_via]."
     )
-    node_details: dict[str, Node] | None = Field(default=None, description="compact: full data of non-stub nodes.")
-    edge_details: dict[str, Edge] | None = Field(
-        default=None, description='compact: full data of non-stub edges, keyed "subject predicate object".'
-    )
+    node_details: list[Node] | None = Field(default=None, description="compact: the nodes with full data.")
+    edge_details: list[Edge] | None = Field(default=None, description="compact: the edges with full data.")
 
 
 class RelationshipCount(Out):
@@ -263,7 +262,7 @@ class RelationshipCount(Out):
 
 
 class EntityDetail(Node):
-    relationships: list[RelationshipCount] = Field(default_factory=list)
+    relationships: list[RelationshipCount] | None = Field(default=None, description="Absent: none.")
 
 
 class EntitiesDetail(Out):
@@ -297,20 +296,16 @@ class TypeInfo(Out):
     count: int
 
 
-class Connects(Out):
-    subject_type: str | None = Field(default=None, description="Absent: untyped subjects.")
-    object_type: str | None = None
-    count: int = Field(description="Triples.")
-
-
 class PredicateInfo(Out):
     id: str
     label: str | None = None
     count: int
-    traits: list[str] = Field(default_factory=list)
+    traits: list[str] | None = None
     inverse_of: str | None = None
-    connects: list[Connects] = Field(
-        default_factory=list, description="The types it connects most often (up to 3), so direction is no guess."
+    connects: list[str] = Field(
+        default_factory=list,
+        description='The types it connects most often, up to 3: "subject type -> object type (triples)"; '
+        '"?" for untyped ends.',
     )
 
 

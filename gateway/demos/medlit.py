@@ -58,4 +58,4 @@ def _treats(schema: Any) -> str:
     treats = next((p for p in schema.predicates if p.id == "TREATS"), None)
     if treats is None or not treats.connects:
         return "between entities"
-    return ", ".join(f"{c.subject_type} -> {c.object_type} ({c.count})" for c in treats.connects)
+    return ", ".join(treats.connects)

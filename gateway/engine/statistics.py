@@ -32,7 +32,7 @@ from gateway.terms import Literal, status_name
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
 
-VERSION = 2
+VERSION = 3
 """Bumped whenever what is counted changes: older files are then ignored."""
 logger = logging.getLogger("gateway.statistics")
 

@@ -137,6 +137,8 @@ def build_openapi(app: FastAPI, schemas: Schemas) -> dict[str, Any]:
                     "content": {"application/json": {"schema": schemas.outputs[name]}}},
             **problem_responses(*TOOL_PROBLEMS),
         }
+    listing = document["paths"]["/v1/tools"]["get"]  # `?strict=` is checked too: a bad value is a Problem
+    listing["responses"].update(problem_responses(422))
     # FastAPI's own validation error schemas are never served: every error is a Problem.
     for unused in ("HTTPValidationError", "ValidationError"):
         components.pop(unused, None)

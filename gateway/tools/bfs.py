@@ -133,34 +133,25 @@ def _compact(
     nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, str]], common: dict[str, object],
     labels: dict[str, str],
 ) -> Subgraph:
-    """Node IDs grouped by type, edges as an adjacency map; full items keep their data
-    in node_details / edge_details."""
+    """Each item once: stub nodes as IDs and labels grouped by type, stub edges as an
+    adjacency map (trait-derived ones apart), full items as objects in the details."""
     grouped: dict[str, dict[str, str | None]] = defaultdict(dict)
-    node_details: dict[str, Node] = {}
+    node_details: list[Node] = []
     for node in nodes:
         if isinstance(node, dict):
             grouped[node["entity_type"]][node["id"]] = labels.get(node["id"])
         else:
-            grouped[node.entity_type][node.id] = None
-            node_details[node.id] = node
+            node_details.append(node)
     adjacency: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     derived: list[list[str]] = []
-    edge_details: dict[str, Edge] = {}
+    edge_details: list[Edge] = []
     for edge in edges:
-        stub = edge if isinstance(edge, dict) else edge.model_dump(
-            include={"subject", "predicate", "object", "derived_via"}, exclude_none=True
-        )
-        s, p, o = stub["subject"], stub["predicate"], stub["object"]
-        if "derived_via" in stub:
-            derived.append([s, p, o, stub["derived_via"]])
-        else:
-            adjacency[s][p].append(o)
         if not isinstance(edge, dict):
-            key = f"{s} {p} {o}"
-            number = 2
-            while key in edge_details:  # several statements of one triple
-                key, number = f"{s} {p} {o} #{number}", number + 1
-            edge_details[key] = edge
+            edge_details.append(edge)
+        elif "derived_via" in edge:
+            derived.append([edge["subject"], edge["predicate"], edge["object"], edge["derived_via"]])
+        else:
+            adjacency[edge["subject"]][edge["predicate"]].append(edge["object"])
     return Subgraph(
         layout="compact", nodes=dict(grouped), edges={s: dict(ps) for s, ps in adjacency.items()},
         derived_edges=derived or None, node_details=node_details or None, edge_details=edge_details or None,

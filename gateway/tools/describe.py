@@ -34,7 +34,7 @@ def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> Entiti
     types = node_types(ctx, present)
     details = full_nodes(ctx, present, types, with_bookkeeping=True)
     entities = [
-        EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x))
+        EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x) or None)
         for x in present
     ]
     return EntitiesDetail(entities=entities, unresolved=unresolved, warnings=warnings)

@@ -9,8 +9,14 @@ from gateway.engine.context import GraphContext
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics
 from gateway.ids import local_name
-from gateway.models import Connects, PredicateInfo, Range, Schema, StatementCounts, TypeInfo
-from gateway.terms import Literal, text_of
+from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
+from gateway.terms import OWL, RDF, RDFS, XSD, Literal, text_of
+
+COMMON_VOCABULARIES = frozenset({
+    RDF, RDFS, OWL, XSD, "http://www.w3.org/2004/02/skos/core#", "http://purl.org/dc/terms/",
+    "http://rdfs.org/ns/void#", "http://www.w3.org/ns/prov#", "http://schema.org/", "https://schema.org/",
+})
+"""Namespaces every reader knows: listed only when a type or predicate shown uses them."""
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
@@ -32,12 +38,9 @@ def _describe(ctx: GraphContext) -> Schema:
         inverse = traits.inverses.get(p)
         if inverse:
             kinds.append(f"Inverse({to_id(inverse)})")
-        connects = [
-            Connects(subject_type=to_id(st) if st else None, object_type=to_id(ot) if ot else None, count=n)
-            for st, ot, n in stats.connects.get(p, ())
-        ]
+        connects = [f"{to_id(st) if st else '?'} -> {to_id(ot) if ot else '?'} ({n})" for st, ot, n in stats.connects.get(p, ())]
         predicate_infos.append(
-            PredicateInfo(id=to_id(p), label=labels.get(p), count=predicates[p], traits=kinds,
+            PredicateInfo(id=to_id(p), label=labels.get(p), count=predicates[p], traits=kinds or None,
                           inverse_of=to_id(inverse) if inverse else None, connects=connects)
         )
     type_infos = [
@@ -48,10 +51,11 @@ def _describe(ctx: GraphContext) -> Schema:
     ranges = _ranges(ctx) if ctx.profile.has_reifiers else {}
     graphs = [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
     shown = [to_id(x) for x in (*predicates, *types)]
-    prefixes = {
+    prefixes = {  # the data's own prefixes, and common ones (rdfs:, owl:, ...) only where a name uses them
         prefix: uri
         for prefix, uri in sorted(ctx.ids.converter.bimap.items())
-        if uri in ctx.backend.prefixes.values() or any(i.startswith(prefix + ":") for i in shown)
+        if (uri in ctx.backend.prefixes.values() and uri not in COMMON_VOCABULARIES)
+        or any(i.startswith(prefix + ":") for i in shown)
     }
     return Schema(
         graph_description=_description(ctx, counts.total),

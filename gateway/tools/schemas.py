@@ -103,6 +103,15 @@ def _top_level(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": properties} if properties else schema
 
 
+def _open(schema: dict[str, Any]) -> dict[str, Any]:
+    """An output schema without `additionalProperties: false` and defaults: neither helps a
+    client read an answer (every answer still conforms), and both cost characters."""
+    properties = {name: {k: v for k, v in value.items() if k != "default"}
+                  for name, value in schema.get("properties", {}).items()}
+    kept = {k: v for k, v in schema.items() if k != "additionalProperties"}
+    return {**kept, "properties": properties} if properties else kept
+
+
 def _refs(schema: Any) -> Iterable[str]:
     if isinstance(schema, dict):
         if isinstance(schema.get("$ref"), str):
@@ -232,6 +241,7 @@ def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, 
         # so the list carries their top level only (nodes, edges: objects).
         output = _top_level(lean(schemas.standalone(schemas.outputs[name]), descriptions=False))
         output.setdefault("type", "object")  # MCP wants an object at the root; a union of objects is one
+        output = _open(output)
         openai.append({"type": "function", "function": {"name": name, "description": tool.description, "parameters": parameters}})
         mcp.append({
             "name": name, "description": tool.description, "inputSchema": parameters,

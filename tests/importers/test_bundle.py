@@ -528,5 +528,4 @@ def test_odd_but_valid_rows_import(tmp_path: Path) -> None:
 
 def test_the_schema_says_treats_goes_from_drugs_to_diseases(gw: Gateway) -> None:
     (treats,) = [p for p in gw.describe_schema().predicates if p.id == "TREATS"]
-    first = treats.connects[0]
-    assert (first.subject_type, first.object_type) == ("drug", "disease") and first.count >= 20
+    assert treats.connects[0] == "drug -> disease (29)"
