@@ -38,19 +38,25 @@ def validate(model: type[M], arguments: object) -> M:
     if isinstance(arguments, model):
         return arguments
     try:
-        return model.model_validate(without_nulls(arguments) if arguments is not None else {})
+        return model.model_validate(without_nulls(model, arguments) if arguments is not None else {})
     except ValidationError as error:
         field, message = explain(model, ordered(error.errors())[0])
         raise InvalidInput(message, field=field) from None
 
 
-def without_nulls(arguments: object) -> object:
-    """The arguments without null members, at any depth of objects: null means "not given"
-    (OpenAI's strict mode sends every field, null for those the caller leaves out), and
-    every field that takes none means the same by its default."""
-    if isinstance(arguments, dict):
-        return {key: without_nulls(value) for key, value in arguments.items() if value is not None}
-    return arguments
+def without_nulls(model: type[BaseModel] | None, arguments: object) -> object:
+    """The arguments without the null members that name fields of `model`, at any depth:
+    null means "not given" (OpenAI's strict mode sends every field, null for those the
+    caller leaves out), and every field that takes none means the same by its default. A
+    null under a name that is no field stays, to be refused as the unknown field it is."""
+    if not isinstance(arguments, dict) or model is None:
+        return arguments
+    fields = model.model_fields
+    return {
+        key: without_nulls(_model_in(fields[key].annotation), value) if key in fields else value
+        for key, value in arguments.items()
+        if value is not None or key not in fields
+    }
 
 
 def ordered(errors: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

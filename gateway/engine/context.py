@@ -81,7 +81,7 @@ class GraphContext:
                 continue
             hint = self.did_you_mean(name, known)
             why = resolution.reason or f"no such {kind} in this graph"
-            warnings.append(f"{field}[{i}]: {_short(name)}: {why}{hint}")
+            warnings.append(f"{field}[{i}]: {quoted(name)}: {why}{hint}")
         return found
 
     def _probe_predicates(self, names: list[str], field: str) -> set[str] | None:
@@ -130,7 +130,7 @@ class GraphContext:
             if i >= cap or resolution.iri is None:
                 unresolved.append(seed.strip())
                 if resolution.reason:
-                    warnings.append(f"{field}[{i}]: {_short(seed)}: {resolution.reason}")
+                    warnings.append(f"{field}[{i}]: {quoted(seed)}: {resolution.reason}")
                 continue
             iris_.append(resolution.iri)
         present = self.profile.existing(list(dict.fromkeys(iris_)), plan) if iris_ else set()
@@ -162,5 +162,6 @@ class GraphContext:
         return {x: pick_label(values, self.settings.language) for x, values in found.items() if values}
 
 
-def _short(text: str) -> str:
+def quoted(text: str) -> str:
+    """A caller's text in a message: repr, cut to 80 characters."""
     return repr(text if len(text) <= 80 else text[:77] + "...")

@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from gateway.engine.context import GraphContext
+from gateway.engine.context import GraphContext, quoted
 from gateway.engine.presentation import TypeNames
 from gateway.engine.wikidata_search import MwapiEntitySearch, entity_search_for
 from gateway.ids import local_name
@@ -78,11 +78,7 @@ def suggest_ids(ctx: GraphContext, missing: list[str], field: str, warnings: lis
         hits = search_index(ctx).search(words, None, 3, ctx.ids.to_id) if words else []
         picks = [h.id for h in hits if h.id != name]
         hint = f"did you mean {', '.join(picks)}?" if picks else "search_entities finds IDs by name"
-        warnings.append(f"{field}: {_quoted(name)} is not in this graph; {hint}")
-
-
-def _quoted(text: str) -> str:
-    return repr(text if len(text) <= 80 else text[:77] + "...")
+        warnings.append(f"{field}: {quoted(name)} is not in this graph; {hint}")
 
 
 def normalize(text: str) -> str:

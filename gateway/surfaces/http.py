@@ -68,7 +68,7 @@ def parse_arguments(model: type[BaseModel], body: bytes) -> BaseModel:
     """The body as `model`, strictly typed as JSON; an empty body is `{}` (tools without required fields)."""
     if b"null" in body:  # null means "not given" (see gateway.arguments.without_nulls)
         with contextlib.suppress(ValueError):  # not JSON: pydantic says where, below
-            body = json.dumps(without_nulls(json.loads(body))).encode()
+            body = json.dumps(without_nulls(model, json.loads(body))).encode()
     try:
         return model.model_validate_json(body if body.strip() else b"{}", strict=True)
     except ValidationError as error:

@@ -39,6 +39,9 @@ def tool_schemas(tools: Mapping[str, Tool] = TOOLS, *, ref_prefix: str = "#/comp
     from_inputs = _reachable(inputs.values(), components)
     for name in _reachable(outputs.values(), components) - from_inputs:
         components[name] = _omit_nulls(components[name])
+    # And inputs take null for any optional field (it means "not given": gateway.arguments).
+    for name in from_inputs:
+        components[name] = _null_allowed(components[name])
     return Schemas(components, inputs, outputs)
 
 
@@ -159,6 +162,25 @@ def _omit_nulls(schema: dict[str, Any]) -> dict[str, Any]:
     else:
         result.pop("required", None)
     return result
+
+
+def _null_allowed(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input object schema whose optional properties also take null (`lean` drops that
+    again from the tool lists, where leaving a field out says the same in fewer characters)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    required = set(schema.get("required", ()))
+    nullable = {}
+    for name, prop in properties.items():
+        options = prop.get("anyOf")
+        if name in required or (isinstance(options, list) and any(_is_null(o) for o in options)):
+            nullable[name] = prop
+            continue
+        outer = {k: v for k, v in prop.items() if k in ("title", "description", "default")}
+        inner = {k: v for k, v in prop.items() if k not in outer}
+        nullable[name] = {"anyOf": [inner, {"type": "null"}], **outer}
+    return {**schema, "properties": nullable}
 
 
 def _inline(schema: Any, components: Mapping[str, Any], stack: tuple[str, ...]) -> Any:

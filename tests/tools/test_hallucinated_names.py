@@ -158,3 +158,12 @@ def test_a_clamped_budget_is_a_warning(demo: Gateway, tool: str, arguments: dict
 
 def test_a_budget_within_bounds_says_nothing(demo: Gateway) -> None:
     assert demo.bfs_query(seeds=["wiki:Irene_Adler"], max_hops=2, max_nodes=50).warnings == []
+
+
+def test_null_means_not_given_but_an_unknown_name_is_still_refused(demo: Gateway) -> None:
+    given = demo.call("bfs_query", {"seeds": ["wiki:Irene_Adler"], "max_hops": None, "node_filter": {"entity_types": None},
+                                    "truth_status": None})
+    assert given == demo.bfs_query(seeds=["wiki:Irene_Adler"], node_filter={})
+    with pytest.raises(InvalidInput) as error:
+        demo.call("bfs_query", {"seeds": ["wiki:Irene_Adler"], "hops": None})
+    assert error.value.field == "hops"
