@@ -151,3 +151,12 @@ def test_over_the_edge_bound_is_refused_not_sampled() -> None:
         small.communities()
     with pytest.raises(TooLarge):
         small.communities(seeds=["wiki:Sherlock_Holmes"], max_hops=2)
+
+
+def test_the_whole_medlit_graph_is_summarised_in_under_20000_characters(medlit_gateway: Gateway) -> None:
+    summary = medlit_gateway.communities()
+    assert summary.node_count > 1800 and len(summary.levels[0].communities) == 20
+    assert len(summary.model_dump_json(exclude_none=True)) <= 20_000
+    biggest = summary.levels[0].communities[0]
+    whole = medlit_gateway.communities(community=0).levels[0].communities[0]
+    assert len(whole.members) == whole.size == biggest.size and whole.members[:5] == biggest.members
