@@ -6,7 +6,8 @@ closure, HPO annotations), primitives (shortest_path, intersect_subgraphs,
 scan_query, closure, communities), loads (time and memory per triple), remote
 (`oxigraph serve`), http (`bfsql serve`, 1 and 2 workers), reliability (hostile requests
 against `bfsql serve`), medlit (response sizes), conversation (the book's two questions as an
-agent's MCP conversation, in characters, beside the commit before the agent-experience work).
+agent's MCP conversation, in characters, beside the commit before the agent-experience work),
+first_call (open + first bfs_query on the 1M-line reified graph against a bare bulk load).
 Data is prepared from packages and cached in bench/.cache/. The full run rewrites
 bench/RESULTS.md; a quick run writes bench/out/RESULTS-quick.md.
 """
@@ -93,6 +94,12 @@ def _conversation(output: Path, quick: bool, command: str) -> None:
     conversation.main(["--output", str(output), *(["--baseline", conversation.BASELINE] if known else [])])
 
 
+def _first_call(output: Path, quick: bool, command: str) -> None:
+    from bench import first_call
+
+    first_call.main(["--output", str(output), *(["--lines", "100000"] if quick else [])])
+
+
 def _medlit(output: Path, quick: bool, command: str) -> None:
     from bench import medlit_sizes
 
@@ -102,7 +109,7 @@ def _medlit(output: Path, quick: bool, command: str) -> None:
 STAGES: dict[str, Callable[[Path, bool, str], None]] = {
     "bfs": _bfs, "sizes": _sizes, "real": _real, "primitives": _primitives, "loads": _loads,
     "remote": _remote, "http": _http, "reliability": _reliability, "medlit": _medlit,
-    "conversation": _conversation,
+    "conversation": _conversation, "first_call": _first_call,
 }
 
 
