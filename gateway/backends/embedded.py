@@ -262,7 +262,10 @@ class EmbeddedBackend:
             if reifier.value in seen:
                 continue
             seen.add(reifier.value)
-            values = [next((from_oxigraph(q.object) for q in quads(reifier, term, None)), None) for term in _STATEMENT_TERMS]
+            data: dict[ox.NamedNode, object] = {}
+            for q in quads(reifier, None, None):  # one read of the reifier's data, then its four terms
+                data.setdefault(q.predicate, q.object)
+            values = [from_oxigraph(data[term]) if term in data else None for term in _STATEMENT_TERMS]
             rows.append([reifier.value, s.value, p.value, o.value, *values])
         return rows
 
