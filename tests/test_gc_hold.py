@@ -13,13 +13,13 @@ from tests.conftest import DEMO
 def test_paused_during_a_call_and_back_after() -> None:
     seen: list[bool] = []
     gateway = Gateway.open(DEMO)
-    real = gateway.context_for(None).profile.hop
+    real = gateway.context_for(None).profile.hop_and_hidden
 
     def spy(*args: object, **kwargs: object) -> object:
         seen.append(gc.isenabled())
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    gateway.context_for(None).profile.hop = spy  # type: ignore[method-assign]
+    gateway.context_for(None).profile.hop_and_hidden = spy  # type: ignore[method-assign]
     assert gc.isenabled()
     gateway.bfs_query(seeds=["wiki:Irene_Adler"])
     assert seen == [False] and gc.isenabled()

@@ -102,9 +102,13 @@ def walk(
                 result.cut = Cut("deadline", hop + 1, len(frontier) - done)
                 return result
             remaining = max_edges - len(result.edges)
-            hits, more = profile.hop(batch, plan, remaining + 1)
-            if count_hidden and profile.can_hide(plan):
-                _count_hidden(profile, batch, plan, result, hidden_seen)
+            if count_hidden and not result.hidden_capped:
+                # Once a read hit the cap the counts are lower bounds; reading more hidden
+                # statements would not change what the answer can say.
+                hits, more, hidden = profile.hop_and_hidden(batch, plan, remaining + 1, HIDDEN_CAP)
+                _count_hidden(hidden, plan, result, hidden_seen)
+            else:
+                hits, more = profile.hop(batch, plan, remaining + 1)
             found = candidates(hits, plan, declared, traits)
             if len(result.edges) + len(found) > max_edges or len(result.hops) + len(found) > max_nodes:
                 # A budget will cut this batch: admit in key order, not in the store's row order.
@@ -174,10 +178,7 @@ def candidates(
     return found
 
 
-def _count_hidden(
-    profile: Profile, frontier: list[str], plan: HopPlan, result: WalkResult, seen: set[tuple[str, ...]]
-) -> None:
-    hits = profile.hidden(frontier, plan, HIDDEN_CAP)
+def _count_hidden(hits: list[Hit], plan: HopPlan, result: WalkResult, seen: set[tuple[str, ...]]) -> None:
     if len(hits) >= HIDDEN_CAP:
         result.hidden_capped = True
     mirrored = set(plan.mirror_predicates)

@@ -224,6 +224,15 @@ class Profile:
         """Statements touching the frontier that the filters keep the walk from crossing."""
         raise NotImplementedError
 
+    def hop_and_hidden(
+        self, frontier: Sequence[str], plan: HopPlan, limit: int, cap: int
+    ) -> tuple[list[Hit], bool, list[Hit]]:
+        """`hop` and `hidden` together (a profile may read both with one query): the
+        traversable statements (at most `limit`), whether more may exist, and at most `cap`
+        hidden ones."""
+        hits, more = self.hop(frontier, plan, limit)
+        return hits, more, self.hidden(frontier, plan, cap) if self.can_hide(plan) else []
+
     def can_hide(self, plan: HopPlan) -> bool:
         """Whether any statement in the graph could fail these filters."""
         raise NotImplementedError
