@@ -102,6 +102,11 @@ class IdMapper:
             self._out[iri] = cached
         return cached
 
+    def id_map(self, iris: Iterable[str]) -> dict[str, str]:
+        """IRI -> ID for many IRIs (a walk's nodes): `to_id` without a call for those seen."""
+        seen, to_id = self._out.get, self.to_id
+        return {iri: seen(iri) or to_id(iri) for iri in iris}
+
     def to_ids(self, iris: Iterable[str]) -> list[str]:
         """Canonical IDs of many IRIs (a closure's): those in the first one's namespace, when
         no longer namespace could claim them, skip the prefix-map lookup and the cache, which

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from typing_extensions import TypedDict
 
 TruthStatus = Literal["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]
 TRUTH_STATUSES: tuple[TruthStatus, ...] = (
@@ -205,6 +206,23 @@ class Edge(Out):
     provenance: dict[str, list[Any]] | None = None
 
 
+class NodeStub(TypedDict):
+    """A node without data: what a walk lists unless its filters ask for more. A plain
+    dict (a walk lists thousands; a model each would cost more than the walk's queries)."""
+
+    id: str
+    entity_type: str
+
+
+class EdgeStub(TypedDict):
+    """An edge without data, a plain dict like `NodeStub`."""
+
+    subject: str
+    predicate: str
+    object: str
+    derived_via: NotRequired[str]
+
+
 class Limits(Out):
     max_hops: int
     max_nodes: int
@@ -241,11 +259,11 @@ class Subgraph(Out):
     )
     warnings: list[str] = Field(default_factory=list)
     layout: Layout = "default"
-    nodes: list[Node] | dict[str, dict[str, str | None]] = Field(
+    nodes: list[NodeStub | Node] | dict[str, dict[str, str | None]] = Field(
         description="default: node objects by hop then ID; compact: the stub nodes, entity type -> node ID -> "
         "label (null where the ID says as much; long labels end in …)."
     )
-    edges: list[Edge] | dict[str, dict[str, list[str]]] = Field(
+    edges: list[EdgeStub | Edge] | dict[str, dict[str, list[str]]] = Field(
         description="default: edge objects; compact: the stub edges, subject -> predicate -> objects (asserted edges)."
     )
     derived_edges: list[list[str]] | None = Field(

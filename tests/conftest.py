@@ -13,6 +13,7 @@ import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway
+from gateway.models import Edge, Node, Subgraph
 from tests.servers import OxigraphServer, VirtuosoServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,16 @@ def gateway_from_ntriples(text: str) -> Gateway:
     store = ox.Store()
     store.load(text.encode(), format=ox.RdfFormat.N_TRIPLES)
     return Gateway.open(store)
+
+
+def listed_nodes(result: Subgraph) -> list[Node]:
+    """A default-layout walk's nodes, stubs (plain dicts) made into models like the rest."""
+    return [n if isinstance(n, Node) else Node(**n) for n in result.nodes]  # type: ignore[union-attr]
+
+
+def listed_edges(result: Subgraph) -> list[Edge]:
+    """A default-layout walk's edges, stubs (plain dicts) made into models like the rest."""
+    return [e if isinstance(e, Edge) else Edge(**e) for e in result.edges]  # type: ignore[union-attr]
 
 
 def random_filters(rng: random.Random) -> dict[str, object]:

@@ -13,6 +13,7 @@ import pytest
 
 from gateway import EndpointTimeout, Gateway, Settings
 from gateway.auth import Reader
+from tests.conftest import listed_nodes
 
 EX = "http://example.org/"
 LENGTH = 40
@@ -54,7 +55,7 @@ def test_a_walk_stops_at_its_deadline_and_says_so() -> None:
     assert cut.truncated and cut.truncation.reason == "deadline"  # type: ignore[attr-defined]
     hops = cut.truncation.at_hop  # type: ignore[attr-defined]
     assert 1 <= hops <= 6 and cut.node_count == hops  # type: ignore[attr-defined]
-    assert [n.id for n in cut.nodes] == [n.id for n in whole.nodes][: cut.node_count]  # type: ignore[attr-defined]
+    assert [n.id for n in listed_nodes(cut)] == [n.id for n in listed_nodes(whole)][: cut.node_count]  # type: ignore[attr-defined]
 
 
 def test_a_closure_and_a_path_search_stop_between_levels() -> None:

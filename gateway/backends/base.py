@@ -52,8 +52,9 @@ class Backend(Protocol):
         """The IRIs bound to the only variable of a SELECT (unbound and non-IRI values skipped)."""
         ...
 
-    def select_iri_rows(self, query: str, *, graphs: Sequence[str] | None = None) -> list[list[str | None]]:
-        """Rows of a SELECT whose every bound value is an IRI (None where unbound)."""
+    def select_iri_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """Rows of a SELECT whose every value is a bound IRI, each row its IRIs joined by
+        tabs (a tab is in no IRI: the lines sort as the rows' tuples would)."""
         ...
 
     def close(self) -> None: ...

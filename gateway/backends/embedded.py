@@ -211,21 +211,26 @@ class EmbeddedBackend:
             self.query_log(query, len(found))
         return found
 
-    def select_iri_rows(self, query: str, *, graphs: Sequence[str] | None = None) -> list[list[str | None]]:
-        """Rows of a SELECT whose every bound value is an IRI, read from TSV: for a hop over
-        plain data, ~1.7x faster than building a term per value."""
+    def select_iri_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """Rows of a SELECT whose every value is a bound IRI, each row its IRIs joined by tabs,
+        made from TSV by a few passes over the whole text (no term, list or call per row):
+        a plain hop's rows sort and split at the store's own pace."""
         try:
-            data = _tsv(self._solutions(query, graphs))
+            data = self._solutions(query, graphs).serialize(format=ox.QueryResultsFormat.TSV) or b""
         except (SyntaxError, OSError) as error:
             raise UpstreamError(f"the store failed a generated query: {error}") from error
-        lines = data.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        rows: list[list[str | None]] = [[cell[1:-1] or None for cell in line.split("\t")] for line in lines[1:]]
-        self.rows_read += len(rows)
+        head = data.find(b"\n")
+        body = data[head + 1 :]
+        rows = body.count(b"\n")
+        # An IRI holds no angle bracket: one "<" per value, or something else was bound.
+        if body.count(b"<") != rows * (data.count(b"\t", 0, head) + 1):
+            raise UpstreamError(f"a generated query bound something other than an IRI: {query[:80]!r}")
+        lines = body.translate(None, b"<>").decode().split("\n")
+        lines.pop()  # after the last newline
+        self.rows_read += rows
         if self.query_log is not None:
-            self.query_log(query, len(rows))
-        return rows
+            self.query_log(query, rows)
+        return lines
 
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows:
         """The rows of `queries/native/unasserted.rq` (?r ?s ?p ?o ?ts ?at ?vf ?vu), read

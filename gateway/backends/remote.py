@@ -314,10 +314,12 @@ class RemoteBackend:
         _, rows = self.select(query, graphs=graphs)
         return [row[0] for row in rows if row and type(row[0]) is str]
 
-    def select_iri_rows(self, query: str, *, graphs: Sequence[str] | None = None) -> list[list[str | None]]:
-        """Rows of a SELECT whose every bound value is an IRI (None where unbound)."""
+    def select_iri_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """Rows of a SELECT whose every value is a bound IRI, each row its IRIs joined by tabs."""
         _, rows = self.select(query, graphs=graphs)
-        return rows  # type: ignore[return-value]  # IRIs are plain str terms already
+        if not all(type(value) is str for row in rows for value in row):
+            raise UpstreamError(f"{self.host}: a generated query bound something other than an IRI")
+        return ["\t".join(row) for row in rows]  # type: ignore[arg-type]  # IRIs are plain str terms
 
     def close(self) -> None:
         self._client.close()

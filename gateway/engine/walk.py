@@ -70,6 +70,15 @@ class WalkResult:
     cut: Cut | None = None
     hidden: Counter[str] = field(default_factory=Counter)
     hidden_capped: bool = False
+    plain: dict[str, None] = field(default_factory=dict)
+    """The edges of a walk over plain data (`Profile.hop_lines`) as "s\tp\to" IRIs, each an
+    asserted_true triple with no statement of its own: kept as read, split when shown."""
+
+    def edge_count(self) -> int:
+        return len(self.edges) + len(self.plain)
+
+    def edge_keys(self) -> list[EdgeKey]:
+        return [*self.edges, *(_key((*line.split("\t"), None, None)) for line in self.plain)]  # type: ignore[arg-type]
 
 
 def walk(
@@ -101,7 +110,15 @@ def walk(
             if limit is not None and limit.nearly_expired():
                 result.cut = Cut("deadline", hop + 1, len(frontier) - done)
                 return result
-            remaining = max_edges - len(result.edges)
+            remaining = max_edges - result.edge_count()
+            plain = None if declared is not None else profile.hop_lines(batch, plan, remaining + 1)
+            if plain is not None:
+                _admit_lines(plain[0], result, next_frontier, hop + 1, len(frontier) - done, max_nodes, max_edges)
+                if result.cut is None and plain[1]:
+                    result.cut = Cut("max_edges", hop + 1, len(frontier) - done)
+                if result.cut is not None:
+                    return result
+                continue
             if count_hidden and not result.hidden_capped:
                 # Once a read hit the cap the counts are lower bounds; reading more hidden
                 # statements would not change what the answer can say.
@@ -176,6 +193,32 @@ def candidates(
                 key = _key((h.o, q, h.s, h.stmt, f"{kind}({h.p})"))
                 found.append((key, h, h.s if h.via == "i" else h.o))
     return found
+
+
+def _admit_lines(
+    lines: list[str], result: WalkResult, next_frontier: list[str], hop: int, remaining: int, max_nodes: int,
+    max_edges: int,
+) -> None:
+    """`walk`'s admission for the rows of `Profile.hop_lines` (nodes reached at `hop`), by
+    the same rules, over strings: a plain graph's walk spends most of its Python here, so
+    nothing is made per row but two slices of it."""
+    edges, hops = result.plain, result.hops
+    if len(edges) + len(lines) > max_edges or len(hops) + len(lines) > max_nodes:
+        lines.sort()  # key order: the node led to, then subject, predicate, object
+    for line in lines:
+        other, _, key = line.partition("\t")
+        if key in edges:
+            continue
+        if len(edges) >= max_edges:
+            result.cut = Cut("max_edges", hop, remaining)
+            return
+        if other not in hops:
+            if len(hops) >= max_nodes:
+                result.cut = result.cut or Cut("max_nodes", hop, remaining)
+                continue
+            hops[other] = hop
+            next_frontier.append(other)
+        edges[key] = None
 
 
 def _count_hidden(hits: list[Hit], plan: HopPlan, result: WalkResult, seen: set[tuple[str, ...]]) -> None:

@@ -40,6 +40,7 @@ NON_EDGE_PREDICATES: tuple[str, ...] = (
     BFS + "evidence",
     BFS + "urlSynonym",
 )
+NON_EDGES = frozenset(NON_EDGE_PREDICATES)
 NOTHING = "urn:bfsql:none"
 """An IRI no graph holds: what an empty `IN (...)` list is written with."""
 STRUCTURAL_SUBJECT = RDF + "subject"
@@ -232,6 +233,12 @@ class Profile:
         hidden ones."""
         hits, more = self.hop(frontier, plan, limit)
         return hits, more, self.hidden(frontier, plan, cap) if self.can_hide(plan) else []
+
+    def hop_lines(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[str], bool] | None:
+        """`hop` on plain data, cheapest: rows as tab-joined IRIs "n s p o" (the node the
+        edge leads to, then the edge), and whether more may exist; None where the plan
+        needs statements or mirrors (use `hop`)."""
+        return None
 
     def can_hide(self, plan: HopPlan) -> bool:
         """Whether any statement in the graph could fail these filters."""

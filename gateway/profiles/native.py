@@ -18,6 +18,7 @@ from functools import cached_property
 
 from gateway.profiles.base import (
     NON_EDGE_PREDICATES,
+    NON_EDGES,
     NOTHING,
     VIAS,
     Hit,
@@ -31,7 +32,6 @@ from gateway.sparql import Sparql, integer, iris
 from gateway.terms import BFS, Literal, Term, status_name, text_of
 
 _ALL_FILTERS = ("truth_status", "as_of", "valid_at")
-_NON_EDGES = frozenset(NON_EDGE_PREDICATES)
 
 
 
@@ -46,6 +46,11 @@ class NativeProfile(Profile):
         return bool(rows)
 
     @cached_property
+    def _used_non_edges(self) -> list[str]:
+        """The non-edge predicates (`NON_EDGE_PREDICATES`) this graph holds."""
+        return sorted(str(row[0]) for row in self.select("used_predicates", predicate_values=iris(NON_EDGE_PREDICATES)))
+
+    @cached_property
     def _unasserted(self) -> tuple[dict[str, list[Hit]], dict[str, list[Hit]]]:
         """Reifier-only statements by subject and by object (as `Hit`s with via unset)."""
         by_subject: dict[str, list[Hit]] = defaultdict(list)
@@ -56,7 +61,7 @@ class NativeProfile(Profile):
         rows = self.backend.reifier_only() if self.queries == "native" else None
         if rows is None:
             rows = self.select("unasserted")
-        excluded = set(NON_EDGE_PREDICATES)
+        excluded = set(NON_EDGES)
         for r, s, p, o, ts, at, vf, vu in rows:
             if not isinstance(p, str) or p in excluded:
                 continue
@@ -112,7 +117,7 @@ class NativeProfile(Profile):
         if not self._statement_aware(plan):
             return self._plain_hop(frontier, plan, limit)
         rows = self._select_hop(frontier, plan, limit, mode="traversable")
-        hits = [self._hit(row) for row in rows if row[3] not in _NON_EDGES]
+        hits = [self._hit(row) for row in rows if row[3] not in NON_EDGES]
         hits.extend(self._unasserted_hits(frontier, plan, failed=False))
         return hits, len(rows) >= limit
 
@@ -135,24 +140,41 @@ class NativeProfile(Profile):
             if len(failed) < cap:
                 failed = self._select_hop(frontier, plan, cap, mode="hidden")
         more = len(crossed) >= limit
-        hits = [self._hit(row) for row in crossed[:limit] if row[3] not in _NON_EDGES]
+        hits = [self._hit(row) for row in crossed[:limit] if row[3] not in NON_EDGES]
         hits.extend(self._unasserted_hits(frontier, plan, failed=False))
-        hidden = [self._hit(row) for row in failed[:cap] if row[3] not in _NON_EDGES]
+        hidden = [self._hit(row) for row in failed[:cap] if row[3] not in NON_EDGES]
         hidden.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits, more, hidden
 
+    def hop_lines(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[str], bool] | None:
+        if self._statement_aware(plan) or plan.mirror_predicates:
+            return None
+        lines = self.backend.select_iri_lines(self._plain_query(frontier, plan, limit))
+        return lines, len(lines) >= limit
+
     def _plain_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
         """Every edge of a plain graph is an asserted_true statement without provenance."""
-        flags = self._direction_flags(plan)
+        edges: list[tuple[Via, str, str, str]]
+        if plan.mirror_predicates:  # a mirror needs to know which end the frontier node is
+            rows = self.backend.select(self._plain_query(frontier, plan, limit, traits=True))[1]
+            edges = [(VIAS[text_of(d)], str(s), str(p), str(o)) for _, s, p, o, d in rows]
+        else:
+            lines = self.backend.select_iri_lines(self._plain_query(frontier, plan, limit))
+            split = [line.split("\t") for line in lines]
+            # Without mirrors the rows come from the plan's own directions; a self-loop
+            # reads the same either way.
+            edges = [("o" if plan.out and n == o else "i", s, p, o) for n, s, p, o in split]
+        hits = [Hit(d, s if d == "o" else o, s, p, o, None, "asserted_true") for d, s, p, o in edges]
+        return hits, len(edges) >= limit
+
+    def _plain_query(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, traits: bool = False) -> str:
+        flags = [*self._direction_flags(plan), "traits"] if traits else self._direction_flags(plan)
         slots = {"frontier": iris(frontier), "trait_predicates": iris(plan.mirror_predicates, ", "), "limit": integer(limit)}
         _predicate_filters(plan, flags, slots)
-        rows = self.backend.select_iri_rows(self.render("hop_plain", flags, **slots))
-        hits = [
-            Hit("o", x, x, p, o, None, "asserted_true") if o is not None else Hit("i", x, s, p, x, None, "asserted_true")  # type: ignore[arg-type]
-            for x, p, o, s in rows
-            if p not in _NON_EDGES
-        ]
-        return hits, len(rows) >= limit
+        if self._used_non_edges:
+            flags.append("non_edges")
+            slots["non_edges"] = iris(self._used_non_edges, ", ")
+        return self.render("hop_plain", flags, **slots)
 
     @staticmethod
     def _direction_flags(plan: HopPlan) -> list[str]:
@@ -165,7 +187,7 @@ class NativeProfile(Profile):
     def hidden(self, frontier: Sequence[str], plan: HopPlan, cap: int) -> list[Hit]:
         if not self._statement_aware(plan):
             return []
-        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden") if row[3] not in _NON_EDGES]
+        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden") if row[3] not in NON_EDGES]
         hits.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits
 

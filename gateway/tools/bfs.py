@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_plan, resolve_presentation
@@ -16,7 +17,7 @@ from gateway.engine.presentation import (
 from gateway.engine.search import normalize, readable_name, suggest_ids
 from gateway.engine.walk import EdgeKey, WalkResult, walk
 from gateway.ids import local_name
-from gateway.models import BfsQueryInput, Edge, Limits, Node, Subgraph, Truncation
+from gateway.models import BfsQueryInput, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
 from gateway.profiles.base import Hit
 from gateway.settings import clamp
 
@@ -47,7 +48,8 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     hop_counts = [0] * (max(result.hops.values(), default=-1) + 1)
     for hop in result.hops.values():
         hop_counts[hop] += 1
-    common = dict(
+    # Built by the core, not validated again: the surfaces serialize it as it is.
+    common: dict[str, Any] = dict(
         seeds=[ctx.ids.to_id(s) for s in seeds],
         max_hops=limits.max_hops,
         node_count=len(nodes),
@@ -62,18 +64,19 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     )
     if query.layout == "compact":
         return _compact(nodes, edges, common, _labels(ctx, list(result.hops), nodes))
-    return Subgraph(nodes=nodes, edges=edges, **common)  # type: ignore[arg-type]
+    return Subgraph.model_construct(nodes=nodes, edges=edges, **common)
 
 
 def _present(
     ctx: GraphContext, result: WalkResult, query: BfsQueryInput,
     node_filter: set[str] | None, edge_filter: set[str] | None,
-) -> tuple[list[Node | dict[str, str]], list[Edge | dict[str, str]]]:
-    """Nodes and edges in response order: full where the filters ask, stubs (plain dicts,
-    validated with the whole response in one pass) elsewhere."""
+) -> tuple[list[NodeStub | Node], list[EdgeStub | Edge]]:
+    """Nodes and edges in response order: full where the filters ask, stubs elsewhere."""
     to_id = ctx.ids.to_id
-    ids = {node: to_id(node) for node in result.hops}
-    order = sorted(result.hops, key=lambda n: (result.hops[n], ids[n]))
+    ids = ctx.ids.id_map(result.hops)
+    # By hop, then ID: two sorts keyed by C-level lookups (no Python call per node).
+    order = sorted(result.hops, key=ids.__getitem__)
+    order.sort(key=result.hops.__getitem__)
     types = node_types(ctx, order)
     if query.topology_only:
         full: list[str] = []
@@ -83,7 +86,13 @@ def _present(
         full = [n for n in order if node_filter & set(types.get(n, ()))]
     details = full_nodes(ctx, full, types) if full else {}
     kinds = TypeNames(to_id)
-    nodes = [details.get(n) or {"id": ids[n], "entity_type": kinds(types.get(n, ()))} for n in order]
+    kind = {n: kinds(t) for n, t in types.items()}
+    untyped = kinds(())
+    nodes: list[NodeStub | Node] = [
+        details.get(n) or {"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order
+    ]
+    if result.plain:
+        return nodes, _plain_edges(ctx, result.plain, ids, query.topology_only, edge_filter)
 
     for key in result.edges:  # predicates and statement IDs join the node IDs already made
         for part in (key.predicate, key.statement):
@@ -99,24 +108,44 @@ def _present(
     else:
         wanted = [(key, hit) for _, key, hit in keyed if edge_filter is None or key.predicate in edge_filter]
     detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted))) if wanted else {}
-    edges: list[Edge | dict[str, str]] = []
+    edges: list[EdgeStub | Edge] = []
     for (s, p, o, _, derived), key, _ in keyed:
         found = detailed.get(key)
         if found is not None:
             edges.append(found)
             continue
-        stub = {"subject": s, "predicate": p, "object": o}
+        stub: EdgeStub = {"subject": s, "predicate": p, "object": o}
         if derived:
             stub["derived_via"] = derive_label(derived, to_id)
         edges.append(stub)
     return nodes, edges
 
 
+def _plain_edges(
+    ctx: GraphContext, lines: dict[str, None], ids: dict[str, str], topology_only: bool, edge_filter: set[str] | None,
+) -> list[EdgeStub | Edge]:
+    """The edges of a walk over plain data in response order; each is an asserted_true
+    triple without a statement, so a full edge is its stub with that status."""
+    known, add = ids.get, ctx.ids.to_id
+    rows = []
+    for line in lines:
+        s, p, o = line.split("\t")
+        rows.append((ids[s], known(p) or ids.setdefault(p, add(p)), ids[o], p))
+    rows.sort()
+    if topology_only:
+        return [{"subject": s, "predicate": p, "object": o} for s, p, o, _ in rows]
+    return [
+        Edge(subject=s, predicate=p, object=o, truth_status="asserted_true")
+        if edge_filter is None or iri in edge_filter else {"subject": s, "predicate": p, "object": o}
+        for s, p, o, iri in rows
+    ]
+
+
 LABEL_CHARS = 60
 """A compact answer's labels are cut to this length (marked with …): a title is not a name."""
 
 
-def _labels(ctx: GraphContext, iris: list[str], nodes: list[Node | dict[str, str]]) -> dict[str, str]:
+def _labels(ctx: GraphContext, iris: list[str], nodes: list[NodeStub | Node]) -> dict[str, str]:
     """Node ID -> label for the nodes a compact answer lists without data, where the label
     says more than the ID does (`DBPedia:Cushing's_disease` needs none)."""
     stubs = {node["id"] for node in nodes if isinstance(node, dict)}
@@ -130,7 +159,7 @@ def _labels(ctx: GraphContext, iris: list[str], nodes: list[Node | dict[str, str
 
 
 def _compact(
-    nodes: list[Node | dict[str, str]], edges: list[Edge | dict[str, str]], common: dict[str, object],
+    nodes: list[NodeStub | Node], edges: list[EdgeStub | Edge], common: dict[str, Any],
     labels: dict[str, str],
 ) -> Subgraph:
     """Each item once: stub nodes as IDs and labels grouped by type, stub edges as an
@@ -152,8 +181,8 @@ def _compact(
             derived.append([edge["subject"], edge["predicate"], edge["object"], edge["derived_via"]])
         else:
             adjacency[edge["subject"]][edge["predicate"]].append(edge["object"])
-    return Subgraph(
+    return Subgraph.model_construct(
         layout="compact", nodes=dict(grouped), edges={s: dict(ps) for s, ps in adjacency.items()},
         derived_edges=derived or None, node_details=node_details or None, edge_details=edge_details or None,
-        **common,  # type: ignore[arg-type]
+        **common,
     )

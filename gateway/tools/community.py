@@ -122,7 +122,7 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
         if result.cut is not None:
             raise TooLarge(f"the neighbourhood has more than {bound} edges; use fewer hops, seeds or predicates",
                            field="max_hops")
-        keys: list[EdgeKey] = list(result.edges)
+        keys: list[EdgeKey] = result.edge_keys()
         nodes.update(result.hops)
     else:
         rows, complete = statement_rows(ctx, plan, None, bound + 1)

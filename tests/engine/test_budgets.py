@@ -8,6 +8,7 @@ import pytest
 from gateway import Gateway
 from gateway.engine.walk import HIDDEN_CAP
 from gateway.models import Subgraph
+from tests.conftest import listed_nodes, listed_edges
 
 HUB = "http://example.org/hub"
 FANOUT = 100_000
@@ -57,8 +58,8 @@ def test_node_budget_cuts_and_says_so(demo: Gateway) -> None:
     result = demo.bfs_query(seeds=["wiki:Sherlock_Holmes"], max_hops=2, max_nodes=5)
     assert result.node_count == 5
     assert result.truncated and result.truncation and result.truncation.reason == "max_nodes"
-    ids = {n.id for n in result.nodes}
-    assert all(e.subject in ids and e.object in ids for e in result.edges)  # type: ignore[union-attr]
+    ids = {n.id for n in listed_nodes(result)}
+    assert all(e.subject in ids and e.object in ids for e in listed_edges(result))  # type: ignore[union-attr]
 
 
 def star_of_stars(arms: int, leaves: int) -> Gateway:
@@ -86,7 +87,7 @@ def test_a_wide_frontier_stops_at_the_slice_where_the_budget_fills() -> None:
     assert result.node_count == 131 and result.edge_count == 130
     assert result.truncation is not None and result.truncation.reason == "max_nodes"
     assert (result.truncation.at_hop, result.truncation.frontier_remaining) == (2, 100)
-    reached = {n.id for n in result.nodes if n.id.count("/") == 4}  # type: ignore[union-attr]
+    reached = {n.id for n in listed_nodes(result) if n.id.count("/") == 4}  # type: ignore[union-attr]
     assert reached == {f"http://example.org/a{a:02}/{n}" for a in range(6) for n in range(5)}  # the first 6 arms, in order
     before = backend.rows_read  # type: ignore[attr-defined]
     gateway.bfs_query(seeds=[HUB], max_hops=2, max_nodes=131, topology_only=True)

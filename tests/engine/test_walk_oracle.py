@@ -8,7 +8,7 @@ import pytest
 
 from gateway.models import Subgraph
 from tests.synth import random_graph
-from tests.conftest import gateway_from_ntriples, random_filters
+from tests.conftest import gateway_from_ntriples, listed_edges, listed_nodes, random_filters
 from tests.oracle import existing_nodes, reference_bfs
 
 GRAPHS = 240
@@ -18,11 +18,11 @@ def node_hops(result: Subgraph) -> dict[str, int]:
     hops = []
     for hop, count in enumerate(result.hop_counts):
         hops += [hop] * count
-    return {node.id: hop for node, hop in zip(result.nodes, hops, strict=True)}
+    return {node.id: hop for node, hop in zip(listed_nodes(result), hops, strict=True)}
 
 
 def edge_set(result: Subgraph) -> set[tuple[str, str, str, str | None, str | None]]:
-    return {(e.subject, e.predicate, e.object, e.id, e.derived_via) for e in result.edges}
+    return {(e.subject, e.predicate, e.object, e.id, e.derived_via) for e in listed_edges(result)}
 
 
 def random_query(rng: random.Random, nodes: list[str], predicates: list[str] = ()) -> dict[str, object]:  # type: ignore[assignment]

@@ -26,7 +26,7 @@ from gateway.importers.bundle import (
 )
 from gateway.importers.bundle_model import BOOKKEEPING, BundleReport, statement_iri
 from gateway.models import TRUTH_STATUSES, Subgraph
-from tests.conftest import shared_data
+from tests.conftest import listed_edges, listed_nodes, shared_data
 
 ALL = list(TRUTH_STATUSES)
 FIXTURES = Path(__file__).parents[1] / "resources" / "bundles"
@@ -137,7 +137,7 @@ def test_the_graph_holds_every_entity_statement_and_evidence_row(gw: Gateway, me
     cursor = None
     while True:
         page = gw.scan_query(truth_status=ALL, limit=1000, cursor=cursor)
-        for edge in page.edges:
+        for edge in listed_edges(page):
             ids.append(edge.id)
             data = edge.provenance or {}
             evidence[edge.id] += len(data.get("bfs:evidence", []))  # type: ignore[index]
@@ -226,7 +226,7 @@ def full_edge(gw: Gateway, row: dict[str, Any]) -> Any:
         edge_filter={"predicates": [predicate]}, node_filter={"entity_types": []},
     )
     assert isinstance(result, Subgraph)
-    found = [e for e in result.edges if e.predicate == predicate and e.object == curie(row["object_id"])]
+    found = [e for e in listed_edges(result) if e.predicate == predicate and e.object == curie(row["object_id"])]
     assert len(found) == 1 and found[0].id is not None, key(row)
     described = gw.describe_entity(found[0].id).statement
     assert described is not None
@@ -302,9 +302,9 @@ def test_two_hops_from_desmopressin_reach_84_nodes_and_99_edges(gw: Gateway, med
     assert isinstance(result, Subgraph)
     assert (result.node_count, result.edge_count) == (84, 99)
     hops, edges = reference_walk(medlit.relationships, SEED, 2)
-    assert {n.id for n in result.nodes} == {curie(n) for n in hops}
+    assert {n.id for n in listed_nodes(result)} == {curie(n) for n in hops}
     assert result.hop_counts == [list(hops.values()).count(h) for h in range(3)] == [1, 5, 78]
-    returned = Counter((e.subject, e.predicate, e.object) for e in result.edges)
+    returned = Counter((e.subject, e.predicate, e.object) for e in listed_edges(result))
     by_key = {key(r): r for r in medlit.relationships}
     assert returned == Counter((curie(by_key[k]["subject_id"]), by_key[k]['predicate'],
                                 curie(by_key[k]["object_id"])) for k in edges)
@@ -522,7 +522,7 @@ def test_odd_but_valid_rows_import(tmp_path: Path) -> None:
     hormone = gw.describe_entity("DBPedia:17α-Hydroxyprogesterone")
     assert hormone.label == "17α-OHP\t\"quoted\"\n"
     assert hormone.properties == {"bundle:extra": ['{"a": [1, 2]}']}
-    edge = gw.bfs_query(seeds=["MeSH:D003480"], max_hops=1, edge_filter={"predicates": ["ÉLÈVE"]}).edges
+    edge = listed_edges(gw.bfs_query(seeds=["MeSH:D003480"], max_hops=1, edge_filter={"predicates": ["ÉLÈVE"]}))
     assert [(e.predicate, e.confidence) for e in edge if e.confidence] == [("odd:ÉLÈVE", 1e-05)]
 
 

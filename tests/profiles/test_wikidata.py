@@ -31,7 +31,7 @@ from gateway.errors import InvalidInput
 from gateway.models import Edge
 from gateway.profiles.base import HopPlan
 from gateway.profiles.wikidata import WikidataProfile, detect_profile
-from tests.conftest import DEMO, demo_plain, demo_reification, shared_data
+from tests.conftest import DEMO, demo_plain, demo_reification, listed_edges, listed_nodes, shared_data
 
 WD = "http://www.wikidata.org/entity/"
 WDS = WD + "statement/"
@@ -126,11 +126,11 @@ def edge_keys(edges: list[Any]) -> set[tuple[str, ...]]:
 
 def stub_triples(gateway: Gateway, **query: Any) -> set[tuple[str, str, str]]:
     result = gateway.bfs_query(topology_only=True, **query)
-    return {(e.subject, e.predicate, e.object) for e in result.edges}  # type: ignore[union-attr]
+    return {(e.subject, e.predicate, e.object) for e in listed_edges(result)}  # type: ignore[union-attr]
 
 
 def node_ids(nodes: list[Any]) -> set[str]:
-    return {n.id for n in nodes}
+    return {n["id"] if isinstance(n, dict) else n.id for n in nodes}
 
 
 def full_edge(gateway: Gateway, statement: str) -> Edge:
@@ -148,7 +148,7 @@ def test_one_hop_returns_the_item_valued_statements_as_edges(parts: tuple[str, s
     result = gateway.bfs_query(seeds=[seed], max_hops=1)
     assert edge_keys(result.edges) == expected and len(expected) > 10
     assert result.edge_count == len(expected) and result.node_count == 1 + len({e[2] for e in expected})
-    assert all(e.predicate.startswith("wdt:P") and e.id.startswith("wds:") for e in result.edges)  # type: ignore[union-attr]
+    assert all(e.predicate.startswith("wdt:P") and e.id.startswith("wds:") for e in listed_edges(result))  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("exclude", [False, True])
@@ -168,7 +168,7 @@ def test_a_walk_takes_only_the_predicates_asked_for(exclude: bool) -> None:
 
 def test_full_edges_carry_rank_qualifiers_and_references(q42: Gateway) -> None:
     result = q42.bfs_query(seeds=["wd:Q42"], max_hops=1, edge_filter={"predicates": ["wdt:P69"]})
-    full = {e.object: e for e in result.edges if e.truth_status is not None}  # type: ignore[union-attr]
+    full = {e.object: e for e in listed_edges(result) if e.truth_status is not None}  # type: ignore[union-attr]
     assert set(full) == {BRENTWOOD, ST_JOHNS}
     st_johns = full[ST_JOHNS]
     assert st_johns.id == "wds:q42-0E9C4724-C954-4698-84A7-5CE0D296A6F2" and st_johns.truth_status == "asserted_true"
@@ -180,16 +180,16 @@ def test_full_edges_carry_rank_qualifiers_and_references(q42: Gateway) -> None:
                                                 "wdref:9177d75c6061e9e1ab149c0aa01bee5a90e07415"]
     assert provenance["pr:P248"] == ["wd:Q5375741"] and provenance["pr:P854"] == ["http://www.nndb.com/people/731/000023662/"]
     # Other edges stay stubs; qualifier values (wd:Q186579) are data, never nodes.
-    assert all(e.truth_status is None for e in result.edges if e.predicate != "wdt:P69")  # type: ignore[union-attr]
+    assert all(e.truth_status is None for e in listed_edges(result) if e.predicate != "wdt:P69")  # type: ignore[union-attr]
     assert "wd:Q186579" not in node_ids(result.nodes)
 
 
 def test_node_types_come_from_p31_and_p31_is_not_an_edge(q42: Gateway) -> None:
     result = q42.bfs_query(seeds=["wd:Q42"], max_hops=1)
-    douglas = next(n for n in result.nodes if n.id == "wd:Q42")  # type: ignore[union-attr]
+    douglas = next(n for n in listed_nodes(result) if n.id == "wd:Q42")  # type: ignore[union-attr]
     assert douglas.entity_type == "wd:Q5"
     assert "wd:Q5" not in node_ids(result.nodes)
-    assert not [e for e in result.edges if e.predicate == "wdt:P31"]  # type: ignore[union-attr]
+    assert not [e for e in listed_edges(result) if e.predicate == "wdt:P31"]  # type: ignore[union-attr]
     # The literal claims are properties; the truthy wdt: copies are not read twice.
     assert douglas.properties and douglas.properties["wdt:P2048"] == [1.96]  # height, a quantity
     assert douglas.properties["wdt:P18"] == ["http://commons.wikimedia.org/wiki/Special:FilePath/Douglas%20adams%20portrait%20cropped.jpg"]
@@ -209,7 +209,7 @@ def test_sitelinks_and_the_dataset_node_are_not_edges(q42: Gateway) -> None:
 
 def test_a_statement_node_as_seed_leads_to_its_subject_and_object(q42: Gateway) -> None:
     result = q42.bfs_query(seeds=["wds:Q42-32490F12-D9B5-498A-91A8-839F9149F600"], max_hops=1, topology_only=True)
-    assert {(e.predicate, e.object) for e in result.edges} == {("rdf:subject", "wd:Q42"), ("rdf:object", BRENTWOOD)}  # type: ignore[union-attr]
+    assert {(e.predicate, e.object) for e in listed_edges(result)} == {("rdf:subject", "wd:Q42"), ("rdf:object", BRENTWOOD)}  # type: ignore[union-attr]
     statement = q42.describe_entity("wds:Q42-32490F12-D9B5-498A-91A8-839F9149F600")
     assert statement.entity_type == "Statement" and statement.statement is not None
     assert (statement.statement.subject, statement.statement.predicate, statement.statement.object) == ("wd:Q42", "wdt:P69", BRENTWOOD)
@@ -239,7 +239,7 @@ def test_a_deprecated_item_statement_is_hidden_counted_and_crossed_when_asked(de
     assert default.hidden_by_filter == {"truth_status": 1}
     wide = gateway.bfs_query(seeds=["wd:Q42"], max_hops=1, truth_status=["asserted_true", "retracted"],
                              edge_filter={"predicates": ["P69"]})
-    crossed = {e.object: e for e in wide.edges if e.predicate == "wdt:P69"}  # type: ignore[union-attr]
+    crossed = {e.object: e for e in listed_edges(wide) if e.predicate == "wdt:P69"}  # type: ignore[union-attr]
     assert crossed[ST_JOHNS].truth_status == "retracted" and crossed[BRENTWOOD].truth_status == "asserted_true"
     assert crossed[ST_JOHNS].provenance and crossed[ST_JOHNS].provenance["wikibase:rank"] == ["wikibase:DeprecatedRank"]
     assert wide.hidden_by_filter == {}
@@ -287,7 +287,7 @@ def test_valid_at_crosses_only_the_school_in_force(q42: Gateway, valid_at: objec
     result = q42.bfs_query(seeds=["wd:Q42"], max_hops=1, valid_at=valid_at, topology_only=True)
     assert result.hidden_by_filter.get("valid_at", 0) >= 1
     scanned = q42.scan_query(edge_predicates=["wdt:P69"], valid_at=valid_at)
-    assert [e.object for e in scanned.edges] == [school]
+    assert [e.object for e in listed_edges(scanned)] == [school]
 
 
 def test_valid_at_range_and_no_as_of(q42: Gateway) -> None:
@@ -338,9 +338,9 @@ def test_every_form_of_an_entity_id_is_one_id(q42: Gateway) -> None:
 def test_properties_by_curie_or_bare_name(q42: Gateway, name: str) -> None:
     result = q42.bfs_query(seeds=["wd:Q42"], max_hops=1, edge_filter={"predicates": [name]})
     assert result.warnings == []
-    assert {e.object for e in result.edges if e.truth_status} == {BRENTWOOD, ST_JOHNS}  # type: ignore[union-attr]
+    assert {e.object for e in listed_edges(result) if e.truth_status} == {BRENTWOOD, ST_JOHNS}  # type: ignore[union-attr]
     scanned = q42.scan_query(edge_predicates=[name])
-    assert {e.object for e in scanned.edges} == {BRENTWOOD, ST_JOHNS} and scanned.warnings == []
+    assert {e.object for e in listed_edges(scanned)} == {BRENTWOOD, ST_JOHNS} and scanned.warnings == []
 
 
 # -- the other tools --------------------------------------------------------------------------------
@@ -350,7 +350,7 @@ def test_scan_pages_through_every_edge_statement(q42: Gateway) -> None:
     cursor = None
     while True:
         page = q42.scan_query(limit=25, cursor=cursor) if cursor else q42.scan_query(limit=25)
-        seen += [(e.subject, e.predicate, e.object, e.id) for e in page.edges]
+        seen += [(e.subject, e.predicate, e.object, e.id) for e in listed_edges(page)]
         cursor = page.next_cursor
         if not cursor:
             break
@@ -364,7 +364,7 @@ def test_closure_and_shortest_path_on_real_data(q42: Gateway) -> None:
     assert writers.reachable == ["wd:Q42"]
     path = q42.shortest_path(source=BRENTWOOD, target=ST_JOHNS)
     assert path.found and path.hops == 2 and path.nodes == [BRENTWOOD, "wd:Q42", ST_JOHNS]
-    assert [e.id for e in path.edges] == ["wds:Q42-32490F12-D9B5-498A-91A8-839F9149F600", "wds:q42-0E9C4724-C954-4698-84A7-5CE0D296A6F2"]
+    assert [e.id for e in listed_edges(path)] == ["wds:Q42-32490F12-D9B5-498A-91A8-839F9149F600", "wds:q42-0E9C4724-C954-4698-84A7-5CE0D296A6F2"]
     assert not q42.shortest_path(source=BRENTWOOD, target=ST_JOHNS, valid_at=1960).found
 
 
@@ -436,10 +436,10 @@ def test_traits_from_property_entities_and_predicate_labels() -> None:
 def test_symmetric_and_inverse_mirrors() -> None:
     gateway = fixture_gateway()
     spouse = gateway.bfs_query(seeds=["wd:Q101"], max_hops=1, direction="out", expand_traits=["Symmetric"], topology_only=True)
-    assert [e.model_dump(exclude_none=True) for e in spouse.edges] == [  # type: ignore[union-attr]
+    assert [e.model_dump(exclude_none=True) for e in listed_edges(spouse)] == [  # type: ignore[union-attr]
         {"subject": "wd:Q101", "predicate": "wdt:P26", "object": "wd:Q100", "derived_via": "Symmetric(wdt:P26)"}]
     father = gateway.bfs_query(seeds=["wd:Q102"], max_hops=1, direction="out", expand_traits=["Inverse"])
-    mirrored = [e for e in father.edges if e.derived_via]  # type: ignore[union-attr]
+    mirrored = [e for e in listed_edges(father) if e.derived_via]  # type: ignore[union-attr]
     assert [(e.subject, e.predicate, e.object, e.derived_via, e.id) for e in mirrored] == [
         ("wd:Q102", "wdt:P22", "wd:Q100", "Inverse(wdt:P40)", "wds:s2")]
 

@@ -12,7 +12,7 @@ import pyoxigraph as ox
 from gateway import Gateway
 from gateway.backends.embedded import scan_prefixes
 from gateway.models import Edge, Node, Subgraph
-from tests.conftest import DEMO
+from tests.conftest import DEMO, listed_edges, listed_nodes
 
 # Statement IDs of the demo graph -> their triples (data/README.md).
 S = {
@@ -62,13 +62,13 @@ def plain(*triples: tuple[str, str, str]) -> set[EdgeId]:
 
 def hops(result: Subgraph) -> dict[str, int]:
     levels = [h for h, count in enumerate(result.hop_counts) for _ in range(count)]
-    return {n.id: h for n, h in zip(result.nodes, levels, strict=True)}
+    return {n.id: h for n, h in zip(listed_nodes(result), levels, strict=True)}
 
 
 def edges(result: Subgraph) -> set[EdgeId]:
     """Edge identities; statement IDs are read from full edges and inferred for stubs."""
     found = set()
-    for e in result.edges:
+    for e in listed_edges(result):
         found.add((e.subject, e.predicate, e.object, e.id))
     return found
 
@@ -82,7 +82,7 @@ def is_stub_edge(edge: Edge) -> bool:
 
 
 def full_edges(result: Subgraph) -> set[EdgeId]:
-    return {(e.subject, e.predicate, e.object, e.id) for e in result.edges if not is_stub_edge(e)}
+    return {(e.subject, e.predicate, e.object, e.id) for e in listed_edges(result) if not is_stub_edge(e)}
 
 
 def bfs(demo: Gateway, **query: object) -> Subgraph:
@@ -100,13 +100,13 @@ def test_example_1_author_publications_with_provenance(demo: Gateway) -> None:
         "wiki:Dr_Watson": 0, "wiki:Sherlock_Holmes": 1, "wiki:Mary_Morstan": 1,
         "wiki:221B_Baker_Street": 1, "stmt:s12": 1, **{s: 1 for s in STORIES},
     }
-    full = {n.id for n in result.nodes if not is_stub_node(n)}
+    full = {n.id for n in listed_nodes(result) if not is_stub_node(n)}
     assert full == set(STORIES)
-    assert {n.entity_type for n in result.nodes if n.id == "stmt:s12"} == {"Statement"}
+    assert {n.entity_type for n in listed_nodes(result) if n.id == "stmt:s12"} == {"Statement"}
     # Stub edges carry no statement ID, so compare full and stub edges separately.
     assert full_edges(result) == stmt("s33", "s34", "s35")
     assert {e[:3] for e in edges(result)} == {S[n] for n in ("s2", "s13", "s30", "s32", "s33", "s34", "s35")}
-    for edge in result.edges:
+    for edge in listed_edges(result):
         if not is_stub_edge(edge):
             assert edge.truth_status == "asserted_true" and edge.extraction_method == "manual"
             assert edge.confidence == 1.0 and edge.asserted_at is None
@@ -123,7 +123,7 @@ def test_example_2_neighbourhood_with_type_filter(demo: Gateway) -> None:
     }
     persons = {"wiki:King_of_Bohemia", "wiki:Irene_Adler", "wiki:Sherlock_Holmes",
                "wiki:Clotilde_Lothman", "wiki:Godfrey_Norton"}
-    assert {n.id for n in result.nodes if not is_stub_node(n)} == persons
+    assert {n.id for n in listed_nodes(result) if not is_stub_node(n)} == persons
     expected = stmt("s5", "s6", "s7", "s9", "s10", "s11", "s15", "s19", "s20", "s21") | plain(
         ("wiki:King_of_Bohemia", "rel:Rules", "wiki:Bohemia"),
         ("wiki:Irene_Adler", "rel:AppearsIn", "wiki:A_Scandal_in_Bohemia"),
@@ -145,10 +145,10 @@ def test_example_3_shared_connections(demo: Gateway) -> None:
         assert level[shared] == 1
     assert level["wiki:Mrs_Hudson"] == 2
     assert len(result.edges) == 33  # 31 relationships + s12's rdf:subject and rdf:object
-    full_nodes = {n.id for n in result.nodes if not is_stub_node(n)}
+    full_nodes = {n.id for n in listed_nodes(result) if not is_stub_node(n)}
     assert full_nodes == {*STORIES, "wiki:Monograph_on_Tobacco_Ashes", "wiki:221B_Baker_Street",
                           "wiki:Baker_Street", "wiki:Briony_Lodge", "wiki:Bohemia"}
-    assert {e.predicate for e in result.edges if not is_stub_edge(e)} == {"rel:Authored", "rel:LivesAt"}
+    assert {e.predicate for e in listed_edges(result) if not is_stub_edge(e)} == {"rel:Authored", "rel:LivesAt"}
     assert full_edges(result) == stmt("s33", "s34", "s35", "s36", "s31", "s32", "s10") | plain(
         ("wiki:Mrs_Hudson", "rel:LivesAt", "wiki:221B_Baker_Street")
     )
@@ -166,9 +166,9 @@ def test_example_4_default_truth_status_prunes_traversal(demo: Gateway) -> None:
     assert only_wide == {"wiki:Count_Von_Kramm", "wiki:Odessa", "wiki:Street_Loafers"}
     assert hops(wide)["wiki:Street_Loafers"] == 2
     assert edges(wide) - edges(narrow) == stmt("s3", "s4", "s18", "s8", "s40")
-    assert not any(e.id == "stmt:s1" for e in wide.edges)  # asserted_false is not listed
+    assert not any(e.id == "stmt:s1" for e in listed_edges(wide))  # asserted_false is not listed
     assert narrow.hidden_by_filter.get("truth_status", 0) > 0
-    assert {e.truth_status for e in wide.edges} >= {"disputed", "hypothetical", "retracted"}
+    assert {e.truth_status for e in listed_edges(wide)} >= {"disputed", "hypothetical", "retracted"}
 
 
 def test_example_6_as_of_makes_a_later_statement_unreachable(demo: Gateway) -> None:
@@ -200,7 +200,7 @@ def test_example_8_inverse_trait_surfaces_a_derived_edge(demo: Gateway) -> None:
     gateway = Gateway.open(store, prefixes=scan_prefixes(DEMO))
     result = bfs(gateway, seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, expand_traits=["Inverse"])
     assert hops(result) == {"wiki:Nonconformist_Clergyman": 0, "wiki:Sherlock_Holmes": 1}
-    derived = [e for e in result.edges if e.derived_via]
+    derived = [e for e in listed_edges(result) if e.derived_via]
     assert [(e.subject, e.predicate, e.object, e.derived_via) for e in derived] == [
         ("wiki:Nonconformist_Clergyman", "rel:HasTrueIdentity", "wiki:Sherlock_Holmes", "Inverse(rel:DisguisedAs)")
     ]
@@ -215,21 +215,21 @@ def test_example_8_inverse_trait_surfaces_a_derived_edge(demo: Gateway) -> None:
     out = bfs(gateway, seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, direction="out")
     assert out.edge_count == 0
     out_traits = bfs(gateway, seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, direction="out", expand_traits=["Inverse"])
-    assert [(e.predicate, e.derived_via) for e in out_traits.edges] == [("rel:HasTrueIdentity", "Inverse(rel:DisguisedAs)")]
+    assert [(e.predicate, e.derived_via) for e in listed_edges(out_traits)] == [("rel:HasTrueIdentity", "Inverse(rel:DisguisedAs)")]
     stub = bfs(gateway, seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, expand_traits=["Inverse"], topology_only=True)
-    assert any(e.derived_via == "Inverse(rel:DisguisedAs)" for e in stub.edges)  # stubs keep derived_via
+    assert any(e.derived_via == "Inverse(rel:DisguisedAs)" for e in listed_edges(stub))  # stubs keep derived_via
 
 
 def test_symmetric_trait_and_statement_seed(demo: Gateway) -> None:
     result = bfs(demo, seeds=["wiki:Godfrey_Norton"], max_hops=1, direction="out", expand_traits=["Symmetric"])
-    assert {(e.subject, e.predicate, e.object, e.derived_via) for e in result.edges} == {
+    assert {(e.subject, e.predicate, e.object, e.derived_via) for e in listed_edges(result)} == {
         ("wiki:Godfrey_Norton", "rel:Knows", "wiki:Irene_Adler", "Symmetric(rel:Knows)"),
         ("wiki:Godfrey_Norton", "rel:MarriedTo", "wiki:Irene_Adler", "Symmetric(rel:MarriedTo)"),
         ("wiki:Godfrey_Norton", "rel:MemberOf", "wiki:Inner_Temple", None),
     }
     statement = bfs(demo, seeds=["stmt:s12"], max_hops=1)
     assert hops(statement) == {"stmt:s12": 0, "wiki:Sherlock_Holmes": 1, "obj:cigar_case": 1, "wiki:Dr_Watson": 1}
-    assert {(e.subject, e.predicate, e.object) for e in statement.edges} == {
+    assert {(e.subject, e.predicate, e.object) for e in listed_edges(statement)} == {
         ("stmt:s12", "rdf:subject", "wiki:Sherlock_Holmes"),
         ("stmt:s12", "rdf:object", "obj:cigar_case"),
         S["s13"],
@@ -253,13 +253,13 @@ def test_presentation_filters_never_change_topology(demo: Gateway) -> None:
     shapes = set()
     for variant in variants:
         result = bfs(demo, **base, **variant)
-        shapes.add((tuple(n.id for n in result.nodes), tuple((e.subject, e.predicate, e.object) for e in result.edges)))
+        shapes.add((tuple(n.id for n in listed_nodes(result)), tuple((e.subject, e.predicate, e.object) for e in listed_edges(result))))
     assert len(shapes) == 1
 
 
 def test_stubs_carry_exactly_the_stub_fields(demo: Gateway) -> None:
     result = bfs(demo, seeds=["wiki:Sherlock_Holmes"], max_hops=2, topology_only=True)
-    for node in result.nodes:
+    for node in listed_nodes(result):
         assert set(node.model_dump(exclude_none=True)) == {"id", "entity_type"}
-    for edge in result.edges:
+    for edge in listed_edges(result):
         assert set(edge.model_dump(exclude_none=True)) == {"subject", "predicate", "object"}
