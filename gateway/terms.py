@@ -203,6 +203,15 @@ def status_name(term: Term | None) -> str:
     return text[len(BFS):] if text.startswith(BFS) else text
 
 
+def line_text(term: Term | None) -> str:
+    """A value as `Backend.select_lines` writes it: an IRI bare, a blank node as `_:label`,
+    a literal's lexical form, "" for nothing (what TSV gives with its brackets and quotes
+    taken out)."""
+    if isinstance(term, Blank):
+        return f"_:{term}"
+    return text_of(term)
+
+
 def text_of(term: object) -> str:
     """A literal's lexical form, anything else as text ("" for nothing)."""
     return term.value if isinstance(term, Literal) else ("" if term is None else str(term))

@@ -52,9 +52,11 @@ class Backend(Protocol):
         """The IRIs bound to the only variable of a SELECT (unbound and non-IRI values skipped)."""
         ...
 
-    def select_iri_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """Rows of a SELECT whose every value is a bound IRI, each row its IRIs joined by
-        tabs (a tab is in no IRI: the lines sort as the rows' tuples would)."""
+    def select_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """Rows of a SELECT as text, values joined by tabs: an IRI or blank node as its
+        text, a literal as its lexical form, "" when unbound. For templates whose values
+        are IRIs, blank nodes and their own constant strings (a tab is in none of them,
+        so the lines sort as the rows' tuples would)."""
         ...
 
     def close(self) -> None: ...

@@ -53,7 +53,7 @@ from gateway.errors import (
     Unavailable,
     UpstreamError,
 )
-from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, RDF, XSD, Blank, Literal, Term, TripleTerm, parse_tsv
+from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, RDF, XSD, Blank, Literal, Term, TripleTerm, line_text, parse_tsv
 
 TSV = "text/tab-separated-values"
 JSON = "application/sparql-results+json"
@@ -314,12 +314,10 @@ class RemoteBackend:
         _, rows = self.select(query, graphs=graphs)
         return [row[0] for row in rows if row and type(row[0]) is str]
 
-    def select_iri_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """Rows of a SELECT whose every value is a bound IRI, each row its IRIs joined by tabs."""
+    def select_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """Rows of a SELECT as text, values joined by tabs (see `Backend.select_lines`)."""
         _, rows = self.select(query, graphs=graphs)
-        if not all(type(value) is str for row in rows for value in row):
-            raise UpstreamError(f"{self.host}: a generated query bound something other than an IRI")
-        return ["\t".join(row) for row in rows]  # type: ignore[arg-type]  # IRIs are plain str terms
+        return ["\t".join(line_text(value) for value in row) for row in rows]
 
     def close(self) -> None:
         self._client.close()

@@ -30,8 +30,8 @@ class ScopedBackend:
     def select_iris(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
         return self.inner.select_iris(query, graphs=self.graphs)
 
-    def select_iri_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        return self.inner.select_iri_lines(query, graphs=self.graphs)
+    def select_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        return self.inner.select_lines(query, graphs=self.graphs)
 
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
         return self.inner.reifier_only(self.graphs)

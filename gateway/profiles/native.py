@@ -29,9 +29,10 @@ from gateway.profiles.base import (
     time_filters,
 )
 from gateway.sparql import Sparql, integer, iris
-from gateway.terms import BFS, Literal, Term, status_name, text_of
+from gateway.terms import BFS, status_name, text_of
 
-_ALL_FILTERS = ("truth_status", "as_of", "valid_at")
+_FILTER_NAMES = {"t": "truth_status", "a": "as_of", "v": "valid_at"}
+"""hop.rq's `?fails` letters."""
 
 
 
@@ -132,8 +133,8 @@ class NativeProfile(Profile):
             hits, more = self._plain_hop(frontier, plan, limit)
             return hits, more, []
         rows = self._select_hop(frontier, plan, limit + cap, mode="every")
-        crossed = [row for row in rows if not any(_false(ok) for ok in row[10:13])]
-        failed = [row for row in rows if any(_false(ok) for ok in row[10:13])]
+        crossed = [row for row in rows if not row[7]]
+        failed = [row for row in rows if row[7]]
         if len(rows) >= limit + cap:  # cut: read on its own whichever side may be incomplete
             if len(crossed) < limit:
                 crossed = self._select_hop(frontier, plan, limit, mode="traversable")
@@ -149,7 +150,7 @@ class NativeProfile(Profile):
     def hop_lines(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[str], bool] | None:
         if self._statement_aware(plan) or plan.mirror_predicates:
             return None
-        lines = self.backend.select_iri_lines(self._plain_query(frontier, plan, limit))
+        lines = self.backend.select_lines(self._plain_query(frontier, plan, limit))
         return lines, len(lines) >= limit
 
     def _plain_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
@@ -159,7 +160,7 @@ class NativeProfile(Profile):
             rows = self.backend.select(self._plain_query(frontier, plan, limit, traits=True))[1]
             edges = [(VIAS[text_of(d)], str(s), str(p), str(o)) for _, s, p, o, d in rows]
         else:
-            lines = self.backend.select_iri_lines(self._plain_query(frontier, plan, limit))
+            lines = self.backend.select_lines(self._plain_query(frontier, plan, limit))
             split = [line.split("\t") for line in lines]
             # Without mirrors the rows come from the plan's own directions; a self-loop
             # reads the same either way.
@@ -191,7 +192,9 @@ class NativeProfile(Profile):
         hits.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits
 
-    def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[Term | None]]:
+    def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[str]]:
+        """hop.rq's rows as text: d x s p o r status fails ("" for no reifier; `fails`
+        one letter per filter the statement fails)."""
         flags = [mode, "reified", *self._direction_flags(plan)]
         slots: dict[str, Sparql] = {
             "frontier": iris(frontier),
@@ -203,19 +206,13 @@ class NativeProfile(Profile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        rows = self.select("hop", flags, **slots)
-        return rows
+        return [line.split("\t") for line in self.backend.select_lines(self.render("hop", flags, **slots))]
 
     @staticmethod
-    def _hit(row: list[Term | None]) -> Hit:
-        d, x, s, p, o, r, status, at, vf, vu, ok_truth, ok_asof, ok_valid = row
-        failed = tuple(
-            name for name, ok in zip(_ALL_FILTERS, (ok_truth, ok_asof, ok_valid)) if _false(ok)
-        )
-        return Hit(
-            VIAS[text_of(d)], str(x), str(s), str(p), str(o), None if r is None else str(r),
-            status_name(status), at, vf, vu, failed,
-        )
+    def _hit(row: list[str]) -> Hit:
+        d, x, s, p, o, r, status, fails = row
+        return Hit(VIAS[d], x, s, p, o, r or None, status_name(status), None, None, None,
+                   tuple(_FILTER_NAMES[c] for c in fails) if fails else ())
 
     def _unasserted_hits(self, frontier: Iterable[str], plan: HopPlan, *, failed: bool, cap: int | None = None) -> list[Hit]:
         """Reifier-only statements touching the frontier that pass the plan's filters, or
@@ -253,7 +250,3 @@ def _predicate_filters(plan: HopPlan, flags: list[str], slots: dict[str, Sparql]
     if plan.excluded:
         flags.append("excluded")
         slots["excluded"] = iris(plan.excluded, ", ")
-
-
-def _false(term: Term | None) -> bool:
-    return isinstance(term, Literal) and term.value in ("false", "0")

@@ -42,7 +42,6 @@ profile; `detect_profile` sends such data to the plain profile. The templates in
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from gateway.backends.base import Backend
 from gateway.errors import InvalidInput
@@ -126,7 +125,7 @@ class WikidataProfile(NativeProfile):
         return not every_rank or plan.valid_at is not None
 
     # -- one hop ---------------------------------------------------------------------------
-    def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[Any]]:
+    def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[str]]:
         flags = [mode, *self._branch_flags(plan)]
         slots: dict[str, Sparql] = {
             "frontier": iris(frontier),
@@ -143,7 +142,7 @@ class WikidataProfile(NativeProfile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        return self.select("hop", flags, **slots)
+        return [line.split("\t") for line in self.backend.select_lines(self.render("hop", flags, **slots))]
 
     @staticmethod
     def _branch_flags(plan: HopPlan) -> list[str]:

@@ -343,7 +343,7 @@ class _Failing:
     def select(self, query: str, **_: object) -> Any:
         raise RuntimeError("a bug")
 
-    select_iris = select_iri_lines = select
+    select_iris = select_lines = select
 
     def close(self) -> None:
         pass
