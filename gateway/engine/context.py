@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import cached_property
 from typing import TypeVar
 
@@ -117,6 +117,12 @@ class GraphContext:
         self, seeds: Sequence[str], plan: HopPlan, field: str, warnings: list[str]
     ) -> tuple[list[str], list[str]]:
         """(IRIs of seeds present in the graph, canonical forms of the rest)."""
+        iris_, unresolved = self.seed_iris(seeds, field, warnings)
+        return self.present_seeds(iris_, plan, unresolved), unresolved
+
+    def seed_iris(self, seeds: Sequence[str], field: str, warnings: list[str]) -> tuple[list[str], list[str]]:
+        """(IRIs of the seeds that name one, in order, once each; the rest as given), asking
+        the store nothing: whether each IRI is in the graph is `present_seeds`'s question."""
         cap = self.settings.max_seeds
         if len(seeds) > cap:
             warnings.append(f"{field}: only the first {cap} seeds are walked; the rest are unresolved")
@@ -133,17 +139,25 @@ class GraphContext:
                     warnings.append(f"{field}[{i}]: {quoted(seed)}: {resolution.reason}")
                 continue
             iris_.append(resolution.iri)
-        present = self.profile.existing(list(dict.fromkeys(iris_)), plan) if iris_ else set()
+        return list(dict.fromkeys(iris_)), unresolved
+
+    def present_seeds(
+        self, iris_: Sequence[str], plan: HopPlan, unresolved: list[str], known: Collection[str] = ()
+    ) -> list[str]:
+        """The IRIs in the graph (`known` ones without asking), an IRI another entity declares
+        as its URL replaced by that entity; the rest added to `unresolved` as IDs."""
+        asked = [i for i in iris_ if i not in known]
+        present = set(known) | (self.profile.existing(asked, plan) if asked else set())
         synonyms = self._url_synonyms([i for i in iris_ if i not in present])
         resolved: list[str] = []
-        for iri in dict.fromkeys(iris_):
+        for iri in iris_:
             if iri in present:
                 resolved.append(iri)
             elif iri in synonyms:
                 resolved.append(synonyms[iri])
             else:
                 unresolved.append(self.ids.to_id(iri))
-        return list(dict.fromkeys(resolved)), unresolved
+        return list(dict.fromkeys(resolved))
 
     def _url_synonyms(self, iris_: Sequence[str]) -> dict[str, str]:
         """Entities that declare these URLs as their own (`bfs:urlSynonym`), e.g. a canonical_url."""

@@ -60,7 +60,8 @@ def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     if not ctx.memo("has_types", lambda: bool(ctx.select("has_types"))):
         return found
-    for chunk in _chunks(nodes):
+    # Large slices: over HTTP this is a walk's one request after its hops.
+    for chunk in _chunks(nodes, 10_000):
         rows = ctx.select("node_types", ids=iris(chunk))
         for x, t in rows:
             if isinstance(t, str):

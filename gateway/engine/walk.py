@@ -70,6 +70,8 @@ class WalkResult:
     cut: Cut | None = None
     hidden: Counter[str] = field(default_factory=Counter)
     hidden_capped: bool = False
+    touched: set[str] = field(default_factory=set)
+    """First-hop frontier nodes (the seeds) a hop query found a statement of, crossed or not."""
     plain: dict[str, None] = field(default_factory=dict)
     """The edges of a walk over plain data (`Profile.hop_lines`) as "s\tp\to" IRIs, each an
     asserted_true triple with no statement of its own: kept as read, split when shown."""
@@ -92,7 +94,9 @@ def walk(
     traits: frozenset[str] = frozenset(),
     count_hidden: bool = True,
 ) -> WalkResult:
-    """Walk from `seeds` (IRIs known to exist) up to `max_hops`, within the budgets."""
+    """Walk from `seeds` up to `max_hops`, within the budgets. A seed need not be known to
+    exist: `WalkResult.touched` lists those the first hop found statements of (they
+    exist), so only the others need asking."""
     result = WalkResult(hops={}, edges={})
     for seed in seeds:
         if len(result.hops) >= max_nodes:
@@ -102,31 +106,51 @@ def walk(
     limit = deadlines.current()
     frontier = sorted(result.hops)
     hidden_seen: set[tuple[str, ...]] = set()
+    remote = profile.backend.endpoint is not None
     for hop in range(max_hops):
         if not frontier:
             break
         next_frontier: list[str] = []
-        for done, batch in batches(frontier):
+        # Over HTTP a round trip costs more than the rows a slice saves: the whole frontier
+        # is asked at once, and only a hop a budget may cut is asked again in slices, so
+        # the walk is the one the slices give.
+        whole = remote and len(frontier) > FIRST_BATCH
+        slices = [(0, frontier)] if whole else list(batches(frontier))
+        at = 0
+        while at < len(slices):
+            done, batch = slices[at]
+            at += 1
             if limit is not None and limit.nearly_expired():
                 result.cut = Cut("deadline", hop + 1, len(frontier) - done)
                 return result
             remaining = max_edges - result.edge_count()
             plain = None if declared is not None else profile.hop_lines(batch, plan, remaining + 1)
             if plain is not None:
+                if hop == 0:
+                    result.touched.update(_near_ends(plain[0]))
+                if whole and _might_cut(plain[1], len(plain[0]), result, max_nodes, max_edges):
+                    whole, slices, at = False, list(batches(frontier)), 0
+                    continue
                 _admit_lines(plain[0], result, next_frontier, hop + 1, len(frontier) - done, max_nodes, max_edges)
                 if result.cut is None and plain[1]:
                     result.cut = Cut("max_edges", hop + 1, len(frontier) - done)
                 if result.cut is not None:
                     return result
                 continue
+            hidden: list[Hit] = []
             if count_hidden and not result.hidden_capped:
                 # Once a read hit the cap the counts are lower bounds; reading more hidden
                 # statements would not change what the answer can say.
                 hits, more, hidden = profile.hop_and_hidden(batch, plan, remaining + 1, HIDDEN_CAP)
-                _count_hidden(hidden, plan, result, hidden_seen)
             else:
                 hits, more = profile.hop(batch, plan, remaining + 1)
+            if hop == 0:
+                result.touched.update(h.x for h in (*hits, *hidden))
             found = candidates(hits, plan, declared, traits)
+            if whole and _might_cut(more, len(found), result, max_nodes, max_edges):
+                whole, slices, at = False, list(batches(frontier)), 0
+                continue
+            _count_hidden(hidden, plan, result, hidden_seen)
             if len(result.edges) + len(found) > max_edges or len(result.hops) + len(found) > max_nodes:
                 # A budget will cut this batch: admit in key order, not in the store's row order.
                 found.sort(key=lambda c: (c[2], c[0][0], c[0][1], c[0][2], c[0][3] or "", c[0][4] or ""))
@@ -149,6 +173,11 @@ def walk(
                 return result
         frontier = sorted(next_frontier)
     return result
+
+
+def _might_cut(more: bool, rows: int, result: WalkResult, max_nodes: int, max_edges: int) -> bool:
+    """Whether a budget may cut a read of `rows` candidate edges (a bound: rows repeat)."""
+    return more or result.edge_count() + rows > max_edges or len(result.hops) + rows > max_nodes
 
 
 FIRST_BATCH = 16
@@ -193,6 +222,14 @@ def candidates(
                 key = _key((h.o, q, h.s, h.stmt, f"{kind}({h.p})"))
                 found.append((key, h, h.s if h.via == "i" else h.o))
     return found
+
+
+def _near_ends(lines: list[str]) -> Iterator[str]:
+    """The frontier node of each `hop_lines` row: the end of the edge that is not the node
+    it leads to (a self-loop's either)."""
+    for line in lines:
+        other, _, key = line.partition("\t")
+        yield key[key.rindex("\t") + 1 :] if key.startswith(other + "\t") else key[: key.index("\t")]
 
 
 def _admit_lines(

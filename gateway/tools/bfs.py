@@ -35,12 +35,23 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     )
     traits = frozenset(query.expand_traits)
     plan = make_plan(ctx, query, warnings, traits)
-    seeds, unresolved = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings)
+    candidates, unresolved = ctx.seed_iris(query.seeds, "seeds", warnings)
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
-    result = walk(
-        ctx.profile, seeds, plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
-        max_edges=limits.max_edges, traits=traits,
-    )
+
+    def walked(seeds: list[str]) -> WalkResult:
+        return walk(ctx.profile, seeds, plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
+                    max_edges=limits.max_edges, traits=traits)
+
+    # Walk first: a seed the first hop found statements of is in the graph, so the store
+    # is asked about the others only (over HTTP, a round trip fewer per walk).
+    result = walked(candidates)
+    seeds = ctx.present_seeds(candidates, plan, unresolved, known=result.touched)
+    if seeds != candidates:
+        if result.cut is not None or any(s not in candidates for s in seeds):
+            result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym
+        else:
+            for absent in set(candidates) - set(seeds):
+                del result.hops[absent]
     suggest_ids(ctx, unresolved, "seeds", warnings)
     if result.hidden_capped:
         warnings.append("hidden_by_filter counts are lower bounds (too many hidden statements to count)")
