@@ -7,7 +7,10 @@ scan_query, closure, communities), loads (time and memory per triple), remote
 (`oxigraph serve`), http (`bfsql serve`, 1 and 2 workers), reliability (hostile requests
 against `bfsql serve`), medlit (response sizes), conversation (the book's two questions as an
 agent's MCP conversation, in characters, beside the commit before the agent-experience work),
-first_call (open + first bfs_query on the 1M-line reified graph against a bare bulk load).
+first_call (open + first bfs_query on the 1M-line reified graph against a bare bulk load),
+floors (plain and RDF 1.2 walks against the least per-hop SPARQL, in process and over
+`oxigraph serve`), latency (the gateway against one request per node, 5 in flight, behind
+a proxy adding 0, 5 and 25 ms a request).
 Data is prepared from packages and cached in bench/.cache/. The full run rewrites
 bench/RESULTS.md; a quick run writes bench/out/RESULTS-quick.md.
 """
@@ -100,6 +103,18 @@ def _first_call(output: Path, quick: bool, command: str) -> None:
     first_call.main(["--output", str(output), *(["--lines", "100000"] if quick else [])])
 
 
+def _floors(output: Path, quick: bool, command: str) -> None:
+    from bench import floors
+
+    floors.main(["--output", str(output), *(["--relationships", "60000", "--seeds", "2", "--reps", "1"] if quick else [])])
+
+
+def _latency(output: Path, quick: bool, command: str) -> None:
+    from bench import latency
+
+    latency.main(["--output", str(output), *(["--delays", "0,25"] if quick else [])])
+
+
 def _medlit(output: Path, quick: bool, command: str) -> None:
     from bench import medlit_sizes
 
@@ -109,7 +124,7 @@ def _medlit(output: Path, quick: bool, command: str) -> None:
 STAGES: dict[str, Callable[[Path, bool, str], None]] = {
     "bfs": _bfs, "sizes": _sizes, "real": _real, "primitives": _primitives, "loads": _loads,
     "remote": _remote, "http": _http, "reliability": _reliability, "medlit": _medlit,
-    "conversation": _conversation, "first_call": _first_call,
+    "conversation": _conversation, "first_call": _first_call, "floors": _floors, "latency": _latency,
 }
 
 

@@ -69,3 +69,26 @@ def test_on_disk_store_answers_like_memory(tmp_path: Path) -> None:
     query = {"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 2}
     assert on_disk.bfs_query(**query) == in_memory.bfs_query(**query)
     assert on_disk.search_entities("the woman") == in_memory.search_entities("the woman")
+
+
+def test_a_store_directory_copied_into_memory_answers_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.backends import embedded
+    from gateway.surfaces.serve import ServeConfig, build_app
+
+    directory = tmp_path / "store"
+    load_store([DEMO], directory, show_progress=False)
+    on_disk, copied = Gateway.open(directory), Gateway.open(directory, in_memory=True)
+    assert copied.backend.store_path is None and len(copied.backend.store) == 461  # type: ignore[attr-defined]
+    query = {"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 2, "truth_status": ["asserted_true", "disputed"]}
+    assert copied.bfs_query(**query) == on_disk.bfs_query(**query)
+    assert copied.search_entities("the woman") == on_disk.search_entities("the woman")
+    # bfsql serve DIR: in memory when it fits, on disk when asked or when it would not.
+    assert embedded.fits_in_memory(directory) and not embedded.fits_in_memory(tmp_path)
+    opened: list[bool] = []
+    monkeypatch.setattr(Gateway, "open", classmethod(lambda cls, *a, in_memory=False, **k: opened.append(in_memory) or copied))
+    for config in (ServeConfig(source=str(directory)), ServeConfig(source=str(directory), on_disk=True)):
+        build_app(config)
+    monkeypatch.setattr(embedded, "BYTES_PER_QUAD", 10**15)
+    build_app(ServeConfig(source=str(directory)))
+    assert opened == [True, False, False]
+

@@ -45,14 +45,7 @@ import httpx2
 
 from gateway import deadline as deadlines
 from gateway.backends.base import QueryLog, Rows
-from gateway.errors import (
-    BackendError,
-    EndpointTimeout,
-    RateLimited,
-    Truncated,
-    Unavailable,
-    UpstreamError,
-)
+from gateway.errors import BackendError, EndpointTimeout, RateLimited, Truncated, Unavailable, UpstreamError
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, RDF, XSD, Blank, Literal, Term, TripleTerm, line_text, parse_tsv
 
 TSV = "text/tab-separated-values"
@@ -293,10 +286,13 @@ class RemoteBackend:
         return []
 
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
+        return self._select(query, graphs, lines=False)  # type: ignore[return-value]
+
+    def _select(self, query: str, graphs: Sequence[str] | None, *, lines: bool) -> tuple[list[str], Rows | list[str]]:
         form = self._form(query, self.graphs if graphs is None else graphs)
         self.breaker.check(self.host)
         try:
-            header, rows = self._with_retries(form)
+            header, rows = self._with_retries(form, lines)
         except BackendError as error:
             # Only failures of the endpoint itself count, not a query's bad or cut answer.
             self.breaker.record(error if error.outage else None)
@@ -315,9 +311,13 @@ class RemoteBackend:
         return [row[0] for row in rows if row and type(row[0]) is str]
 
     def select_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """Rows of a SELECT as text, values joined by tabs (see `Backend.select_lines`)."""
-        _, rows = self.select(query, graphs=graphs)
-        return ["\t".join(line_text(value) for value in row) for row in rows]
+        """Rows of a SELECT as text, values joined by tabs (see `Backend.select_lines`): from
+        standard TSV as the embedded store makes them, with no term per value; from JSON
+        (or Virtuoso's TSV) through the parsed terms."""
+        _, rows = self._select(query, graphs, lines=True)
+        if rows and not isinstance(rows[0], str):
+            return ["\t".join(line_text(value) for value in row) for row in rows]
+        return rows  # type: ignore[return-value]
 
     def close(self) -> None:
         self._client.close()
@@ -334,7 +334,7 @@ class RemoteBackend:
             form += [("named-graph-uri", g) for g in names]
         return urlencode(form).encode("ascii")
 
-    def _with_retries(self, form: bytes) -> tuple[list[str], Rows]:
+    def _with_retries(self, form: bytes, lines: bool = False) -> tuple[list[str], Rows | list[str]]:
         attempt = 0
         while True:
             attempt += 1
@@ -346,7 +346,7 @@ class RemoteBackend:
                                       retry_after=pause)
                 self._sleep(pause)
             try:
-                return self._attempt(form)
+                return self._attempt(form, lines)
             except _Retry as retry:
                 retry.error.outage = True
                 if attempt >= self.retry.attempts:
@@ -363,15 +363,15 @@ class RemoteBackend:
                 error.outage = True
                 raise
 
-    def _attempt(self, form: bytes) -> tuple[list[str], Rows]:
+    def _attempt(self, form: bytes, lines: bool = False) -> tuple[list[str], Rows | list[str]]:
         if self.result_format != "json":
             try:
-                return self._exchange(form, f"{TSV}, {JSON};q=0.9")
+                return self._exchange(form, f"{TSV}, {JSON};q=0.9", lines)
             except _NotTsv:
                 self.result_format = "json"  # this server's TSV is lossy: JSON from now on
         return self._exchange(form, JSON)
 
-    def _exchange(self, form: bytes, accept: str) -> tuple[list[str], Rows]:
+    def _exchange(self, form: bytes, accept: str, lines: bool = False) -> tuple[list[str], Rows | list[str]]:
         """One request, within `deadline` seconds and the call's own deadline, whichever is
         sooner: the wait for a slot, the connection, the headers and every byte of the body."""
         left = deadlines.remaining()
@@ -396,7 +396,7 @@ class RemoteBackend:
                 raise _Retry(UpstreamError(f"{self.host}: connection failed ({_describe(error)})")) from None
         finally:
             self._shared.slots.release()
-        return self._parse(response, body)
+        return self._parse(response, body, lines)
 
     def _read(self, response: httpx2.Response, started: float, limit: float, watchdog: _Watchdog) -> bytes:
         chunks: list[bytes] = []
@@ -451,11 +451,11 @@ class RemoteBackend:
         raise error
 
     # -- bodies ----------------------------------------------------------------------
-    def _parse(self, response: httpx2.Response, body: bytes) -> tuple[list[str], Rows]:
+    def _parse(self, response: httpx2.Response, body: bytes, lines: bool = False) -> tuple[list[str], Rows | list[str]]:
         self._check_partial(response)
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == TSV:
-            return self._parse_tsv(body)
+            return self._parse_tsv(body, lines)
         if kind in (JSON, "application/json"):
             return self._parse_json(body)
         text = _excerpt(body)
@@ -470,7 +470,7 @@ class RemoteBackend:
         if cap and cap.strip().isdigit():
             self.max_rows = int(cap)  # checked against the rows and the query's LIMIT in select
 
-    def _check_row_cap(self, query: str, rows: Rows) -> None:
+    def _check_row_cap(self, query: str, rows: Rows | list[str]) -> None:
         """An answer of exactly the endpoint's row cap to a query asking more is cut short."""
         if self.max_rows is None or len(rows) < self.max_rows:
             return
@@ -482,7 +482,7 @@ class RemoteBackend:
                 f"to a query asking {'all rows' if asked is None else f'up to {asked}'}; the answer is cut"
             )
 
-    def _parse_tsv(self, body: bytes) -> tuple[list[str], Rows]:
+    def _parse_tsv(self, body: bytes, as_lines: bool = False) -> tuple[list[str], Rows | list[str]]:
         text = _decode(self.host, body)
         head, _, _ = text.partition("\n")
         if not _standard_tsv_header(head):
@@ -497,6 +497,8 @@ class RemoteBackend:
             if line.count("\t") != width - 1:
                 rest = "\n".join(lines[number:])
                 raise _cut(self.host, rest, f"row {number} has {line.count(chr(9)) + 1} columns, not {width}")
+        if as_lines:  # as EmbeddedBackend.select_lines makes them
+            return [v.lstrip("?$") for v in lines[0].split("\t")], text[len(lines[0]) + 1 :].translate(_BARE).split("\n")[:-1]
         try:
             return parse_tsv(body)
         except (ValueError, AssertionError, IndexError) as error:
@@ -515,6 +517,9 @@ class RemoteBackend:
 
 
 # -- helpers -------------------------------------------------------------------------
+_BARE = str.maketrans("", "", '<>"')
+
+
 def _describe(error: Exception) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 

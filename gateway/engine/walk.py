@@ -114,7 +114,7 @@ def walk(
         # Over HTTP a round trip costs more than the rows a slice saves: the whole frontier
         # is asked at once, and only a hop a budget may cut is asked again in slices, so
         # the walk is the one the slices give.
-        whole = remote and len(frontier) > FIRST_BATCH
+        whole = remote and len(frontier) > FIRST_BATCH and not _likely_cut(result, frontier, max_nodes, max_edges)
         slices = [(0, frontier)] if whole else list(batches(frontier))
         at = 0
         while at < len(slices):
@@ -173,6 +173,16 @@ def walk(
                 return result
         frontier = sorted(next_frontier)
     return result
+
+
+def _likely_cut(result: WalkResult, frontier: list[str], max_nodes: int, max_edges: int) -> bool:
+    """Whether the frontier, at the edges per node the walk has met so far, would fill a
+    budget several times over: then asking it whole, only to ask again in slices, is a
+    round trip and a large answer lost. (Degrees vary: a hub seed makes the estimate high,
+    hence the margin.)"""
+    expanded = len(result.hops) - len(frontier)
+    per_node = result.edge_count() / max(expanded, 1)
+    return len(frontier) * per_node > 4 * min(max_edges - result.edge_count(), max_nodes - len(result.hops))
 
 
 def _might_cut(more: bool, rows: int, result: WalkResult, max_nodes: int, max_edges: int) -> bool:

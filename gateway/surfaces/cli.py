@@ -95,6 +95,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="prefixes to add to the data's own: a JSON object, or a file of @prefix/PREFIX lines "
                             "(for an --endpoint, the only way to name its data's prefixes)")
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
+    serve.add_argument("--on-disk", action="store_true",
+                       help="serve a store directory from disk (default: in memory when it fits in half the free memory)")
     serve.add_argument("--sparql-timeout", type=float, default=30.0, metavar="SECONDS",
                        help="stop a /sparql query after this long, waiting for a free worker included (default: 30)")
     serve.add_argument("--sparql-workers", type=int, default=2, metavar="N",
@@ -190,7 +192,7 @@ def _serve(args: argparse.Namespace) -> int:
         prefixes=str(args.prefixes) if args.prefixes else None,
         host=args.host, port=args.port,
         readers=str(args.readers) if args.readers else None, lenient=args.lenient,
-        allow_origins=args.allow_origin, allow_hosts=args.allow_host, workers=args.workers,
+        allow_origins=args.allow_origin, allow_hosts=args.allow_host, workers=args.workers, on_disk=args.on_disk,
         sparql_timeout=args.sparql_timeout, sparql_workers=args.sparql_workers, sparql_memory_mb=args.sparql_memory,
         max_body_bytes=args.max_body_bytes, request_timeout=args.request_timeout,
         max_response_bytes=args.max_response_bytes,

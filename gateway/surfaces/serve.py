@@ -33,7 +33,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from gateway.api import Gateway
 from gateway.auth import Readers
-from gateway.backends.embedded import read_prefix_file
+from gateway.backends.embedded import fits_in_memory, read_prefix_file
 from gateway.deployment_key import deployment_key
 from gateway.errors import InvalidInput
 from gateway.resources import demo_path
@@ -58,6 +58,8 @@ class ServeConfig:
     port: int = 8000
     readers: str | None = None
     lenient: bool = False
+    on_disk: bool = False
+    """Serve a store directory from disk even when it fits in memory (see `build_app`)."""
     allow_origins: list[str] = field(default_factory=list)
     allow_hosts: list[str] = field(default_factory=list)
     workers: int = 1
@@ -86,7 +88,13 @@ def build_app(config: ServeConfig) -> FastAPI:
     if config.endpoint:
         gateway = Gateway.connect(config.endpoint, profile=config.profile, prefixes=prefixes)
     else:
-        gateway = Gateway.open(config.source or demo_path(), lenient=config.lenient, prefixes=prefixes)
+        # A store directory is served from memory when every worker's copy fits in half the
+        # free memory: walks are 2.3-2.6x faster than from disk (bench/RESULTS.md).
+        source = Path(config.source) if config.source else demo_path()
+        in_memory = not config.on_disk and source.is_dir() and fits_in_memory(source, copies=config.workers)
+        gateway = Gateway.open(source, lenient=config.lenient, prefixes=prefixes, in_memory=in_memory)
+        if in_memory:
+            logger.info("%s: copied into memory (--on-disk keeps it on disk)", source)
     for warning in gateway.load_warnings():
         logger.warning("%s", warning)
     readers = Readers.open(Path(config.readers)) if config.readers else None

@@ -1,0 +1,263 @@
+"""bfs_query over a slow network: the gateway against one request per node, 5 in flight.
+
+    PYTHONPATH=. python -m bench.latency [--delays 0,5,25] [--no-write]
+
+`oxigraph serve` stands behind a proxy (`DelayProxy`, here) that holds every request
+for a fixed time before passing it on: 0, 5 and 25 ms, a round trip to a nearby or a
+distant endpoint. Through it, side by side and interleaved:
+
+- **gateway**: `Gateway.connect(proxy)`, `bfs_query(seeds=[seed], max_hops=h, topology_only=True)`;
+- **per node**: the same budgeted BFS sending two requests per frontier node (its out-
+  and in-neighbours), 5 in flight at once, the way a simple client walks an endpoint.
+
+Graphs: medlit (the bundle, imported to TriG) from RxNorm:3251, DBPedia:Cushing's_disease
+and MeSH:D003480, and the 1M-triple plain graph's hubs (bench/data.py), default and
+maximum budgets, 2 and 3 hops. The gateway's requests per walk are counted too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx2
+
+from bench import data
+from bench.bfs import PREFIXES as SYNTH_PREFIXES
+from bench.remote import Server
+from gateway import Gateway
+from gateway.backends.remote import RemoteBackend
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE / ".cache"
+SECTION = "## Latency: the gateway against one request per node"
+IN_FLIGHT = 5
+TARGET = 3.0
+MEDLIT_SEEDS = ("RxNorm:3251", "DBPedia:Cushing's_disease", "MeSH:D003480")
+BUDGETS = {"default": (1000, 2000), "max": (10_000, 50_000)}
+
+
+class DelayProxy:
+    """An HTTP proxy on 127.0.0.1 that waits `delay` seconds before forwarding each request."""
+
+    def __init__(self, upstream: str, delay: float) -> None:
+        self.delay = delay
+        client = httpx2.Client(timeout=300)
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _forward(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                time.sleep(proxy.delay)
+                headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type", "accept")}
+                response = client.request(self.command, upstream + self.path[len("/query"):], content=body, headers=headers)
+                self.send_response(response.status_code)
+                self.send_header("Content-Type", response.headers.get("content-type", "application/octet-stream"))
+                self.send_header("Content-Length", str(len(response.content)))
+                self.end_headers()
+                self.wfile.write(response.content)
+
+            do_GET = do_POST = _forward
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/query"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+_OUT = "SELECT ?p ?o WHERE {{ <{x}> ?p ?o FILTER(isIRI(?o) && ?p != " + _RDF_TYPE + ") }} LIMIT {limit}"
+_IN = "SELECT ?s ?p WHERE {{ ?s ?p <{x}> FILTER(isIRI(?s) && ?p != " + _RDF_TYPE + ") }} LIMIT {limit}"
+
+
+def per_node_walk(backend: RemoteBackend, seed: str, max_hops: int, max_nodes: int, max_edges: int) -> tuple[int, int, int]:
+    """(nodes, edges, requests): bench.bfs.per_node_walk's BFS and budgets with `IN_FLIGHT`
+    requests at once (the frontier's nodes asked in order, their answers admitted in order)."""
+    hops = {seed: 0}
+    edges: set[tuple[str, str, str]] = set()
+    frontier = [seed]
+    requests = 0
+    full = False
+
+    def fetch(x: str) -> tuple[list[list[object]], list[list[object]]]:
+        limit = max_edges + 1
+        return (backend.select(_OUT.format(x=x, limit=limit))[1], backend.select(_IN.format(x=x, limit=limit))[1])
+
+    with ThreadPoolExecutor(IN_FLIGHT) as pool:
+        for hop in range(max_hops):
+            if full:
+                break
+            following: list[str] = []
+            for start in range(0, len(frontier), IN_FLIGHT):
+                chunk = frontier[start : start + IN_FLIGHT]
+                answers = list(pool.map(fetch, chunk))
+                requests += 2 * len(chunk)
+                for x, (out, inward) in zip(chunk, answers, strict=True):
+                    rows = [((x, str(p), str(o)), str(o)) for p, o in out] + [((str(s), str(p), x), str(s)) for s, p in inward]
+                    for key, other in rows:
+                        if key in edges:
+                            continue
+                        if len(edges) >= max_edges:
+                            return len(hops), len(edges), requests
+                        if other not in hops:
+                            if len(hops) >= max_nodes:
+                                full = True
+                                continue
+                            hops[other] = hop + 1
+                            following.append(other)
+                        edges.add(key)
+            frontier = following
+    return len(hops), len(edges), requests
+
+
+@dataclass
+class Row:
+    graph: str
+    seeds: str
+    budget: str
+    hops: int
+    delay_ms: int
+    gateway: list[float] = field(default_factory=list)
+    per_node: list[float] = field(default_factory=list)
+    requests: list[int] = field(default_factory=list)
+    per_node_requests: list[int] = field(default_factory=list)
+    cut: list[bool] = field(default_factory=list)
+
+    def ratio(self) -> float:
+        return statistics.median(n / g for n, g in zip(self.per_node, self.gateway, strict=True))
+
+
+def medlit_graph() -> tuple[Path, dict[str, str]]:
+    from gateway.importers.bundle import bundle_prefixes, find_medlit, import_bundle
+
+    trig = CACHE / "medlit.trig"
+    if not trig.is_file():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        import_bundle(find_medlit(), trig)
+    return trig, bundle_prefixes(trig)
+
+
+def measure(delays: Sequence[int], reps: int, progress: Callable[[str], None] = print) -> list[Row]:
+    rows: list[Row] = []
+    synth = data.GraphSpec("plain", False, 1_000_000)
+    graph = data.load(synth)
+    hubs = [f"e:{n}" for n in data.pick_seeds(graph.degrees, 2)["hub"]]
+    medlit, medlit_prefixes = medlit_graph()
+    # medlit's walks fit the default budget: the maximum one walks the same.
+    cases = [("medlit", medlit, medlit_prefixes, list(MEDLIT_SEEDS), ["default"]),
+             ("1M plain", synth.path, SYNTH_PREFIXES, hubs, list(BUDGETS))]
+    for name, path, prefixes, seeds, budgets in cases:
+        server = Server(path)
+        try:
+            for delay in delays:
+                proxy = DelayProxy(server.url, delay / 1000)
+                try:
+                    gateway = Gateway.connect(proxy.url, prefixes=prefixes, timeout=300)
+                    client = RemoteBackend(proxy.url, timeout=300)
+                    log: list[str] = []
+                    gateway.backend.query_log = lambda text, count: log.append(text)  # type: ignore[attr-defined]
+                    for budget in budgets:
+                        max_nodes, max_edges = BUDGETS[budget]
+                        for hops in (2, 3):
+                            row = Row(name, f"{len(seeds)} seeds", budget, hops, delay)
+                            for seed in seeds:
+                                call = {"seeds": [seed], "max_hops": hops, "topology_only": True,
+                                        "max_nodes": max_nodes, "max_edges": max_edges}
+                                gateway.bfs_query(**call)  # warm-up: what the profile keeps
+                                iri = gateway.context.ids.resolve(seed, "seed").iri
+                                for rep in range(reps):
+                                    log.clear()
+                                    ways: list[tuple[str, Callable[[], object]]] = [
+                                        ("gateway", lambda call=call: gateway.bfs_query(**call)),
+                                        ("per_node", lambda iri=iri: per_node_walk(client, iri, hops, max_nodes, max_edges)),
+                                    ]
+                                    for way, run in ways[rep % 2:] + ways[: rep % 2]:
+                                        started = time.perf_counter()
+                                        out = run()
+                                        getattr(row, way).append(time.perf_counter() - started)
+                                        if way == "gateway":
+                                            row.requests.append(len(log))
+                                            row.cut.append(bool(out.truncated))  # type: ignore[attr-defined]
+                                        else:
+                                            row.per_node_requests.append(out[2])  # type: ignore[index]
+                            rows.append(row)
+                            progress(f"  {name} {budget} {hops} hops {delay} ms: gateway {statistics.median(row.gateway) * 1e3:.0f} ms "
+                                     f"({statistics.median(row.requests):.0f} requests), per node "
+                                     f"{statistics.median(row.per_node) * 1e3:.0f} ms, {row.ratio():.1f}x")
+                finally:
+                    proxy.close()
+        finally:
+            server.stop()
+    return rows
+
+
+def report(rows: Sequence[Row], reps: int) -> str:
+    from bench.report import record
+
+    lines = [
+        SECTION,
+        "",
+        ("`python -m bench.latency` (bench/latency.py): `oxigraph serve` behind a proxy holding each request for the "
+         f"delay shown; the gateway (`Gateway.connect`) against a per-node BFS with {IN_FLIGHT} requests in flight, "
+         f"interleaved, {reps} repetitions a seed, topology only. Times are medians in ms over the row's seeds; "
+         "*per node / gateway* is the median of per-sample ratios. Requests are per walk (medians); an uncut walk "
+         "should need at most hops + 1."),
+        "",
+        "| graph | seeds | budget | hops | delay ms | cut | requests gw | requests per node | gateway ms | per node ms | per node / gateway | |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        ratio = row.ratio()
+        cut = sum(row.cut)
+        uncut_requests = [r for r, c in zip(row.requests, row.cut, strict=True) if not c]
+        verdict = "recorded"
+        if row.delay_ms == 25:
+            verdict = record("bfs_query over a slow network", f"{row.graph}, {row.budget} budget, {row.hops} hops, 25 ms a "
+                             f"request: gateway ≥ {TARGET:.0f}× faster than one request per node ({IN_FLIGHT} in flight)",
+                             f"{ratio:.1f}×", ratio >= TARGET)
+        if uncut_requests and row.delay_ms == 0:
+            record("bfs_query over a slow network", f"{row.graph}, {row.budget} budget, {row.hops} hops: requests per uncut "
+                   f"walk ≤ hops + 1", f"at most {max(uncut_requests)}", max(uncut_requests) <= row.hops + 1)
+        lines.append(
+            f"| {row.graph} | {row.seeds} | {row.budget} | {row.hops} | {row.delay_ms} | {cut}/{len(row.cut)} | "
+            f"{statistics.median(row.requests):.0f} | {statistics.median(row.per_node_requests):.0f} | "
+            f"{statistics.median(row.gateway) * 1e3:.0f} | {statistics.median(row.per_node) * 1e3:.0f} | {ratio:.1f}× | {verdict} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from bench.report import write_section
+
+    parser = argparse.ArgumentParser(prog="python -m bench.latency", description=__doc__.split("\n")[0])
+    parser.add_argument("--delays", default="0,5,25", help="milliseconds the proxy holds each request")
+    parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    rows = measure([int(d) for d in args.delays.split(",")], args.reps)
+    text = report(rows, args.reps)
+    print(text)
+    if not args.no_write:
+        write_section(args.output, SECTION, text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
