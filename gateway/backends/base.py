@@ -35,6 +35,11 @@ class Backend(Protocol):
         it has them (an embedded store); None means: ask SPARQL."""
         ...
 
+    def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
+        """The namespaces (each IRI up to its last "/" or "#") of every reifier, read by the
+        same pass as `reifier_only`; None when unknown (ask SPARQL about each node)."""
+        ...
+
     def load_warnings(self) -> list[str]:
         """What a lenient load let through (empty for anything else)."""
         ...

@@ -117,6 +117,7 @@ class EmbeddedBackend:
         """The Oxigraph files of an on-disk store, opened read-only; None in memory."""
         self.query_log: QueryLog | None = None
         self.rows_read = 0
+        self._namespaces: dict[tuple[str, ...] | None, frozenset[str]] = {}
         self._loaded_from: str | None = None
 
     # -- opening ------------------------------------------------------------------
@@ -249,11 +250,15 @@ class EmbeddedBackend:
         places = list(scope) if scope is not None else [ox.DefaultGraph(), *store.named_graphs()]
         rows: Rows = []
         seen: set[str] = set()
+        namespaces: set[str] = set()
         single = places[0] if len(places) == 1 else None
         for quad in quads(None, _REIFIES, None):
             triple = quad.object
             if type(triple) is not ox.Triple:
                 continue
+            if type(quad.subject) is ox.NamedNode:
+                iri = quad.subject.value
+                namespaces.add(iri[: max(iri.rfind("/"), iri.rfind("#")) + 1])
             s, p, o = triple.subject, triple.predicate, triple.object
             if single is not None:
                 if quad_of(s, p, o, single) in store:
@@ -271,7 +276,11 @@ class EmbeddedBackend:
                 data.setdefault(q.predicate, q.object)
             values = [from_oxigraph(data[term]) if term in data else None for term in _STATEMENT_TERMS]
             rows.append([reifier.value, s.value, p.value, o.value, *values])
+        self._namespaces[None if graphs is None else tuple(graphs)] = frozenset(namespaces)
         return rows
+
+    def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
+        return self._namespaces.get(None if graphs is None else tuple(graphs))
 
     def close(self) -> None:
         self.store = ox.Store()

@@ -282,6 +282,9 @@ class RemoteBackend:
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
         return None
 
+    def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
+        return None
+
     def load_warnings(self) -> list[str]:
         return []
 

@@ -36,6 +36,9 @@ class ScopedBackend:
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
         return self.inner.reifier_only(self.graphs)
 
+    def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
+        return self.inner.reifier_namespaces(self.graphs)
+
     def load_warnings(self) -> list[str]:
         return self.inner.load_warnings()
 

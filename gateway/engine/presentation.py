@@ -60,10 +60,15 @@ def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     if not ctx.memo("has_types", lambda: bool(ctx.select("has_types"))):
         return found
+    typed = ctx.memo("has_rdf_type", lambda: bool(ctx.select("has_rdf_type")))
+    candidates = set(ctx.profile.statement_candidates(nodes))
     # Large slices: over HTTP this is a walk's one request after its hops.
     for chunk in _chunks(nodes, 10_000):
-        rows = ctx.select("node_types", ids=iris(chunk))
-        for x, t in rows:
+        maybe = [n for n in chunk if n in candidates]
+        if not typed and not maybe:
+            continue
+        flags = ["typed"] * typed + ["statements"] * bool(maybe)
+        for x, t in ctx.select("node_types", flags, ids=iris(chunk), candidates=iris(maybe)):
             if isinstance(t, str):
                 found[str(x)].append(t)
     return found

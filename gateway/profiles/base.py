@@ -240,6 +240,12 @@ class Profile:
         needs statements or mirrors (use `hop`)."""
         return None
 
+    def statement_candidates(self, nodes: Sequence[str]) -> list[str]:
+        """The nodes that may be statements (all, unless the profile can tell): only these
+        are asked whether they are, a lookup that costs an in-memory store a scan of the
+        node's own statements."""
+        return list(nodes)
+
     def can_hide(self, plan: HopPlan) -> bool:
         """Whether any statement in the graph could fail these filters."""
         raise NotImplementedError

@@ -46,6 +46,23 @@ class NativeProfile(Profile):
         rows = self.select("has_reifiers")
         return bool(rows)
 
+    def statement_candidates(self, nodes: Sequence[str]) -> list[str]:
+        if not self.has_reifiers:
+            return []
+        spaces = self._reifier_namespaces
+        if spaces is None:
+            return list(nodes)
+        return [n for n in nodes if n[: max(n.rfind("/"), n.rfind("#")) + 1] in spaces]
+
+    @cached_property
+    def _reifier_namespaces(self) -> frozenset[str] | None:
+        """Where the reifiers' IRIs live, from the pass that reads the reifier-only ones: a
+        node elsewhere is no statement (None: unknown, every node may be one)."""
+        if self.queries != "native":
+            return None
+        self._unasserted  # noqa: B018  # the same pass over the store's reifiers
+        return self.backend.reifier_namespaces()
+
     @cached_property
     def _used_non_edges(self) -> list[str]:
         """The non-edge predicates (`NON_EDGE_PREDICATES`) this graph holds."""
@@ -196,6 +213,8 @@ class NativeProfile(Profile):
         """hop.rq's rows as text: d x s p o r status fails ("" for no reifier; `fails`
         one letter per filter the statement fails)."""
         flags = [mode, "reified", *self._direction_flags(plan)]
+        if self.statement_candidates(frontier):
+            flags.append("statements")  # a frontier node may be a statement: read it as one
         slots: dict[str, Sparql] = {
             "frontier": iris(frontier),
             "truth_status": iris((BFS + s for s in sorted(plan.truth_status)), ", "),
