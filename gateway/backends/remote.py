@@ -7,8 +7,7 @@ Oxigraph server or any SPARQL 1.1 endpoint:
   graphs a query may read), ``Accept: text/tab-separated-values`` with JSON as the
   fallback. A server that does not answer in SPARQL 1.1 TSV (Virtuoso writes IRIs and
   strings alike as quoted text and drops language tags and datatypes) is asked again in
-  JSON, and in JSON from then on. Rows are the same `gateway.terms` values the embedded
-  backend returns.
+  JSON, and in JSON from then on. Rows are the `gateway.terms` values embedded ones are.
 - a User-Agent that meets Wikimedia's policy (tool/version, contact, library/version);
 - connect and read timeouts and a deadline for the whole answer, all within the tool
   call's own deadline (`gateway.deadline`), the wait for a connection slot included: a
@@ -50,6 +49,7 @@ from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, RDF, XSD, Blank, Literal, Ter
 
 TSV = "text/tab-separated-values"
 JSON = "application/sparql-results+json"
+_BARE = str.maketrans("", "", '<>"')  # TSV's brackets and quotes, taken out for select_lines
 WIKIMEDIA_HOSTS = (".wikidata.org", ".wikimedia.org")
 RETRY_STATUSES = frozenset({502, 503, 504})
 _TIMEOUT_TEXT = re.compile(r"TimeoutException|timed? ?out|timeout|S1TAT|SR171", re.IGNORECASE)
@@ -280,7 +280,7 @@ class RemoteBackend:
         return None  # an endpoint's data can change at any time
 
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
-        return None
+        return None  # no index to read: the profile asks SPARQL
 
     def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
         return None
@@ -520,9 +520,6 @@ class RemoteBackend:
 
 
 # -- helpers -------------------------------------------------------------------------
-_BARE = str.maketrans("", "", '<>"')
-
-
 def _describe(error: Exception) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
