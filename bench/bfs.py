@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -109,27 +110,41 @@ def naive_bfs(store: ox.Store, seed: str, max_hops: int, max_nodes: int, max_edg
 
 
 def per_node_walk(
-    fetch: Callable[[str], list[tuple[str, str]]], seed: str, max_hops: int, max_nodes: int, max_edges: int
+    fetch: Callable[[str], list[tuple[str, str]]], seed: str, max_hops: int, max_nodes: int, max_edges: int,
+    *, pool: Executor | None = None, in_flight: int = 1,
 ) -> tuple[int, int, int]:
     """(nodes, edges, queries) of a BFS that sends one query per frontier node and direction.
 
     Budgets follow `gateway.engine.walk`: an edge to a new node is dropped once `max_nodes` is
     reached and the walk ends with that hop; it stops at once at `max_edges`. Each query
-    has `LIMIT` edges-left + 1.
+    has `LIMIT` edges-left + 1. With a `pool`, the queries of `in_flight` frontier nodes are
+    sent at once (their answers admitted in frontier order; every query sent is counted;
+    the LIMIT is the edges left when they are sent, so a cut walk may keep other edges).
     """
     hops = {seed: 0}
     edges: set[tuple[str, str, str]] = set()
     frontier = [seed]
     queries = 0
     full = False
+
+    def query(x: str, template: str) -> str:
+        return template.format(x=x, limit=max_edges - len(edges) + 1)
+
     for hop in range(max_hops):
         if full:
             break
         next_frontier: list[str] = []
-        for x in frontier:
-            for template, outward in ((_OUT, True), (_IN, False)):
-                queries += 1
-                for first, second in fetch(template.format(x=x, limit=max_edges - len(edges) + 1)):
+        for start in range(0, len(frontier), in_flight):
+            asked = [(x, template, outward) for x in frontier[start : start + in_flight]
+                     for template, outward in ((_OUT, True), (_IN, False))]
+            if pool is None:
+                answers: Iterable[list[tuple[str, str]]] = (fetch(query(x, t)) for x, t, _ in asked)
+            else:
+                answers = pool.map(fetch, [query(x, t) for x, t, _ in asked])
+                queries += len(asked)
+            for (x, _, outward), rows in zip(asked, answers):
+                queries += pool is None
+                for first, second in rows:
                     key, other = ((x, first, second), second) if outward else ((first, second, x), first)
                     if key in edges:
                         continue

@@ -221,13 +221,12 @@ def markdown(rows: Sequence[tuple[str, Transcript]], baseline: str | None) -> st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from bench.report import write_section
+    from bench.report import output_arguments, publish
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--bundle", type=Path, default=BUNDLE)
     parser.add_argument("--baseline", default=None, help="a commit to measure side by side (git worktree)")
-    parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
-    parser.add_argument("--no-write", action="store_true")
+    output_arguments(parser, HERE / "RESULTS.md")
     args = parser.parse_args(argv)
     rows: list[tuple[str, Transcript]] = []
     with tempfile.TemporaryDirectory(prefix="bfsql-conversation-") as scratch:
@@ -244,10 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 subprocess.run(["git", "worktree", "remove", "--force", str(versions[0][1])], cwd=ROOT,
                                capture_output=True, timeout=120)
     text = markdown(rows, args.baseline)
-    print(text)
-    if not args.no_write:
-        write_section(args.output, SECTION, text)
-    return 0
+    return publish(args, SECTION, text)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import httpx2
@@ -203,18 +204,18 @@ def measure(relationships: int, seeds: int, reps: int, progress: Callable[[str],
                     for hops, picked in chosen.items():
                         row = Row(graph, where, hops)
                         log: list[int] = []
-                        gateway.backend.query_log = lambda text, count: log.append(count)  # type: ignore[attr-defined]
+                        gateway.backend.query_log = lambda text, count, log=log: log.append(count)  # type: ignore[attr-defined]
                         for seed in picked:
                             call = {"seeds": [seed], "max_hops": hops, "topology_only": True,
                                     "max_nodes": MAX_NODES, "max_edges": MAX_EDGES}
                             answer = gateway.bfs_query(**call)
-                            nodes, edges, floor_queries = floor_walk(run, seed, hops, reified=reified)
+                            _, edges, floor_queries = floor_walk(run, seed, hops, reified=reified)
                             row.same &= _same(gateway, answer, edges) and not answer.truncated
                             row.queries = (len(log), floor_queries)
                             row.edges.append(len(edges))
                             for rep in range(reps):
-                                ways = [("gateway", lambda call=call: gateway.bfs_query(**call)),
-                                        ("floor", lambda seed=seed: floor_walk(run, seed, hops, reified=reified))]
+                                ways = [("gateway", partial(gateway.bfs_query, **call)),
+                                        ("floor", partial(floor_walk, run, seed, hops, reified=reified))]
                                 for name, way in ways[rep % 2:] + ways[: rep % 2]:
                                     started = time.perf_counter()
                                     way()
@@ -277,21 +278,17 @@ def report(rows: Sequence[Row], relationships: int, seeds: int, reps: int) -> st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from bench.report import write_section
+    from bench.report import output_arguments, publish
 
     parser = argparse.ArgumentParser(prog="python -m bench.floors", description=__doc__.split("\n")[0])
     parser.add_argument("--relationships", type=int, default=300_000)
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
-    parser.add_argument("--no-write", action="store_true")
+    output_arguments(parser, HERE / "RESULTS.md")
     args = parser.parse_args(argv)
     rows = measure(args.relationships, args.seeds, args.reps)
     text = report(rows, args.relationships, args.seeds, args.reps)
-    print(text)
-    if not args.no_write:
-        write_section(args.output, SECTION, text)
-    return 0
+    return publish(args, SECTION, text)
 
 
 if __name__ == "__main__":

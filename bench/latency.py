@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -31,7 +32,7 @@ import httpx2
 
 from bench import data
 from bench.bfs import PREFIXES as SYNTH_PREFIXES
-from bench.remote import Server
+from bench.remote import Server, per_node_bfs
 from gateway import Gateway
 from gateway.backends.remote import RemoteBackend
 
@@ -81,49 +82,10 @@ class DelayProxy:
         self.server.server_close()
 
 
-_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
-_OUT = "SELECT ?p ?o WHERE {{ <{x}> ?p ?o FILTER(isIRI(?o) && ?p != " + _RDF_TYPE + ") }} LIMIT {limit}"
-_IN = "SELECT ?s ?p WHERE {{ ?s ?p <{x}> FILTER(isIRI(?s) && ?p != " + _RDF_TYPE + ") }} LIMIT {limit}"
-
-
 def per_node_walk(backend: RemoteBackend, seed: str, max_hops: int, max_nodes: int, max_edges: int) -> tuple[int, int, int]:
-    """(nodes, edges, requests): bench.bfs.per_node_walk's BFS and budgets with `IN_FLIGHT`
-    requests at once (the frontier's nodes asked in order, their answers admitted in order)."""
-    hops = {seed: 0}
-    edges: set[tuple[str, str, str]] = set()
-    frontier = [seed]
-    requests = 0
-    full = False
-
-    def fetch(x: str) -> tuple[list[list[object]], list[list[object]]]:
-        limit = max_edges + 1
-        return (backend.select(_OUT.format(x=x, limit=limit))[1], backend.select(_IN.format(x=x, limit=limit))[1])
-
+    """(nodes, edges, requests) of bench.bfs.per_node_walk with `IN_FLIGHT` nodes' requests at once."""
     with ThreadPoolExecutor(IN_FLIGHT) as pool:
-        for hop in range(max_hops):
-            if full:
-                break
-            following: list[str] = []
-            for start in range(0, len(frontier), IN_FLIGHT):
-                chunk = frontier[start : start + IN_FLIGHT]
-                answers = list(pool.map(fetch, chunk))
-                requests += 2 * len(chunk)
-                for x, (out, inward) in zip(chunk, answers, strict=True):
-                    rows = [((x, str(p), str(o)), str(o)) for p, o in out] + [((str(s), str(p), x), str(s)) for s, p in inward]
-                    for key, other in rows:
-                        if key in edges:
-                            continue
-                        if len(edges) >= max_edges:
-                            return len(hops), len(edges), requests
-                        if other not in hops:
-                            if len(hops) >= max_nodes:
-                                full = True
-                                continue
-                            hops[other] = hop + 1
-                            following.append(other)
-                        edges.add(key)
-            frontier = following
-    return len(hops), len(edges), requests
+        return per_node_bfs(backend, seed, max_hops, max_nodes, max_edges, pool=pool, in_flight=IN_FLIGHT)
 
 
 @dataclass
@@ -171,7 +133,7 @@ def measure(delays: Sequence[int], reps: int, progress: Callable[[str], None] = 
                     gateway = Gateway.connect(proxy.url, prefixes=prefixes, timeout=300)
                     client = RemoteBackend(proxy.url, timeout=300)
                     log: list[str] = []
-                    gateway.backend.query_log = lambda text, count: log.append(text)  # type: ignore[attr-defined]
+                    gateway.backend.query_log = lambda text, count, log=log: log.append(text)  # type: ignore[attr-defined]
                     for budget in budgets:
                         max_nodes, max_edges = BUDGETS[budget]
                         for hops in (2, 3):
@@ -184,8 +146,8 @@ def measure(delays: Sequence[int], reps: int, progress: Callable[[str], None] = 
                                 for rep in range(reps):
                                     log.clear()
                                     ways: list[tuple[str, Callable[[], object]]] = [
-                                        ("gateway", lambda call=call: gateway.bfs_query(**call)),
-                                        ("per_node", lambda iri=iri: per_node_walk(client, iri, hops, max_nodes, max_edges)),
+                                        ("gateway", partial(gateway.bfs_query, **call)),
+                                        ("per_node", partial(per_node_walk, client, iri, hops, max_nodes, max_edges)),
                                     ]
                                     for way, run in ways[rep % 2:] + ways[: rep % 2]:
                                         started = time.perf_counter()
@@ -243,20 +205,16 @@ def report(rows: Sequence[Row], reps: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from bench.report import write_section
+    from bench.report import output_arguments, publish
 
     parser = argparse.ArgumentParser(prog="python -m bench.latency", description=__doc__.split("\n")[0])
     parser.add_argument("--delays", default="0,5,25", help="milliseconds the proxy holds each request")
     parser.add_argument("--reps", type=int, default=1)
-    parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
-    parser.add_argument("--no-write", action="store_true")
+    output_arguments(parser, HERE / "RESULTS.md")
     args = parser.parse_args(argv)
     rows = measure([int(d) for d in args.delays.split(",")], args.reps)
     text = report(rows, args.reps)
-    print(text)
-    if not args.no_write:
-        write_section(args.output, SECTION, text)
-    return 0
+    return publish(args, SECTION, text)
 
 
 if __name__ == "__main__":

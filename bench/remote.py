@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from pathlib import Path
 
 import httpx2
@@ -91,13 +92,17 @@ class Server:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def per_node_bfs(backend: RemoteBackend, seed: str, max_hops: int, max_nodes: int, max_edges: int) -> tuple[int, int, int]:
-    """(nodes, edges, requests) of bench.bfs.per_node_walk, each query an HTTP request."""
+def per_node_bfs(
+    backend: RemoteBackend, seed: str, max_hops: int, max_nodes: int, max_edges: int,
+    *, pool: Executor | None = None, in_flight: int = 1,
+) -> tuple[int, int, int]:
+    """(nodes, edges, requests) of bench.bfs.per_node_walk, each query an HTTP request
+    (`in_flight` nodes' requests at once through `pool`)."""
 
     def fetch(query: str) -> list[tuple[str, str]]:
         return [(str(a), str(b)) for a, b in backend.select(query)[1]]
 
-    return per_node_walk(fetch, seed, max_hops, max_nodes, max_edges)
+    return per_node_walk(fetch, seed, max_hops, max_nodes, max_edges, pool=pool, in_flight=in_flight)
 
 
 def _timed(run: Callable[[], object]) -> tuple[float, object]:

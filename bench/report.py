@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import hashlib
 import os
@@ -301,6 +302,20 @@ def write_section(path: Path, heading: str, text: str) -> None:
         new = old.rstrip("\n") + "\n\n" + text
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def output_arguments(parser: argparse.ArgumentParser, default: Path) -> None:
+    """--output FILE and --no-write, for a stage that also runs on its own."""
+    parser.add_argument("--output", type=Path, default=default, help="the report whose section is replaced")
+    parser.add_argument("--no-write", action="store_true", help="print the section only")
+
+
+def publish(args: argparse.Namespace, heading: str, text: str) -> int:
+    """Print a stage's section and, unless --no-write, put it in the report; exit status 0."""
+    print(text)
+    if not args.no_write:
+        write_section(args.output, heading, text)
+    return 0
 
 
 SUMMARY = "## Summary"

@@ -203,6 +203,11 @@ def status_name(term: Term | None) -> str:
     return text[len(BFS):] if text.startswith(BFS) else text
 
 
+def namespace(iri: str) -> str:
+    """An IRI up to its last "/" or "#" ("" when it has neither)."""
+    return iri[: max(iri.rfind("/"), iri.rfind("#")) + 1]
+
+
 def line_text(term: Term | None) -> str:
     """A value as `Backend.select_lines` writes it: an IRI bare, a blank node as `_:label`,
     a literal's lexical form, "" for nothing (what TSV gives with its brackets and quotes

@@ -20,7 +20,7 @@ import pyoxigraph as ox
 
 from gateway.backends.base import QueryLog, Rows
 from gateway.errors import InvalidInput, UpstreamError
-from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph
+from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph, namespace
 
 FORMATS: dict[str, ox.RdfFormat] = {
     ".ttl": ox.RdfFormat.TURTLE,
@@ -257,8 +257,7 @@ class EmbeddedBackend:
             if type(triple) is not ox.Triple:
                 continue
             if type(quad.subject) is ox.NamedNode:
-                iri = quad.subject.value
-                namespaces.add(iri[: max(iri.rfind("/"), iri.rfind("#")) + 1])
+                namespaces.add(namespace(quad.subject.value))
             s, p, o = triple.subject, triple.predicate, triple.object
             if single is not None:
                 if quad_of(s, p, o, single) in store:

@@ -29,7 +29,7 @@ from gateway.profiles.base import (
     time_filters,
 )
 from gateway.sparql import Sparql, integer, iris
-from gateway.terms import BFS, status_name, text_of
+from gateway.terms import BFS, namespace, status_name, text_of
 
 _FILTER_NAMES = {"t": "truth_status", "a": "as_of", "v": "valid_at"}
 """hop.rq's `?fails` letters."""
@@ -52,7 +52,7 @@ class NativeProfile(Profile):
         spaces = self._reifier_namespaces
         if spaces is None:
             return list(nodes)
-        return [n for n in nodes if n[: max(n.rfind("/"), n.rfind("#")) + 1] in spaces]
+        return [n for n in nodes if namespace(n) in spaces]
 
     @cached_property
     def _reifier_namespaces(self) -> frozenset[str] | None:
@@ -79,9 +79,8 @@ class NativeProfile(Profile):
         rows = self.backend.reifier_only() if self.queries == "native" else None
         if rows is None:
             rows = self.select("unasserted")
-        excluded = set(NON_EDGES)
         for r, s, p, o, ts, at, vf, vu in rows:
-            if not isinstance(p, str) or p in excluded:
+            if not isinstance(p, str) or p in NON_EDGES:
                 continue
             status = status_name(ts) if ts is not None else "hypothetical"
             hit = Hit("", "", str(s), p, str(o), str(r), status, at, vf, vu)
