@@ -16,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from gateway.backends import reifiers
 from gateway.backends.embedded import (
     META_FILE,
     STORE_DIR,
@@ -49,6 +50,7 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
         console=Console(stderr=True), disable=not show_progress,
     ) as progress:
         task = progress.add_task("load", total=total)
+        scan = reifiers.start([(path, rdf_format(path)) for path in files], lenient=lenient)
         report = load_files(store, files, lenient=lenient, bulk=True, progress=lambda n: progress.advance(task, n))
     store.flush()
     prefixes = dict(previous.get("prefixes", {}))
@@ -64,6 +66,21 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
     write_key_file(directory / KEY_FILE)  # kept if it exists: cursors stay valid across loads
     context = GraphContext(backend := EmbeddedBackend(store, prefixes=prefixes), NativeProfile(backend))
     SearchIndex.build(context, directory / SEARCH_FILE).close()
+    _keep_reifier_scan(directory, store, scan.result(), fresh=not previous)
     # Counted here, once, rather than on the first describe_schema of every process.
     statistics.write(statistics.store_file(directory, context.profile.name), statistics.count(context))
     return report
+
+
+def _keep_reifier_scan(directory: Path, store: ox.Store, found: reifiers.ReifierScan, *, fresh: bool) -> None:
+    """Keep the reifier-only statements beside the store, so that opening it costs nothing
+    extra. A load onto an earlier one adds to what that kept; the statements are then
+    checked against the whole store (a new file may assert an old reifier's triple)."""
+    path = directory / reifiers.FILE
+    if not fresh:
+        before = reifiers.read(path)
+        if before is None:
+            path.unlink(missing_ok=True)  # the earlier load kept none: the profile asks SPARQL
+            return
+        found = reifiers.ReifierScan([*before.unasserted, *found.unasserted], before.namespaces | found.namespaces)
+    reifiers.write(path, reifiers.unasserted_in(store, found))

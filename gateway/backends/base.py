@@ -31,13 +31,13 @@ class Backend(Protocol):
         ...
 
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
-        """The rows of `queries/native/unasserted.rq` read from the store's own indexes, when
-        it has them (an embedded store); None means: ask SPARQL."""
+        """The rows of `queries/native/unasserted.rq`, when the backend found them as it loaded
+        its data (an embedded store opened from files, unscoped); None means: ask SPARQL."""
         ...
 
     def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
-        """The namespaces (each IRI up to its last "/" or "#") of every reifier, read by the
-        same pass as `reifier_only`; None when unknown (ask SPARQL about each node)."""
+        """The namespaces (each IRI up to its last "/" or "#") of every reifier, found by the
+        same pass as `reifier_only`; None means: ask SPARQL."""
         ...
 
     def load_warnings(self) -> list[str]:

@@ -12,15 +12,17 @@ import io
 import json
 import re
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
 
+from gateway.backends import reifiers
 from gateway.backends.base import QueryLog, Rows
 from gateway.errors import InvalidInput, UpstreamError
-from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph, namespace
+from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph
 
 FORMATS: dict[str, ox.RdfFormat] = {
     ".ttl": ox.RdfFormat.TURTLE,
@@ -35,10 +37,9 @@ FORMATS: dict[str, ox.RdfFormat] = {
     ".owl": ox.RdfFormat.RDF_XML,
     ".jsonld": ox.RdfFormat.JSON_LD,
 }
+_STATEMENT_TERMS = [ox.NamedNode("https://w3id.org/bfsql#" + t) for t in ("truthStatus", "assertedAt", "validFrom", "validUntil")]
 _PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
 _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
-_REIFIES = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
-_STATEMENT_TERMS = [ox.NamedNode("https://w3id.org/bfsql#" + t) for t in ("truthStatus", "assertedAt", "validFrom", "validUntil")]
 META_FILE = "meta.json"
 STORE_DIR = "store"
 
@@ -117,8 +118,8 @@ class EmbeddedBackend:
         """The Oxigraph files of an on-disk store, opened read-only; None in memory."""
         self.query_log: QueryLog | None = None
         self.rows_read = 0
-        self._namespaces: dict[tuple[str, ...] | None, frozenset[str]] = {}
         self._loaded_from: str | None = None
+        self._reifier_scan: Future[reifiers.ReifierScan] | None = None
 
     # -- opening ------------------------------------------------------------------
     @classmethod
@@ -137,9 +138,11 @@ class EmbeddedBackend:
         # What the data was read from, taken now: the file may be gone by the time it is asked.
         info = path.stat()
         loaded = f"files lenient={lenient}\n{path.resolve()} {info.st_size} {info.st_mtime_ns}"
+        scan = reifiers.start([(path, rdf_format(path))], lenient=lenient)  # beside the load, on another core
         report = load_files(store, [path], lenient=lenient)
         backend = cls(store, prefixes=_file_prefixes([path]), report=report)
         backend._loaded_from = loaded
+        backend._reifier_scan = scan
         return backend
 
     @classmethod
@@ -153,8 +156,11 @@ class EmbeddedBackend:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             store = ox.Store.read_only(str(directory / STORE_DIR))
             report = LoadReport(**meta.get("report", {}))
-            return cls(store, prefixes=meta.get("prefixes", {}), report=report, directory=directory,
-                       store_path=directory / STORE_DIR)
+            backend = cls(store, prefixes=meta.get("prefixes", {}), report=report, directory=directory,
+                          store_path=directory / STORE_DIR)
+            found = reifiers.read(directory / reifiers.FILE)
+            backend._reifier_scan = None if found is None else reifiers.done(found)
+            return backend
         try:
             store = ox.Store.read_only(str(directory))
         except OSError as error:
@@ -194,7 +200,11 @@ class EmbeddedBackend:
         return header, rows
 
     def _solutions(self, query: str, graphs: Sequence[str] | None) -> ox.QuerySolutions:
-        solutions = self.store.query(query, **_scope(graphs))
+        if graphs is None and next(iter(self.store.named_graphs()), None) is None:
+            scope: dict[str, Any] = {}  # the default graph alone: the union's bookkeeping slows big reads
+        else:
+            scope = _scope(graphs)
+        solutions = self.store.query(query, **scope)
         if not isinstance(solutions, ox.QuerySolutions):
             raise UpstreamError(f"a generated query is not a SELECT: {query[:80]!r}")
         return solutions
@@ -232,54 +242,32 @@ class EmbeddedBackend:
             self.query_log(query, len(lines))
         return lines
 
-    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows:
-        """The rows of `queries/native/unasserted.rq` (?r ?s ?p ?o ?ts ?at ?vf ?vu), read
-        from the store's indexes: SPARQL's NOT EXISTS costs ~75 us per reifier, this ~8 us."""
-        scope = None if graphs is None else [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs]
-
-        def quads(s: object, p: object, o: object) -> list[ox.Quad]:
-            if scope is None:
-                return list(self.store.quads_for_pattern(s, p, o))  # type: ignore[arg-type]
-            return [q for g in scope for q in self.store.quads_for_pattern(s, p, o, g)]  # type: ignore[arg-type]
-
-        # Whether a triple is asserted, by membership: `Quad in store` is ~5 us where
-        # quads_for_pattern with all three terms bound is ~410 us (pyoxigraph 0.5, a
-        # 1M-line graph), and that was the whole first-call cost on reified data. The
-        # reifier's own graph is tried first; the loop does the least for the common case.
-        store, quad_of = self.store, ox.Quad
-        places = list(scope) if scope is not None else [ox.DefaultGraph(), *store.named_graphs()]
+    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
+        found = self._scanned(graphs)
+        if found is None:
+            return None
         rows: Rows = []
-        seen: set[str] = set()
-        namespaces: set[str] = set()
-        single = places[0] if len(places) == 1 else None
-        for quad in quads(None, _REIFIES, None):
-            triple = quad.object
-            if type(triple) is not ox.Triple:
-                continue
-            if type(quad.subject) is ox.NamedNode:
-                namespaces.add(namespace(quad.subject.value))
-            s, p, o = triple.subject, triple.predicate, triple.object
-            if single is not None:
-                if quad_of(s, p, o, single) in store:
-                    continue  # asserted: the hop query finds it through its base triple
-            elif quad_of(s, p, o, quad.graph_name) in store or any(quad_of(s, p, o, g) in store for g in places):
-                continue
-            reifier = quad.subject
-            if type(reifier) is not ox.NamedNode or type(s) is not ox.NamedNode or type(o) is not ox.NamedNode:
-                continue
-            if reifier.value in seen:
-                continue
-            seen.add(reifier.value)
+        for reifier, *triple in found.unasserted:
             data: dict[ox.NamedNode, object] = {}
-            for q in quads(reifier, None, None):  # one read of the reifier's data, then its four terms
-                data.setdefault(q.predicate, q.object)
+            for quad in self.store.quads_for_pattern(reifier, None, None):  # one read, then its four terms
+                data.setdefault(quad.predicate, quad.object)
             values = [from_oxigraph(data[term]) if term in data else None for term in _STATEMENT_TERMS]
-            rows.append([reifier.value, s.value, p.value, o.value, *values])
-        self._namespaces[None if graphs is None else tuple(graphs)] = frozenset(namespaces)
+            rows.append([reifier.value, *triple, *values])
         return rows
 
     def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
-        return self._namespaces.get(None if graphs is None else tuple(graphs))
+        found = self._scanned(graphs)
+        return None if found is None else found.namespaces
+
+    def _scanned(self, graphs: Sequence[str] | None) -> reifiers.ReifierScan | None:
+        """What the scan beside the load found; None under a graph scope (what a scope
+        asserts differs) or when there was no scan."""
+        if graphs is not None or self._reifier_scan is None:
+            return None
+        try:
+            return self._reifier_scan.result()
+        except (SyntaxError, OSError, ValueError):
+            return None  # the load itself said what was wrong; SPARQL can still answer
 
     def close(self) -> None:
         self.store = ox.Store()
@@ -355,15 +343,17 @@ def load_files(
     before = len(store)
     for path in paths:
         fmt = rdf_format(path)
-        with _open_counting(path, progress) as handle:
-            try:
-                if bulk:
-                    store.bulk_load(handle, format=fmt, lenient=lenient)
-                else:
-                    store.load(handle, format=fmt, lenient=lenient)
-            except SyntaxError as error:
-                hint = "" if lenient else " (a lenient load may accept it)"
-                raise InvalidInput(f"{path.name}: {error}{hint}", field="path") from None
+        load = store.bulk_load if bulk else store.load
+        try:
+            if progress is None and path.suffix.lower() != ".gz":
+                # pyoxigraph reads the file itself, without the GIL (reifiers.scan runs beside it)
+                load(path=str(path), format=fmt, lenient=lenient)
+            else:
+                with _open_counting(path, progress) as handle:
+                    load(handle, format=fmt, lenient=lenient)
+        except SyntaxError as error:
+            hint = "" if lenient else " (a lenient load may accept it)"
+            raise InvalidInput(f"{path.name}: {error}{hint}", field="path") from None
     report.quads = len(store) - before
     if lenient:
         report.invalid_language_tags = _invalid_language_tags(store)

@@ -56,12 +56,12 @@ class NativeProfile(Profile):
 
     @cached_property
     def _reifier_namespaces(self) -> frozenset[str] | None:
-        """Where the reifiers' IRIs live, from the pass that reads the reifier-only ones: a
-        node elsewhere is no statement (None: unknown, every node may be one)."""
+        """Where the reifiers' IRIs live: a node elsewhere is no statement (None: unknown,
+        every node may be one)."""
         if self.queries != "native":
             return None
-        self._unasserted  # noqa: B018  # the same pass over the store's reifiers
-        return self.backend.reifier_namespaces()
+        found = self.backend.reifier_namespaces()
+        return found if found is not None else frozenset(text_of(row[0]) for row in self.select("reifier_namespaces"))
 
     @cached_property
     def _used_non_edges(self) -> list[str]:
@@ -75,13 +75,14 @@ class NativeProfile(Profile):
         by_object: dict[str, list[Hit]] = defaultdict(list)
         if not self.has_reifiers:
             return by_subject, by_object
-        # An embedded store reads them from its indexes, not with SPARQL's slow NOT EXISTS.
         rows = self.backend.reifier_only() if self.queries == "native" else None
         if rows is None:
             rows = self.select("unasserted")
+        seen: set[str] = set()
         for r, s, p, o, ts, at, vf, vu in rows:
-            if not isinstance(p, str) or p in NON_EDGES:
-                continue
+            if not isinstance(p, str) or p in NON_EDGES or r in seen:
+                continue  # a reifier in several graphs, or with several statuses: its first row
+            seen.add(str(r))
             status = status_name(ts) if ts is not None else "hypothetical"
             hit = Hit("", "", str(s), p, str(o), str(r), status, at, vf, vu)
             by_subject[hit.s].append(hit)

@@ -1,0 +1,115 @@
+"""Reifier-only statements, found by reading a file while the store loads it.
+
+Nothing in a store indexes the inside of a triple term, so the statements whose triple
+is not asserted (`<< s p o ~ r >>` with no `s p o`) take one pass over every
+`rdf:reifies`. Asked of the store once it is loaded, that pass is a SPARQL MINUS over
+every triple (~2.3 s for 244k reifiers in a 1M-line graph) or a membership test per
+reifier (~7 us each in Python), and the first call waited for it. pyoxigraph lets go of
+the GIL while it loads, so `EmbeddedBackend.open` hands the same files to a second
+thread that parses them twice, with pyoxigraph's own parser: once for the reifiers and
+their triples, once to strike out the triples that are asserted. On a 1M-line graph
+the scan ends before the load does (bench/RESULTS.md, "First call on a reified graph").
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from gateway.terms import namespace
+
+REIFIES = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
+FILE = "reifiers.json"
+"""Where `bfsql load` keeps a store directory's scan (the store may be loaded in several
+steps, so it is found with SPARQL over the whole store, once, at load time)."""
+
+
+@dataclass(frozen=True)
+class ReifierScan:
+    unasserted: list[tuple[ox.NamedNode, str, str, str]]
+    """(reifier, subject, predicate, object) for each reifier whose triple no graph asserts; IRIs only, as the
+    walk follows IRIs (a reifier in several graphs may be listed more than once)."""
+    namespaces: frozenset[str]
+    """`terms.namespace` of every reifier IRI."""
+
+
+def scan(paths: Sequence[tuple[Path, ox.RdfFormat]], *, lenient: bool = False) -> ReifierScan:
+    """The reifier-only statements of these files, as `load_files` would load them."""
+    named, triple_term = ox.NamedNode, ox.Triple
+    reifiers: dict[ox.Triple, list[ox.NamedNode]] = {}
+    namespaces: set[str] = set()
+    for quad in _quads(paths, lenient):
+        if quad.predicate != REIFIES or type(quad.subject) is not named:
+            continue
+        reifier, triple = quad.subject, quad.object
+        namespaces.add(namespace(reifier.value))
+        if type(triple) is triple_term and type(triple.subject) is named and type(triple.object) is named:
+            reifiers.setdefault(triple, []).append(reifier)
+    if reifiers:
+        predicates = {triple.predicate for triple in reifiers}
+        for quad in _quads(paths, lenient):
+            if quad.predicate in predicates:
+                reifiers.pop(quad.triple, None)  # asserted, in whichever graph
+    unasserted = [(reifier, str(triple.subject.value), triple.predicate.value, str(triple.object.value))  # type: ignore[union-attr]
+                  for triple, found in reifiers.items() for reifier in found]
+    return ReifierScan(unasserted, frozenset(namespaces))
+
+
+def start(paths: Sequence[tuple[Path, ox.RdfFormat]], *, lenient: bool = False) -> Future[ReifierScan]:
+    """`scan` in a thread of its own, to run beside the load."""
+    executor = ThreadPoolExecutor(1, thread_name_prefix="bfsql-reifiers")
+    try:
+        return executor.submit(scan, paths, lenient=lenient)
+    finally:
+        executor.shutdown(wait=False)
+
+
+def _quads(paths: Sequence[tuple[Path, ox.RdfFormat]], lenient: bool) -> Iterator[ox.Quad]:
+    for path, fmt in paths:
+        if path.suffix.lower() != ".gz":
+            yield from ox.parse(path=path, format=fmt, lenient=lenient)  # read without the GIL
+            continue
+        with gzip.open(path, "rb") as handle:
+            yield from ox.parse(handle, format=fmt, lenient=lenient)  # type: ignore[arg-type]
+
+
+def unasserted_in(store: ox.Store, found: ReifierScan) -> ReifierScan:
+    """`found` with only the statements whose triple no graph of `store` asserts."""
+    graphs = [ox.DefaultGraph(), *store.named_graphs()]
+    named, quad = ox.NamedNode, ox.Quad
+
+    def asserted(s: str, p: str, o: str) -> bool:
+        return any(quad(named(s), named(p), named(o), g) in store for g in graphs)
+
+    return ReifierScan([row for row in found.unasserted if not asserted(*row[1:])], found.namespaces)
+
+
+def done(found: ReifierScan) -> Future[ReifierScan]:
+    """A scan already at hand (read from a store directory), as `start` would give it."""
+    future: Future[ReifierScan] = Future()
+    future.set_result(found)
+    return future
+
+
+def write(path: Path, found: ReifierScan) -> None:
+    data = {"unasserted": [[r.value, s, p, o] for r, s, p, o in found.unasserted], "namespaces": sorted(found.namespaces)}
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(json.dumps(data), encoding="utf-8")
+    temporary.replace(path)  # atomic: a reader never sees half a file
+
+
+def read(path: Path) -> ReifierScan | None:
+    """What `write` kept; None when there is no such file or it cannot be read."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        unasserted = [(ox.NamedNode(r), str(s), str(p), str(o)) for r, s, p, o in data["unasserted"]]
+        return ReifierScan(unasserted, frozenset(str(n) for n in data["namespaces"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
