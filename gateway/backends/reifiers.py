@@ -8,7 +8,8 @@ reifier (~7 us each in Python), and the first call waited for it. pyoxigraph let
 the GIL while it loads, so `EmbeddedBackend.open` hands the same files to a second
 thread that parses them twice, with pyoxigraph's own parser: once for the reifiers and
 their triples, once to strike out the triples that are asserted. On a 1M-line graph
-the scan ends before the load does (bench/RESULTS.md, "First call on a reified graph").
+the scan ends within a second of the load (bench/RESULTS.md, "First call on a reified
+graph").
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from gateway.terms import namespace
 
 REIFIES = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
 FILE = "reifiers.json"
-"""Where `bfsql load` keeps a store directory's scan (the store may be loaded in several
-steps, so it is found with SPARQL over the whole store, once, at load time)."""
+"""Where `bfsql load` keeps a store directory's scan (`gateway.loading`: a later load adds
+its own and checks what was kept against the whole store)."""
 
 
 @dataclass(frozen=True)

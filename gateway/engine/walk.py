@@ -3,7 +3,10 @@
 A hop queries its frontier (in IRI order) in slices of 16, 64, 256, ... nodes, each with
 `LIMIT` edges left + 1, and stops at the slice where a budget fills: nodes after it are
 not expanded (`truncation.frontier_remaining` counts them), and within it edges are
-admitted in key order, so a cut walk is the same on every backend. A walk also stops
+admitted in key order, so a cut walk is the same on every backend. Over HTTP, where each
+query costs a round trip, the whole frontier is one query unless a budget would clearly
+fill (`_likely_cut`), and a hop the budget may have cut is asked again in slices
+(`_might_cut`): the walk kept is the same. A walk also stops
 before a slice once the call's deadline is near (`gateway.deadline`): `truncation.reason`
 is then "deadline".
 
