@@ -225,7 +225,7 @@ class NativeProfile(Profile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        return [line.split("\t") for line in self.backend.select_lines(self.render("hop", flags, **slots))]
+        return self.select_fields("hop", flags, **slots)
 
     @staticmethod
     def _hit(row: list[str]) -> Hit:

@@ -96,7 +96,8 @@ def test_bfsql_load_keeps_the_scan_and_a_later_load_can_assert_a_triple(tmp_path
     directory = tmp_path / "store"
     load_store([first], directory, show_progress=False)
     kept = reifiers.read(directory / reifiers.FILE)
-    assert kept is not None and scanned(kept) == {(f"{EX}r1", f"{EX}a", f"{EX}p", f"{EX}b"), (f"{EX}r2", f"{EX}a", f"{EX}p", f"{EX}c")}
+    assert kept is not None
+    assert scanned(kept) == {(f"{EX}r1", f"{EX}a", f"{EX}p", f"{EX}b"), (f"{EX}r2", f"{EX}a", f"{EX}p", f"{EX}c")}
     load_store([second], directory, show_progress=False)
     kept = reifiers.read(directory / reifiers.FILE)
     assert kept is not None
@@ -117,3 +118,16 @@ def test_a_directory_without_the_file_asks_sparql(tmp_path: Path) -> None:
     assert opened.backend.reifier_only() is None  # type: ignore[attr-defined]
     answer = opened.bfs_query(seeds=[f"{EX}a"], max_hops=1, truth_status=["hypothetical"])
     assert len(answer.edges) == 1
+
+
+def test_a_gzipped_file_is_scanned_as_the_plain_one(tmp_path: Path) -> None:
+    import gzip
+
+    graph = synth.random_graph(random.Random(3), 30, 120, reified=True)
+    path, packed = tmp_path / "g.nt", tmp_path / "g.nt.gz"
+    path.write_text(graph.to_ntriples(), encoding="utf-8")
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    expected = scanned(reifiers.scan([(path, ox.RdfFormat.N_TRIPLES)]))
+    assert expected and scanned(reifiers.scan([(packed, ox.RdfFormat.N_TRIPLES)])) == expected
+    rows = Gateway.open(packed).backend.reifier_only()  # type: ignore[attr-defined]
+    assert rows is not None and {tuple(row[:4]) for row in rows} == expected
