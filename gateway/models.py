@@ -19,6 +19,45 @@ Trait = Literal["Symmetric", "Inverse"]
 Layout = Literal["default", "compact"]
 Value = str | int | float | bool
 
+
+class Quantity(TypedDict):
+    """A quantity with its unit (a CURIE; absent for a plain number) and bounds."""
+
+    amount: float | int
+    unit: NotRequired[str]
+    lower: NotRequired[float | int]
+    upper: NotRequired[float | int]
+
+
+class Time(TypedDict):
+    """A point in time as precise as it is known ("year": only the year counts); `calendar`
+    only when not the proleptic Gregorian one (wd:Q1985727)."""
+
+    time: str
+    precision: str
+    calendar: NotRequired[str]
+    timezone: NotRequired[int]
+
+
+class Coordinates(TypedDict):
+    """A place; `globe` only when not the Earth (wd:Q2)."""
+
+    latitude: float
+    longitude: float
+    precision: NotRequired[float]
+    globe: NotRequired[str]
+
+
+class Text(TypedDict):
+    """Text in a language (a monolingual text value, a language-tagged literal)."""
+
+    text: str
+    language: str
+
+
+Datum = Value | Quantity | Time | Coordinates | Text
+"""A value as an answer shows it: plain JSON, or typed where its meaning needs more."""
+
 _DATE = re.compile(r"^-?\d{4}-\d{2}-\d{2}$")
 
 
@@ -186,7 +225,7 @@ class Node(Out):
     description: str | None = None
     types: list[str] | None = None
     alt_labels: list[str] | None = None
-    properties: dict[str, list[Value]] | None = None
+    properties: dict[str, list[Datum]] | None = None
     statement: Edge | None = Field(default=None, description="For a statement node: the statement itself.")
     distances: dict[str, int] | None = Field(default=None, description="intersect_subgraphs: hops from each seed.")
 
@@ -203,6 +242,12 @@ class Edge(Out):
     valid_until: Value | None = None
     confidence: float | None = None
     extraction_method: str | None = None
+    rank: Literal["preferred", "normal", "deprecated"] | None = Field(
+        default=None, description="A Wikidata statement's rank (its truth status follows from it).")
+    qualifiers: dict[str, list[Datum]] | None = Field(
+        default=None, description="A Wikidata statement's qualifiers: property -> values.")
+    references: list[dict[str, list[Datum]]] | None = Field(
+        default=None, description="A Wikidata statement's references, one property -> values group each.")
     provenance: dict[str, list[Any]] | None = None
 
 

@@ -9,7 +9,10 @@ from dataclasses import dataclass
 class Settings:
     """Bounds and preferences. Budgets beyond the caps are clamped, never refused."""
 
-    language: str = "en"
+    languages: tuple[str, ...] = ("en", "mul")
+    """Label, description and alias languages, most wanted first (a tag also takes its
+    subtags: "en" takes "en-gb"); after them, a value without a language, then any.
+    "mul" is Wikidata's one label for every language (a name spelled the same in all)."""
     max_hops: int = 6
     max_seeds: int = 256
     default_max_nodes: int = 1000
@@ -25,6 +28,11 @@ class Settings:
     """Seconds a tool call may take (see `gateway.deadline`); a caller may ask for less."""
     max_deadline: float = 300.0
     """The most a trusted caller may ask for."""
+
+    @property
+    def language(self) -> str:
+        """The first wanted language: where one must be named (an entity search service)."""
+        return self.languages[0] if self.languages else "en"
 
 
 def clamp(value: int | None, default: int, low: int, high: int, *, field: str, warnings: list[str]) -> int:

@@ -92,7 +92,6 @@ _SLOT = re.compile(r"\{\{(\w+)\}\}")
 
 
 @cache
-@cache
 def template(name: str) -> str:
     """The text of `queries/<profile>/<query>.rq`; a profile without its own falls back to native's."""
     root = resource_dir("queries")

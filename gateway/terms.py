@@ -184,14 +184,26 @@ def from_oxigraph(term: object) -> Term | None:
     return str(term)
 
 
-def pick_label(values: Sequence[object], language: str) -> str:
-    """The label in the preferred language, else one without a language, else the first."""
+def pick_label(values: Sequence[object], languages: Sequence[str]) -> str:
+    """The value in the first of `languages` that has one, else one without a language,
+    else the first by language and text (so the choice never depends on row order)."""
     literals = sorted((v for v in values if isinstance(v, Literal)), key=lambda v: (v.language or "", v.value))
-    for wanted in (language, None):
+    for wanted in languages:
         for lit in literals:
-            if lit.language == wanted or (wanted and lit.language and lit.language.startswith(wanted + "-")):
+            if language_matches(lit.language, wanted):
                 return lit.value
+    for lit in literals:
+        if not lit.language:
+            return lit.value
     return literals[0].value if literals else str(values[0])
+
+
+def language_matches(tag: str | None, wanted: str) -> bool:
+    """Whether a language tag is `wanted` or one of its subtags ("en-gb" for "en"), case aside."""
+    if not tag:
+        return False
+    tag, wanted = tag.lower(), wanted.lower()
+    return tag == wanted or tag.startswith(wanted + "-")
 
 
 def status_name(term: Term | None) -> str:

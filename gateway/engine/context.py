@@ -173,7 +173,7 @@ class GraphContext:
         found: dict[str, list[object]] = {}
         for x, label in rows:
             found.setdefault(str(x), []).append(label)
-        return {x: pick_label(values, self.settings.language) for x, values in found.items() if values}
+        return {x: pick_label(values, self.settings.languages) for x, values in found.items() if values}
 
 
 def quoted(text: str) -> str:

@@ -8,14 +8,28 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, overload
 
 from gateway.engine.context import GraphContext
+from gateway.engine.values import NOVALUE, QUALIFIER, QUALIFIER_VALUE, RANKS, claim_values, datum, is_value_node_predicate
 from gateway.engine.walk import EdgeKey
 from gateway.models import Edge, Node
 from gateway.profiles.base import Hit
 from gateway.sparql import iris
-from gateway.terms import BFS, OWL, RDF, RDFS, Blank, Literal, Term, pick_label, status_name, text_of
+from gateway.terms import (
+    BFS,
+    OWL,
+    RDF,
+    RDFS,
+    Blank,
+    Literal,
+    Term,
+    language_matches,
+    pick_label,
+    status_name,
+    text_of,
+)
 
 STATEMENT_TYPE = BFS + "Statement"
 URL_SYNONYM = BFS + "urlSynonym"
@@ -30,6 +44,9 @@ ALT_LABELS = (
 DESCRIPTIONS = (SCHEMA + "description", "http://schema.org/description", RDFS + "comment",
                 "http://purl.org/dc/terms/description")
 _NAME_PREDICATES = frozenset((*LABELS, *ALT_LABELS, *DESCRIPTIONS))
+RANK = "http://wikiba.se/ontology#rank"
+QUALIFIERS = (QUALIFIER, QUALIFIER_VALUE, NOVALUE)
+"""Statement data read as a Wikidata statement's qualifiers."""
 
 
 def entity_type(types: Iterable[str], to_id: Any) -> str:
@@ -98,15 +115,16 @@ def full_nodes(
     result = {}
     for node in nodes:
         values = rows_by_node.get(node, [])
-        label = _pick(values, LABELS, ctx.settings.language)
-        description = _pick(values, DESCRIPTIONS, ctx.settings.language)
-        alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, ctx.settings.language)})
+        languages = ctx.settings.languages
+        label = _pick(values, LABELS, languages)
+        description = _pick(values, DESCRIPTIONS, languages)
+        alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
         properties: dict[str, list[Any]] = defaultdict(list)
         for p, v in values:
             if p in _NAME_PREDICATES or p == RDF + "type" or p in hidden:
                 continue
             # A URL synonym is shown as the URL it is, not folded back into the entity's CURIE.
-            properties[to_id(p)].append(str(v) if p == URL_SYNONYM else _value(v, to_id))
+            properties[to_id(p)].append(str(v) if p == URL_SYNONYM else datum(v, to_id))
         kind = entity_type(types.get(node, ()), to_id)
         result[node] = Node(
             id=to_id(node),
@@ -135,19 +153,19 @@ def statement_details(ctx: GraphContext, statements: Sequence[str], *, with_book
         for r, s, p, o, flag in rows:
             # Some stores (Virtuoso) answer booleans as 1 / 0.
             triples[str(r)] = (str(s), str(p), str(o), isinstance(flag, Literal) and flag.value in ("true", "1"))
-    data = _statement_data(ctx, list(triples), with_bookkeeping=with_bookkeeping)
+    data = StatementData.read(ctx, list(triples), with_bookkeeping=with_bookkeeping)
     edges = {}
     for r, (s, p, o, asserted) in triples.items():
         hit = Hit("", "", s, p, o, r, "asserted_true" if asserted else "hypothetical")
-        edges[r] = full_edge(ctx, EdgeKey(s, p, o, r, None), hit, data.get(r, []))
+        edges[r] = full_edge(ctx, EdgeKey(s, p, o, r, None), hit, data)
     return edges
 
 
 def full_edges(
     ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]],
 ) -> list[Edge]:
-    data = _statement_data(ctx, sorted({k[3] for k, _ in keys if k[3]}))
-    return [full_edge(ctx, key, hit, data.get(key.statement or "", [])) for key, hit in keys]
+    data = StatementData.read(ctx, sorted({k[3] for k, _ in keys if k[3]}))
+    return [full_edge(ctx, key, hit, data) for key, hit in keys]
 
 
 def stub_edge(ctx: GraphContext, key: EdgeKey) -> Edge:
@@ -156,14 +174,46 @@ def stub_edge(ctx: GraphContext, key: EdgeKey) -> Edge:
                 derived_via=derive_label(key.derived_via, to_id))
 
 
-def full_edge(
-    ctx: GraphContext, key: EdgeKey, hit: Hit, data: list[tuple[str, Term]]
-) -> Edge:
+@dataclass
+class StatementData:
+    """What statements carry beyond their triple, read for many statements at once."""
+
+    rows: dict[str, list[tuple[str, Term, str | None]]] = field(default_factory=dict)
+    """Statement IRI -> (predicate, value, the reference a reference value belongs to)."""
+    nodes: dict[str, dict[str, Term]] = field(default_factory=dict)
+    """Value node IRI -> its fields (Wikidata's typed values)."""
+
+    @classmethod
+    def read(cls, ctx: GraphContext, statements: Sequence[str], *, with_bookkeeping: bool = False) -> StatementData:
+        found: dict[str, list[tuple[str, Term, str | None]]] = defaultdict(list)
+        hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
+        value_nodes: set[str] = set()
+        for chunk in _chunks(statements):
+            for r, p, v, *group in ctx.select("statement_data", ids=iris(chunk)):
+                if v is None or str(p) in hidden:
+                    continue
+                reference = str(group[0]) if group and group[0] is not None else None
+                found[str(r)].append((str(p), v, reference))
+                if is_value_node_predicate(str(p)) and isinstance(v, str):
+                    value_nodes.add(v)
+        nodes: dict[str, dict[str, Term]] = defaultdict(dict)
+        for chunk in _chunks(sorted(value_nodes)):
+            for n, f, v in ctx.select("value_nodes", ids=iris(chunk)):
+                if v is not None:
+                    nodes[str(n)][str(f)] = v
+        return cls(found, nodes)
+
+
+def full_edge(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData) -> Edge:
     to_id = ctx.ids.to_id
     fields: dict[str, Any] = {"truth_status": hit.status}
     provenance: dict[str, list[Any]] = defaultdict(list)
-    for p, v in data:
-        if p == BFS + "truthStatus":
+    qualifiers: list[tuple[str, Term]] = []
+    references: dict[str, list[tuple[str, Term]]] = defaultdict(list)
+    for p, v, reference in data.rows.get(key.statement or "", ()):
+        if reference is not None:
+            references[reference].append((p, v))
+        elif p == BFS + "truthStatus":
             if isinstance(v, str) and v.startswith(BFS):
                 fields["truth_status"] = status_name(v)
         elif p == BFS + "assertedAt":
@@ -177,28 +227,21 @@ def full_edge(
             fields["confidence"] = float(value) if isinstance(value, (int, float)) else None
         elif p == BFS + "extractionMethod":
             fields["extraction_method"] = text_of(v)
+        elif p == RANK and isinstance(v, str):
+            fields["rank"] = RANKS.get(v)
+        elif p.startswith(QUALIFIERS):
+            qualifiers.append((p, v))
         else:
-            provenance[to_id(p)].append(_value(v, to_id))
+            provenance[to_id(p)].append(datum(v, to_id))
     return Edge(
         subject=to_id(key.subject), predicate=to_id(key.predicate), object=to_id(key.object),
         derived_via=derive_label(key.derived_via, to_id),
         id=to_id(key.statement) if key.statement else None,
+        qualifiers=claim_values(qualifiers, data.nodes, to_id) or None,
+        references=[claim_values(group, data.nodes, to_id) for _, group in sorted(references.items())] or None,
         provenance={k: sorted(v, key=str) for k, v in sorted(provenance.items())} or None,
         **fields,
     )
-
-
-def _statement_data(
-    ctx: GraphContext, statements: Sequence[str], *, with_bookkeeping: bool = False
-) -> dict[str, list[tuple[str, Term]]]:
-    found: dict[str, list[tuple[str, Term]]] = defaultdict(list)
-    hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
-    for chunk in _chunks(statements):
-        rows = ctx.select("statement_data", ids=iris(chunk))
-        for r, p, v in rows:
-            if v is not None and str(p) not in hidden:
-                found[str(r)].append((str(p), v))
-    return found
 
 
 @overload
@@ -224,17 +267,18 @@ def _value(term: Term, to_id: Any) -> Any:
 
 
 
-def _language_ok(term: Term, language: str) -> bool:
+def _language_ok(term: Term, languages: Sequence[str]) -> bool:
+    """An alias is shown when it has no language or one of the wanted ones."""
     if not isinstance(term, Literal) or not term.language:
         return True
-    return term.language == language or term.language.startswith(language + "-")
+    return any(language_matches(term.language, wanted) for wanted in languages)
 
 
-def _pick(values: list[tuple[str, Term]], predicates: Sequence[str], language: str) -> str | None:
+def _pick(values: list[tuple[str, Term]], predicates: Sequence[str], languages: Sequence[str]) -> str | None:
     for predicate in predicates:
         candidates = [v for p, v in values if p == predicate]
         if candidates:
-            return pick_label(candidates, language)
+            return pick_label(candidates, languages)
     return None
 
 

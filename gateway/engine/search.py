@@ -8,9 +8,11 @@ synonym of its entity.
 Ranking, in tiers, every tier filling the answer up to `limit` in turn: an exact label,
 then an exact synonym, then a label or synonym that starts with the query, then
 full-text matches over labels, synonyms and descriptions (every word, then any word),
-ranked by BM25. Within a tier the better connected entity comes first (`degree`: the
-relationships it takes part in, shown in each hit), then, for prefixes, the shorter
-name; IDs break what is left.
+ranked by BM25. Within the exact tiers the more important entity comes first: more
+sitelinks (Wikidata's articles about it, where the graph has them), then better
+connected (`degree`: the relationships it takes part in, shown in each hit); among
+prefix matches the shorter name comes first, then the same order; IDs break what is
+left.
 """
 
 from __future__ import annotations
@@ -35,11 +37,11 @@ from gateway.terms import Literal, pick_label
 SEARCH_FILE = "search.sqlite"
 """The index a store directory made by `bfsql load` keeps beside its data."""
 
-FORMAT = 2
+FORMAT = 3
 """The index layout (`PRAGMA user_version`); an older index file is rebuilt in memory."""
 SCHEMA = """
 CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL,
-                    degree INTEGER NOT NULL);
+                    degree INTEGER NOT NULL, sitelinks INTEGER NOT NULL);
 CREATE TABLE name(entity INTEGER NOT NULL, kind INTEGER NOT NULL, norm TEXT NOT NULL);
 CREATE TABLE type(entity INTEGER NOT NULL, type TEXT NOT NULL);
 CREATE VIRTUAL TABLE fulltext USING fts5(entity UNINDEXED, text, tokenize="porter unicode61 remove_diacritics 2");
@@ -125,6 +127,7 @@ class SearchIndex:
                 types[str(x)].append(t)
         degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
                    if str(x) in names and isinstance(n, Literal)}
+        sitelinks = {str(x): _count(n) for x, n in ctx.select("sitelinks") if str(x) in names}
         # A fresh file the build replaces whole: no journal, rows inserted in batches.
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
@@ -133,8 +136,9 @@ class SearchIndex:
             batch: dict[str, list[tuple[object, ...]]] = {"entity": [], "type": [], "name": [], "fulltext": []}
             for number, (iri, values) in enumerate(sorted(names.items()), start=1):
                 labels = [v for k, v in values if k == "label"]
-                label = pick_label(labels, ctx.settings.language) if labels else None
-                batch["entity"].append((number, iri, label, kinds(types.get(iri, ())), degrees.get(iri, 0)))
+                label = pick_label(labels, ctx.settings.languages) if labels else None
+                batch["entity"].append(
+                    (number, iri, label, kinds(types.get(iri, ())), degrees.get(iri, 0), sitelinks.get(iri, 0)))
                 batch["type"].extend((number, t) for t in sorted(set(types.get(iri, ()))))
                 own = readable_name(local_name(ctx.ids.to_id(iri)))
                 texts = [(k, v.value) for k, v in values] + ([("alt", own)] if own else [])
@@ -163,25 +167,24 @@ class SearchIndex:
 
     def search(self, query: str, types: set[str] | None, limit: int, to_id: Callable[[str], str]) -> list[SearchHit]:
         norm = normalize(query)
-        found: dict[int, tuple[int, float, Match]] = {}  # entity -> (tier, order within the tier, match)
+        found: dict[int, tuple[int, tuple[float, ...], Match]] = {}  # entity -> (tier, order in the tier, match)
         type_clause, type_args = self._type_clause(types)
         with self._lock:
-            degree = "(SELECT degree FROM entity WHERE entity.id = name.entity)"
+            named = "FROM name JOIN entity ON entity.id = name.entity"
             rows = self._db.execute(
-                f"SELECT entity, kind, {degree} FROM name WHERE norm = ? {type_clause}", (norm, *type_args)
+                f"SELECT name.entity, kind, sitelinks, degree {named} WHERE norm = ? {type_clause}", (norm, *type_args)
             ).fetchall()
-            for entity, kind, links in rows:
+            for entity, kind, links, degree in rows:
                 tier = 0 if kind == _LABEL else 1
-                self._keep(found, entity, tier, -float(links), "exact_label" if tier == 0 else "alt_label")
+                self._keep(found, entity, tier, (-links, -degree), "exact_label" if tier == 0 else "alt_label")
             if norm and len(found) < limit:
                 rows = self._db.execute(
-                    f"SELECT entity, norm, {degree} AS links FROM name WHERE norm > ? AND norm < ? {type_clause} "
-                    "ORDER BY length(norm), links DESC, entity LIMIT ?",
+                    f"SELECT name.entity, norm, sitelinks, degree {named} WHERE norm > ? AND norm < ? {type_clause} "
+                    "ORDER BY length(norm), sitelinks DESC, degree DESC, name.entity LIMIT ?",
                     (norm, norm + "\U0010ffff", *type_args, limit * 4),
                 ).fetchall()
-                for entity, name, links in rows:
-                    # Shorter names first; among names of one length, the better connected.
-                    self._keep(found, entity, 2, len(name) - links / (links + 1), "prefix")
+                for entity, name, links, degree in rows:
+                    self._keep(found, entity, 2, (len(name), -links, -degree), "prefix")
             words = [f'"{word}"' for word in norm.split()]
             # Every word first; then, to fill the answer, any of them (ranked lower by BM25).
             for match in dict.fromkeys((" ".join(words), " OR ".join(words))):
@@ -194,7 +197,7 @@ class SearchIndex:
                     (match, limit * 20, *type_args, limit * 4),
                 ).fetchall()
                 for entity, rank in rows:
-                    self._keep(found, entity, 3, float(rank), "full_text")
+                    self._keep(found, entity, 3, (float(rank),), "full_text")
             ranked = sorted(found.items(), key=lambda item: (item[1][0], item[1][1], item[0]))[:limit]
             details = {
                 row[0]: row[1:]
@@ -206,7 +209,7 @@ class SearchIndex:
         hits = []
         for entity, (tier, key, how) in ranked:
             iri, label, kind, links = details[entity]
-            score = (1.0, 0.9, 0.8, 0.0)[tier] if tier < 3 else round(0.7 * -key / (1 - key), 4)
+            score = (1.0, 0.9, 0.8, 0.0)[tier] if tier < 3 else round(0.7 * -key[0] / (1 - key[0]), 4)
             hits.append(SearchHit(id=to_id(iri), label=label, entity_type=kind, score=score, match=how, degree=links))
         return hits
 
@@ -218,14 +221,23 @@ class SearchIndex:
         return f"AND entity IN (SELECT entity FROM type WHERE type IN ({marks}))", sorted(types)
 
     @staticmethod
-    def _keep(found: dict[int, tuple[int, float, Match]], entity: int, tier: int, key: float, how: Match) -> None:
+    def _keep(
+        found: dict[int, tuple[int, tuple[float, ...], Match]], entity: int, tier: int, key: tuple[float, ...], how: Match,
+    ) -> None:
         if entity not in found or (tier, key) < found[entity][:2]:
             found[entity] = (tier, key, how)
 
 
+def _count(term: object) -> int:
+    try:
+        return int(term.value) if isinstance(term, Literal) else 0
+    except ValueError:
+        return 0
+
+
 _BATCH = 50_000
 _INSERTS = {
-    "entity": "INSERT INTO entity VALUES (?, ?, ?, ?, ?)",
+    "entity": "INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?)",
     "type": "INSERT INTO type VALUES (?, ?)",
     "name": "INSERT INTO name VALUES (?, ?, ?)",
     "fulltext": "INSERT INTO fulltext(entity, text) VALUES (?, ?)",

@@ -53,6 +53,7 @@ from gateway.terms import BFS
 
 WDT = "http://www.wikidata.org/prop/direct/"
 CLAIM = "http://www.wikidata.org/prop/"
+WIKIBASE = "http://wikiba.se/ontology#"
 """An IRI no statement has: an empty `IN ()` list is not valid SPARQL everywhere."""
 
 

@@ -173,12 +173,16 @@ def test_full_edges_carry_rank_qualifiers_and_references(q42: Gateway) -> None:
     st_johns = full[ST_JOHNS]
     assert st_johns.id == "wds:q42-0E9C4724-C954-4698-84A7-5CE0D296A6F2" and st_johns.truth_status == "asserted_true"
     assert (st_johns.valid_from, st_johns.valid_until) == ("1971-01-01T00:00:00Z", "1974-01-01T00:00:00Z")
-    provenance = st_johns.provenance or {}
-    assert provenance["wikibase:rank"] == ["wikibase:NormalRank"]
-    assert provenance["pq:P580"] == ["1971-01-01T00:00:00Z"] and provenance["pq:P812"] == ["wd:Q186579"]
-    assert provenance["prov:wasDerivedFrom"] == ["wdref:355b56329b78db22be549dec34f2570ca61ca056",
-                                                "wdref:9177d75c6061e9e1ab149c0aa01bee5a90e07415"]
-    assert provenance["pr:P248"] == ["wd:Q5375741"] and provenance["pr:P854"] == ["http://www.nndb.com/people/731/000023662/"]
+    assert st_johns.rank == "normal" and st_johns.provenance is None
+    qualifiers = st_johns.qualifiers or {}
+    assert qualifiers["pq:P580"] == [{"time": "1971-01-01T00:00:00Z", "precision": "year"}]
+    assert qualifiers["pq:P812"] == ["wd:Q186579"]
+    # Two references (ref:355b..., ref:9177...), each its own group, in reference ID order.
+    first, second = st_johns.references or []
+    assert first == {"pr:P248": ["wd:Q5375741"]}
+    assert second["pr:P854"] == ["http://www.nndb.com/people/731/000023662/"]
+    assert second["pr:P813"] == [{"time": "2013-12-07T00:00:00Z", "precision": "day"}]
+    assert second["pr:P1476"] == [{"text": "Douglas Adams", "language": "en"}]
     # Other edges stay stubs; qualifier values (wd:Q186579) are data, never nodes.
     assert all(e.truth_status is None for e in listed_edges(result) if e.predicate != "wdt:P69")  # type: ignore[union-attr]
     assert "wd:Q186579" not in node_ids(result.nodes)
@@ -241,7 +245,7 @@ def test_a_deprecated_item_statement_is_hidden_counted_and_crossed_when_asked(de
                              edge_filter={"predicates": ["P69"]})
     crossed = {e.object: e for e in listed_edges(wide) if e.predicate == "wdt:P69"}  # type: ignore[union-attr]
     assert crossed[ST_JOHNS].truth_status == "retracted" and crossed[BRENTWOOD].truth_status == "asserted_true"
-    assert crossed[ST_JOHNS].provenance and crossed[ST_JOHNS].provenance["wikibase:rank"] == ["wikibase:DeprecatedRank"]
+    assert crossed[ST_JOHNS].rank == "deprecated" and crossed[BRENTWOOD].rank == "normal"
     assert wide.hidden_by_filter == {}
     assert gateway.describe_schema().truth_statuses == {"asserted_true": 58, "retracted": 1}
     assert full_edge(gateway, "wds:q42-0E9C4724-C954-4698-84A7-5CE0D296A6F2").truth_status == "retracted"

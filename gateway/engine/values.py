@@ -1,0 +1,156 @@
+"""Values as an answer shows them: plain JSON where a value is plain, typed where its
+meaning needs more than its lexical form.
+
+A language-tagged literal is `{text, language}` on every profile. Wikidata writes a
+quantity, a time or a coordinate twice: a plain literal (`pq:P2048 "+1.96"`) and a value
+node (`pqv:P2048 v:...` with `wikibase:quantityUnit wd:Q11573`); the typed value is built
+from the node and the plain literal it stands for is left out. A statement's qualifiers
+and each of its references are groups of such values, property -> values.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+from gateway.models import Coordinates, Datum, Quantity, Time
+from gateway.profiles.wikidata import CLAIM, WIKIBASE
+from gateway.terms import XSD, Blank, Literal, Term
+
+QUALIFIER = CLAIM + "qualifier/"
+QUALIFIER_VALUE = CLAIM + "qualifier/value/"
+REFERENCE = CLAIM + "reference/"
+REFERENCE_VALUE = CLAIM + "reference/value/"
+NOVALUE = CLAIM + "novalue/"
+VALUE_NODE_PREDICATES = (QUALIFIER_VALUE, REFERENCE_VALUE, CLAIM + "statement/value/")
+"""Predicates whose objects are value nodes (read with `value_nodes.rq`)."""
+
+_TYPED_LEXICAL = frozenset({
+    XSD + "decimal", XSD + "dateTime", "http://www.opengis.net/ont/geosparql#wktLiteral",
+    "http://www.openlinksw.com/schemas/virtrdf#Geometry",  # how Virtuoso reads a WKT literal back
+})
+"""Datatypes of the plain literals a value node stands for."""
+_DIMENSIONLESS = "http://www.wikidata.org/entity/Q199"
+"""Wikibase's unit "1": a plain number."""
+_GREGORIAN, _EARTH = "http://www.wikidata.org/entity/Q1985727", "http://www.wikidata.org/entity/Q2"
+"""The calendar and globe nearly every value has: named only when a value has another
+(as Wikidata's own pages do), so the common case costs a reader nothing."""
+PRECISIONS = {14: "second", 13: "minute", 12: "hour", 11: "day", 10: "month", 9: "year", 8: "decade",
+              7: "century", 6: "millennium"}
+RANKS = {WIKIBASE + "PreferredRank": "preferred", WIKIBASE + "NormalRank": "normal",
+         WIKIBASE + "DeprecatedRank": "deprecated"}
+
+ToId = Callable[[str], str]
+
+
+def datum(term: Term, to_id: ToId) -> Datum:
+    """One value: an IRI as its ID, a blank node as `_:label`, a literal as JSON (a
+    language-tagged one as `{text, language}`)."""
+    if isinstance(term, Literal):
+        if term.language:
+            return {"text": term.value, "language": term.language}
+        return term.to_python()
+    if isinstance(term, Blank):
+        return f"_:{term}"
+    if isinstance(term, str):
+        return to_id(term)
+    return str(term)
+
+
+def is_value_node_predicate(predicate: str) -> bool:
+    return predicate.startswith(VALUE_NODE_PREDICATES)
+
+
+def typed_value(fields: dict[str, Term], to_id: ToId) -> Datum | None:
+    """A Wikibase value node's fields as one typed value (None for a kind not known)."""
+
+    def number(name: str) -> float | int | None:
+        value = fields.get(WIKIBASE + name)
+        return _number(value.value) if isinstance(value, Literal) else None
+
+    def iri(name: str, usual: str) -> str | None:
+        value = fields.get(WIKIBASE + name)
+        return to_id(value) if isinstance(value, str) and not isinstance(value, Blank) and value != usual else None
+
+    amount = number("quantityAmount")
+    if amount is not None:
+        quantity: Quantity = {"amount": amount}
+        unit = fields.get(WIKIBASE + "quantityUnit")
+        if isinstance(unit, str) and unit != _DIMENSIONLESS:
+            quantity["unit"] = to_id(unit)
+        for key, name in (("lower", "quantityLowerBound"), ("upper", "quantityUpperBound")):
+            bound = number(name)
+            if bound is not None:
+                quantity[key] = bound  # type: ignore[literal-required]
+        return quantity
+    moment = fields.get(WIKIBASE + "timeValue")
+    if isinstance(moment, Literal):
+        precision = number("timePrecision")
+        time: Time = {"time": moment.value, "precision": _precision(precision)}
+        calendar = iri("timeCalendarModel", _GREGORIAN)
+        if calendar:
+            time["calendar"] = calendar
+        offset = number("timeTimezone")
+        if offset:
+            time["timezone"] = int(offset)
+        return time
+    latitude, longitude = number("geoLatitude"), number("geoLongitude")
+    if latitude is not None and longitude is not None:
+        place: Coordinates = {"latitude": float(latitude), "longitude": float(longitude)}
+        precision = number("geoPrecision")
+        if precision is not None:
+            place["precision"] = float(precision)
+        globe = iri("geoGlobe", _EARTH)
+        if globe:
+            place["globe"] = globe
+        return place
+    return None
+
+
+def _number(text: str) -> float | int | None:
+    """A value node's number from its lexical form (an amount is written "+1.96")."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _precision(code: float | int | None) -> str:
+    if code is None:
+        return "unknown"
+    code = int(code)
+    return PRECISIONS.get(code) or f"{10 ** (9 - code)} years"
+
+
+def claim_values(
+    rows: Iterable[tuple[str, Term]], nodes: dict[str, dict[str, Term]], to_id: ToId,
+) -> dict[str, list[Datum]]:
+    """Qualifier or reference rows (predicate, value) as property ID -> values: value
+    nodes (pqv:, prv:) become typed values under the plain property (pq:, pr:), replacing
+    the plain literals they stand for; a novalue class (wdno:P) is the value "novalue"."""
+    plain: dict[str, list[Term]] = defaultdict(list)
+    typed: dict[str, list[Datum]] = defaultdict(list)
+    for predicate, value in rows:
+        if predicate.startswith((QUALIFIER_VALUE, REFERENCE_VALUE)):
+            base = predicate.replace("/value/", "/", 1)
+            found = typed_value(nodes.get(str(value), {}), to_id)
+            if found is not None:
+                typed[base].append(found)
+        elif predicate.startswith(NOVALUE):
+            plain[QUALIFIER + predicate[len(NOVALUE):]].append(Literal("novalue"))
+        else:
+            plain[predicate].append(value)
+    grouped: dict[str, list[Datum]] = {}
+    for predicate in sorted({*plain, *typed}, key=to_id):
+        kept = [v for v in plain.get(predicate, ()) if not (predicate in typed and _stands_for_typed(v))]
+        values = [datum(v, to_id) for v in kept] + typed.get(predicate, [])
+        grouped[to_id(predicate)] = sorted(values, key=str)
+    return grouped
+
+
+def _stands_for_typed(value: Term) -> bool:
+    return isinstance(value, Literal) and value.datatype in _TYPED_LEXICAL
