@@ -58,6 +58,16 @@ class Text(TypedDict):
 Datum = Value | Quantity | Time | Coordinates | Text
 """A value as an answer shows it: plain JSON, or typed where its meaning needs more."""
 
+
+class Claim(TypedDict):
+    """A Wikidata claim that carries more than its value: qualifiers (a date, a point in
+    time), a preferred rank; `id` is its statement (describe it for its references)."""
+
+    value: Datum
+    id: str
+    qualifiers: NotRequired[dict[str, list[Datum]]]
+    rank: NotRequired[str]
+
 _DATE = re.compile(r"^-?\d{4}-\d{2}-\d{2}$")
 
 
@@ -225,7 +235,7 @@ class Node(Out):
     description: str | None = None
     types: list[str] | None = None
     alt_labels: list[str] | None = None
-    properties: dict[str, list[Datum]] | None = None
+    properties: dict[str, list[Datum | Claim]] | None = None
     statement: Edge | None = Field(default=None, description="For a statement node: the statement itself.")
     distances: dict[str, int] | None = Field(default=None, description="intersect_subgraphs: hops from each seed.")
 
@@ -248,6 +258,8 @@ class Edge(Out):
         default=None, description="A Wikidata statement's qualifiers: property -> values.")
     references: list[dict[str, list[Datum]]] | None = Field(
         default=None, description="A Wikidata statement's references, one property -> values group each.")
+    open_bounds: list[Literal["start", "end"]] | None = Field(
+        default=None, description="valid_at: the bounds the statement does not state; it counts as in force through them.")
     provenance: dict[str, list[Any]] | None = None
 
 

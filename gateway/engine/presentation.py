@@ -12,10 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from gateway.engine.context import GraphContext
-from gateway.engine.values import NOVALUE, QUALIFIER, QUALIFIER_VALUE, RANKS, claim_values, datum, is_value_node_predicate
+from gateway.engine.values import (
+    NOVALUE,
+    QUALIFIER,
+    QUALIFIER_VALUE,
+    RANKS,
+    STATEMENT_VALUE,
+    claim_values,
+    datum,
+    is_value_node_predicate,
+    typed_value,
+)
 from gateway.engine.walk import EdgeKey
-from gateway.models import Edge, Node
-from gateway.profiles.base import Hit
+from gateway.models import Claim, Datum, Edge, Node
+from gateway.profiles.base import Hit, HopPlan, Point
 from gateway.sparql import iris
 from gateway.terms import (
     BFS,
@@ -44,7 +54,7 @@ ALT_LABELS = (
 DESCRIPTIONS = (SCHEMA + "description", "http://schema.org/description", RDFS + "comment",
                 "http://purl.org/dc/terms/description")
 _NAME_PREDICATES = frozenset((*LABELS, *ALT_LABELS, *DESCRIPTIONS))
-RANK = "http://wikiba.se/ontology#rank"
+RANK, PREFERRED = "http://wikiba.se/ontology#rank", "http://wikiba.se/ontology#PreferredRank"
 QUALIFIERS = (QUALIFIER, QUALIFIER_VALUE, NOVALUE)
 """Statement data read as a Wikidata statement's qualifiers."""
 
@@ -98,33 +108,44 @@ def bookkeeping(ctx: GraphContext) -> frozenset[str]:
 
 
 def full_nodes(
-    ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, with_bookkeeping: bool = False
+    ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, with_bookkeeping: bool = False,
+    valid_at: Point | None = None,
 ) -> dict[str, Node]:
     """Full data for entities: label, description, synonyms, types, literal properties
-    (bookkeeping ones only if asked)."""
+    (bookkeeping ones only if asked; a Wikidata claim not in force at `valid_at` left out)."""
     to_id = ctx.ids.to_id
     hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
-    rows_by_node: dict[str, list[tuple[str, Term]]] = defaultdict(list)
+    rows_by_node: dict[str, list[tuple[str, Term, str | None]]] = defaultdict(list)
+    claims: set[str] = set()
     for chunk in _chunks(nodes):
-        rows = ctx.select("node_data", ids=iris(chunk))
-        for x, p, v in rows:
+        for x, p, v, *claim in ctx.select("node_data", ids=iris(chunk)):
             if v is not None:
-                rows_by_node[str(x)].append((str(p), v))
+                statement = str(claim[0]) if claim and claim[0] is not None else None
+                rows_by_node[str(x)].append((str(p), v, statement))
+                if statement is not None:
+                    claims.add(statement)
+    claim_data = StatementData.read(ctx, sorted(claims)) if claims else StatementData()
     statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
     statement_edges = statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {}
+    languages = ctx.settings.languages
     result = {}
     for node in nodes:
-        values = rows_by_node.get(node, [])
-        languages = ctx.settings.languages
+        values = [(p, v) for p, v, _ in rows_by_node.get(node, [])]
         label = _pick(values, LABELS, languages)
         description = _pick(values, DESCRIPTIONS, languages)
         alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
         properties: dict[str, list[Any]] = defaultdict(list)
-        for p, v in values:
+        for p, v, statement in rows_by_node.get(node, []):
             if p in _NAME_PREDICATES or p == RDF + "type" or p in hidden:
                 continue
-            # A URL synonym is shown as the URL it is, not folded back into the entity's CURIE.
-            properties[to_id(p)].append(str(v) if p == URL_SYNONYM else datum(v, to_id))
+            if p == URL_SYNONYM:  # shown as the URL it is, not folded back into the entity's CURIE
+                properties[to_id(p)].append(str(v))
+            elif statement is not None and not p.startswith(BFS):
+                shown = _claim(statement, p, v, claim_data, valid_at, ctx)
+                if shown is not None:
+                    properties[to_id(p)].append(shown)
+            else:
+                properties[to_id(p)].append(datum(v, to_id))
         kind = entity_type(types.get(node, ()), to_id)
         result[node] = Node(
             id=to_id(node),
@@ -138,6 +159,34 @@ def full_nodes(
             statement=statement_edges.get(node),
         )
     return result
+
+
+def _claim(statement: str, predicate: str, value: Term, data: StatementData, valid_at: Point | None,
+           ctx: GraphContext) -> Datum | Claim | None:
+    """A Wikidata claim (`predicate` wdt:P) as a property value: its typed value (a
+    quantity with its unit), with its qualifiers and a preferred rank when it has them;
+    None when it is not in force at `valid_at`."""
+    to_id = ctx.ids.to_id
+    own_novalue = NOVALUE + predicate.rsplit("/", 1)[-1]  # the claim's own value, not a qualifier
+    rows = [row for row in data.rows.get(statement, []) if row[0] != own_novalue]
+    bounds = {p: v for p, v, _ in rows if p in (BFS + "validFrom", BFS + "validUntil")}
+    if valid_at is not None and HopPlan(valid_at=valid_at).failures(
+        "asserted_true", None, bounds.get(BFS + "validFrom"), bounds.get(BFS + "validUntil")
+    ):
+        return None
+    typed = [typed_value(data.nodes.get(str(v), {}), to_id) for p, v, _ in rows if p.startswith(STATEMENT_VALUE)]
+    shown = next((t for t in typed if t is not None), None) or datum(value, to_id)
+    qualifiers = claim_values([(p, v) for p, v, ref in rows if ref is None and p.startswith(QUALIFIERS)], data.nodes,
+                              to_id, ctx.settings.languages)
+    preferred = any(p == RANK and v == PREFERRED for p, v, _ in rows)
+    if not qualifiers and not preferred:
+        return shown
+    claim: Claim = {"value": shown, "id": to_id(statement)}
+    if qualifiers:
+        claim["qualifiers"] = qualifiers
+    if preferred:
+        claim["rank"] = "preferred"
+    return claim
 
 
 def _extra_types(kind: str, types: list[str]) -> list[str] | None:
@@ -162,10 +211,10 @@ def statement_details(ctx: GraphContext, statements: Sequence[str], *, with_book
 
 
 def full_edges(
-    ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]],
+    ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]], *, valid_at: Point | None = None,
 ) -> list[Edge]:
     data = StatementData.read(ctx, sorted({k[3] for k, _ in keys if k[3]}))
-    return [full_edge(ctx, key, hit, data) for key, hit in keys]
+    return [full_edge(ctx, key, hit, data, valid_at=valid_at) for key, hit in keys]
 
 
 def stub_edge(ctx: GraphContext, key: EdgeKey) -> Edge:
@@ -204,8 +253,9 @@ class StatementData:
         return cls(found, nodes)
 
 
-def full_edge(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData) -> Edge:
-    to_id = ctx.ids.to_id
+def full_edge(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData, *, valid_at: Point | None = None) -> Edge:
+    """`valid_at`: the call's, to mark the bounds a statement kept as in force does not state."""
+    to_id, languages = ctx.ids.to_id, ctx.settings.languages
     fields: dict[str, Any] = {"truth_status": hit.status}
     provenance: dict[str, list[Any]] = defaultdict(list)
     qualifiers: list[tuple[str, Term]] = []
@@ -233,12 +283,15 @@ def full_edge(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData) ->
             qualifiers.append((p, v))
         else:
             provenance[to_id(p)].append(datum(v, to_id))
+    if valid_at is not None:
+        bounds = (("start", "valid_from"), ("end", "valid_until"))
+        fields["open_bounds"] = [bound for bound, name in bounds if name not in fields] or None
     return Edge(
         subject=to_id(key.subject), predicate=to_id(key.predicate), object=to_id(key.object),
         derived_via=derive_label(key.derived_via, to_id),
         id=to_id(key.statement) if key.statement else None,
-        qualifiers=claim_values(qualifiers, data.nodes, to_id) or None,
-        references=[claim_values(group, data.nodes, to_id) for _, group in sorted(references.items())] or None,
+        qualifiers=claim_values(qualifiers, data.nodes, to_id, languages) or None,
+        references=[claim_values(group, data.nodes, to_id, languages) for _, group in sorted(references.items())] or None,
         provenance={k: sorted(v, key=str) for k, v in sorted(provenance.items())} or None,
         **fields,
     )

@@ -11,18 +11,19 @@ and each of its references are groups of such values, property -> values.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from gateway.models import Coordinates, Datum, Quantity, Time
 from gateway.profiles.wikidata import CLAIM, WIKIBASE
-from gateway.terms import XSD, Blank, Literal, Term
+from gateway.terms import XSD, Blank, Literal, Term, language_matches
 
 QUALIFIER = CLAIM + "qualifier/"
 QUALIFIER_VALUE = CLAIM + "qualifier/value/"
 REFERENCE = CLAIM + "reference/"
 REFERENCE_VALUE = CLAIM + "reference/value/"
 NOVALUE = CLAIM + "novalue/"
-VALUE_NODE_PREDICATES = (QUALIFIER_VALUE, REFERENCE_VALUE, CLAIM + "statement/value/")
+STATEMENT_VALUE = CLAIM + "statement/value/"
+VALUE_NODE_PREDICATES = (QUALIFIER_VALUE, REFERENCE_VALUE, STATEMENT_VALUE)
 """Predicates whose objects are value nodes (read with `value_nodes.rq`)."""
 
 _TYPED_LEXICAL = frozenset({
@@ -127,11 +128,12 @@ def _precision(code: float | int | None) -> str:
 
 
 def claim_values(
-    rows: Iterable[tuple[str, Term]], nodes: dict[str, dict[str, Term]], to_id: ToId,
+    rows: Iterable[tuple[str, Term]], nodes: dict[str, dict[str, Term]], to_id: ToId, languages: Sequence[str],
 ) -> dict[str, list[Datum]]:
     """Qualifier or reference rows (predicate, value) as property ID -> values: value
     nodes (pqv:, prv:) become typed values under the plain property (pq:, pr:), replacing
-    the plain literals they stand for; a novalue class (wdno:P) is the value "novalue"."""
+    the plain literals they stand for; a novalue class (wdno:P) is the value "novalue";
+    a text written in many languages (a media legend) is kept in the wanted one."""
     plain: dict[str, list[Term]] = defaultdict(list)
     typed: dict[str, list[Datum]] = defaultdict(list)
     for predicate, value in rows:
@@ -146,10 +148,24 @@ def claim_values(
             plain[predicate].append(value)
     grouped: dict[str, list[Datum]] = {}
     for predicate in sorted({*plain, *typed}, key=to_id):
-        kept = [v for v in plain.get(predicate, ()) if not (predicate in typed and _stands_for_typed(v))]
+        kept = in_languages(
+            [v for v in plain.get(predicate, ()) if not (predicate in typed and _stands_for_typed(v))], languages)
         values = [datum(v, to_id) for v in kept] + typed.get(predicate, [])
         grouped[to_id(predicate)] = sorted(values, key=str)
     return grouped
+
+
+def in_languages(values: list[Term], languages: Sequence[str]) -> list[Term]:
+    """The values without a language, and those in the first wanted language any value
+    has; all of them when none is in a wanted language (no choice is better than another)."""
+    tagged = [v for v in values if isinstance(v, Literal) and v.language]
+    if len(tagged) < 2:
+        return values
+    for wanted in languages:
+        chosen = [v for v in tagged if language_matches(v.language, wanted)]
+        if chosen:
+            return [v for v in values if v not in tagged or v in chosen]
+    return values
 
 
 def _stands_for_typed(value: Term) -> bool:

@@ -95,7 +95,7 @@ def _present(
         full = order
     else:
         full = [n for n in order if node_filter & set(types.get(n, ()))]
-    details = full_nodes(ctx, full, types) if full else {}
+    details = full_nodes(ctx, full, types, valid_at=query.valid_at) if full else {}
     kinds = TypeNames(to_id)
     kind = {n: kinds(t) for n, t in types.items()}
     untyped = kinds(())
@@ -118,7 +118,7 @@ def _present(
         wanted: list[tuple[EdgeKey, Hit]] = []
     else:
         wanted = [(key, hit) for _, key, hit in keyed if edge_filter is None or key.predicate in edge_filter]
-    detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted))) if wanted else {}
+    detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted, valid_at=query.valid_at))) if wanted else {}
     edges: list[EdgeStub | Edge] = []
     for (s, p, o, _, derived), key, _ in keyed:
         found = detailed.get(key)

@@ -75,14 +75,14 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     order = sorted(common, key=lambda n: (sum(distances[n].values()), to_id(n)))
     types = node_types(ctx, order)
     full = [] if query.topology_only else [n for n in order if node_filter is None or node_filter & set(types.get(n, ()))]
-    details = full_nodes(ctx, full, types) if full else {}
+    details = full_nodes(ctx, full, types, valid_at=query.valid_at) if full else {}
     nodes = []
     for n in order:
         found = details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id))
         nodes.append(found.model_copy(update={"distances": {to_id(s): distances[n][s] for s in seeds}}))
     keyed = sorted(edges.items(), key=lambda item: tuple(to_id(x) if x else "" for x in item[0]))
     wanted = [] if query.topology_only else [(k_, h) for k_, h in keyed if edge_filter is None or k_.predicate in edge_filter]
-    detailed = dict(zip((k_ for k_, _ in wanted), full_edges(ctx, wanted))) if wanted else {}  # type: ignore[arg-type]
+    detailed = dict(zip((k_ for k_, _ in wanted), full_edges(ctx, wanted, valid_at=query.valid_at))) if wanted else {}  # type: ignore[arg-type]
     return Intersection(
         seeds=[to_id(s) for s in seeds], k=k, node_count=len(nodes), edge_count=len(keyed),
         nodes=nodes, edges=[detailed.get(k_) or stub_edge(ctx, k_) for k_, _ in keyed],

@@ -63,7 +63,7 @@ def shortest_path(ctx: GraphContext, query: ShortestPathInput) -> ShortestPath:
         return ShortestPath(found=False, reason=search.reason or f"no path within {max_hops} hops", **answer)  # type: ignore[arg-type]
     steps = search.read_path(length)
     nodes = [source, *(node for node, _, _ in steps)]
-    edges = full_edges(ctx, [(key, hit) for _, key, hit in steps])
+    edges = full_edges(ctx, [(key, hit) for _, key, hit in steps], valid_at=query.valid_at)
     confidences = [e.confidence for e in edges if e.confidence is not None]
     product = weakest = None
     if confidences and len(confidences) == len(edges):

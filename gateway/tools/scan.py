@@ -64,7 +64,7 @@ def _scan_entities(
         slots["after"] = literal(after)
     rows = ctx.select("scan_entities", ["after"] if after else [], **slots)
     page = [str(row[0]) for row in rows[:limit]]
-    details = full_nodes(ctx, page, node_types(ctx, page))
+    details = full_nodes(ctx, page, node_types(ctx, page), valid_at=query.valid_at)
     cursor = _make_cursor(ctx, query, "entities", page[-1]) if len(rows) > limit else None
     return ScanPage(kind="entities", count=len(page), nodes=[details[x] for x in page], limit=limit,
                     next_cursor=cursor, warnings=warnings)
@@ -81,7 +81,7 @@ def _scan_statements(
         plan = replace(plan, predicates=tuple(sorted(predicates)))
     rows, complete = statement_rows(ctx, plan, after, limit + 1)
     page = rows[:limit]
-    edges = full_edges(ctx, [(key, hit) for _, key, hit in page])
+    edges = full_edges(ctx, [(key, hit) for _, key, hit in page], valid_at=query.valid_at)
     more = len(rows) > limit or not complete
     if not complete:
         warnings.append("the call's deadline ended this page early; pass next_cursor to go on")

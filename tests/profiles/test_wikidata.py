@@ -195,8 +195,13 @@ def test_node_types_come_from_p31_and_p31_is_not_an_edge(q42: Gateway) -> None:
     assert "wd:Q5" not in node_ids(result.nodes)
     assert not [e for e in listed_edges(result) if e.predicate == "wdt:P31"]  # type: ignore[union-attr]
     # The literal claims are properties; the truthy wdt: copies are not read twice.
-    assert douglas.properties and douglas.properties["wdt:P2048"] == [1.96]  # height, a quantity
-    assert douglas.properties["wdt:P18"] == ["http://commons.wikimedia.org/wiki/Special:FilePath/Douglas%20adams%20portrait%20cropped.jpg"]
+    assert douglas.properties and douglas.properties["wdt:P2048"] == [{"amount": 1.96, "unit": "wd:Q11573"}]  # 1.96 metre
+    # A claim with qualifiers keeps them (the media legend, in the wanted language of its 20).
+    assert douglas.properties["wdt:P18"] == [{
+        "value": "http://commons.wikimedia.org/wiki/Special:FilePath/Douglas%20adams%20portrait%20cropped.jpg",
+        "id": "wds:Q42-44889d0f-474c-4fb9-1961-9a3366cbbb9e",
+        "qualifiers": {"pq:P2096": [{"text": "Portrait of Douglas Adams", "language": "en"}]},
+    }]
     # Decision: P31 is the type, so it is no edge predicate; naming it says so instead of matching nothing silently.
     named = q42.bfs_query(seeds=["wd:Q42"], max_hops=1, edge_filter={"predicates": ["P31"]}, topology_only=False)
     assert any("P31" in w for w in named.warnings)
