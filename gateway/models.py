@@ -333,7 +333,9 @@ class Subgraph(Out):
 class RelationshipCount(Out):
     predicate: str
     direction: Literal["out", "in"]
-    count: int
+    count: int = Field(description="Statements a walk crosses by default (truth status asserted_true).")
+    other_statuses: dict[TruthStatus, int] | None = Field(
+        default=None, description="Statements of other truth statuses (crossed when truth_status names them).")
 
 
 class EntityDetail(Node):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
+from typing import cast
+
 from gateway.engine.context import GraphContext
-from gateway.engine.presentation import full_nodes, node_types
+from gateway.engine.presentation import bookkeeping, full_nodes, node_types
 from gateway.engine.search import search_index, suggest_ids
 from gateway.errors import NotFound
 from gateway.models import (
@@ -14,11 +17,12 @@ from gateway.models import (
     RelationshipCount,
     SearchEntitiesInput,
     SearchResult,
+    TruthStatus,
 )
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
 from gateway.settings import clamp
 from gateway.sparql import iri, iris
-from gateway.terms import Literal
+from gateway.terms import Literal, status_name, text_of
 
 
 def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> EntitiesDetail:
@@ -48,20 +52,28 @@ def describe_entity(ctx: GraphContext, query: DescribeEntityInput) -> EntityDeta
 
 
 def _relationship_counts(ctx: GraphContext, x: str) -> list[RelationshipCount]:
-    rows = ctx.select("relationship_counts", id=iri(x), excluded=iris(NON_EDGE_PREDICATES, ", "))
-    counts: dict[tuple[str, str], int] = {}
-    for p, d, n in rows:
-        key = (str(p), d.value if isinstance(d, Literal) else str(d))
-        counts[key] = counts.get(key, 0) + (int(n.value) if isinstance(n, Literal) else 0)
+    """Statements per predicate and direction, split as a default walk splits them: those
+    it crosses, and per other truth status those it hides. Bookkeeping is no relationship."""
+    skipped = iris((*NON_EDGE_PREDICATES, *bookkeeping(ctx)), ", ")
+    counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for p, d, status, n in ctx.select("relationship_counts", id=iri(x), excluded=skipped):
+        if isinstance(p, str) and p not in NON_EDGE_PREDICATES:
+            counts[(p, text_of(d))][status_name(status)] += int(n.value) if isinstance(n, Literal) else 0
+    hidden = bookkeeping(ctx)
     for hit in ctx.profile.unasserted():
         for direction, end in (("out", hit.s), ("in", hit.o)):
-            if end == x:
-                counts[(hit.p, direction)] = counts.get((hit.p, direction), 0) + 1
+            if end == x and hit.p not in hidden:
+                counts[(hit.p, direction)][hit.status] += 1
     to_id = ctx.ids.to_id
-    return [
-        RelationshipCount(predicate=to_id(p), direction=d, count=n)  # type: ignore[arg-type]
-        for (p, d), n in sorted(counts.items(), key=lambda kv: (to_id(kv[0][0]), kv[0][1]))
-    ]
+    default = HopPlan().truth_status
+    found = []
+    for (p, d), by_status in sorted(counts.items(), key=lambda kv: (to_id(kv[0][0]), kv[0][1])):
+        others = {cast(TruthStatus, s): n for s, n in sorted(by_status.items()) if s not in default}
+        found.append(RelationshipCount(
+            predicate=to_id(p), direction=d,  # type: ignore[arg-type]
+            count=sum(n for s, n in by_status.items() if s in default), other_statuses=others or None,
+        ))
+    return found
 
 
 def search_entities(ctx: GraphContext, query: SearchEntitiesInput) -> SearchResult:

@@ -2,18 +2,78 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
+
+import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway, InvalidInput, NotFound
+from gateway.models import RelationshipCount
+from tests.conftest import DEMO, demo_reification, shared_data
 
 
 def test_describe_entity_gives_full_data_and_relationship_counts(demo: Gateway) -> None:
     irene = demo.describe_entity("https://example.org/wiki/Irene_Adler")
     assert irene.id == "wiki:Irene_Adler" and irene.label == "Irene Adler"
     assert irene.alt_labels == ["Irene Norton", "The Woman"]
-    counts = {(r.predicate, r.direction): r.count for r in irene.relationships}
-    assert counts[("rel:Possesses", "out")] == 2  # s19 asserted, s40 reifier only
-    assert counts[("rel:Loves", "in")] == 1  # s1, asserted_false, reifier only
+    counts = {(r.predicate, r.direction): (r.count, r.other_statuses) for r in irene.relationships}
+    assert counts[("rel:Possesses", "out")] == (1, {"hypothetical": 1})  # s19 asserted, s40 reifier only
+    assert counts[("rel:Loves", "in")] == (0, {"asserted_false": 1})  # s1, reifier only
+
+
+def _reification() -> Gateway:
+    store = ox.Store()
+    store.load(demo_reification().encode(), format=ox.RdfFormat.N_QUADS)
+    return Gateway.open(store)
+
+
+def _wikidata() -> Gateway:
+    return Gateway.open(shared_data("wikidata", "Q42.ttl"))
+
+
+GRAPHS: dict[str, Callable[[], Gateway]] = {"native": lambda: Gateway.open(DEMO), "reification": _reification,
+                                            "wikidata": _wikidata}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_relationship_counts_are_what_a_one_hop_walk_crosses(name: str) -> None:
+    """For every entity: `count` equals the edges a default 1-hop walk crosses per
+    predicate and direction, and count + other_statuses those of a walk over every status."""
+    gateway = GRAPHS[name]()
+    checked = 0
+    entities = sorted({n["id"] for n in gateway.bfs_query(seeds=[SEEDS[name]], max_hops=2, topology_only=True,
+                                                          truth_status=EVERY).nodes})[:60]  # type: ignore[index]
+    for entity in entities:
+        described = gateway.describe_entity(entity).relationships or []
+        for statuses, read in ((None, _default), (EVERY, _every)):
+            walk = gateway.bfs_query(seeds=[entity], max_hops=1, truth_status=statuses, topology_only=True,
+                                     max_nodes=10_000, max_edges=50_000)
+            assert not walk.truncated
+            crossed: Counter[tuple[str, str]] = Counter()
+            for edge in walk.edges:
+                if edge.get("derived_via"):  # type: ignore[union-attr]
+                    continue
+                ends = (edge["subject"], edge["object"])  # type: ignore[index]
+                for direction, end in (("out", ends[0]), ("in", ends[1])):
+                    if end == entity:
+                        crossed[(edge["predicate"], direction)] += 1  # type: ignore[index]
+            counted = Counter({(r.predicate, r.direction): read(r) for r in described if read(r)})
+            assert counted == crossed, (entity, statuses)
+            checked += 1
+    assert checked >= 20, checked
+
+
+EVERY = ["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]
+SEEDS = {"native": "wiki:Irene_Adler", "reification": "https://example.org/wiki/Irene_Adler", "wikidata": "wd:Q42"}
+
+
+def _default(count: RelationshipCount) -> int:
+    return count.count
+
+
+def _every(count: RelationshipCount) -> int:
+    return count.count + sum((count.other_statuses or {}).values())
 
 
 def test_describe_a_statement(demo: Gateway) -> None:
