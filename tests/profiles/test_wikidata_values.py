@@ -239,3 +239,69 @@ def test_nodes_in_a_walk_are_labelled_in_the_chain(today: Path) -> None:
     gateway = open_today(today)
     nodes = {n.id: n for n in listed_nodes(gateway.bfs_query(seeds=[f"wd:{PAINTER}"], max_hops=1, direction="in"))}
     assert nodes["wd:Q42"].label == "Douglas Adams"
+
+
+# -- valid_at: open bounds are marked ------------------------------------------------------------
+def test_valid_at_marks_the_bounds_a_statement_does_not_state() -> None:
+    parts = ("wikidata", "Q42.ttl")
+    store = load(parts)
+    gateway = gateway_of(store, parts)
+    walk = gateway.bfs_query(seeds=["wd:Q42"], max_hops=1, direction="out", valid_at=1960, topology_only=False)
+    to_id = gateway.context.ids.to_id
+    qualifier = CLAIM + "qualifier/"
+    marked = 0
+    for statement in item_statements(store, "Q42"):
+        edge = next((e for e in listed_edges(walk) if e.id == to_id(statement)), None)
+        if edge is None:
+            continue
+        stated = {q.predicate.value[len(qualifier):] for q in store.quads_for_pattern(ox.NamedNode(statement), None, None)
+                  if q.predicate.value.startswith(qualifier)}
+        expected = [bound for bound, names in (("start", {"P580", "P585"}), ("end", {"P582", "P585"})) if not stated & names]
+        assert (edge.open_bounds or []) == expected, statement
+        marked += bool(expected) and len(expected) < 2
+    residences = [e for e in listed_edges(walk) if e.predicate == "wdt:P551" and e.object == "wd:Q159288"]
+    assert [e.open_bounds for e in residences] == [["start"]]  # Santa Barbara: ended 2001, start unknown
+    assert marked >= 1
+    # Without valid_at nothing is marked.
+    plain = gateway.bfs_query(seeds=["wd:Q42"], max_hops=1, direction="out", topology_only=False)
+    assert all(e.open_bounds is None for e in listed_edges(plain))
+
+
+NOVALUE_PARTY = """
+@prefix wd: <http://www.wikidata.org/entity/> .
+@prefix wds: <http://www.wikidata.org/entity/statement/> .
+@prefix p: <http://www.wikidata.org/prop/> .
+@prefix ps: <http://www.wikidata.org/prop/statement/> .
+@prefix pq: <http://www.wikidata.org/prop/qualifier/> .
+@prefix wdno: <http://www.wikidata.org/prop/novalue/> .
+@prefix wikibase: <http://wikiba.se/ontology#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+wd:Q1 rdfs:label "a politician"@en ; p:P102 wds:none, wds:party ; p:P39 wds:office .
+wds:none a wikibase:Statement, wdno:P102 ; wikibase:rank wikibase:NormalRank ;
+  pq:P580 "2021-01-01T00:00:00Z"^^xsd:dateTime ; pq:P582 "2022-01-01T00:00:00Z"^^xsd:dateTime .
+wds:party a wikibase:Statement ; wikibase:rank wikibase:NormalRank ; ps:P102 wd:Q2 ;
+  pq:P580 "1990-01-01T00:00:00Z"^^xsd:dateTime ; pq:P582 "2020-12-31T00:00:00Z"^^xsd:dateTime .
+wds:office a wikibase:Statement ; wikibase:rank wikibase:NormalRank ; ps:P39 wd:Q3 .
+wd:Q2 rdfs:label "a party"@en .
+wd:Q3 rdfs:label "an office"@en .
+"""
+
+
+def test_novalue_keeps_its_qualifiers_and_obeys_valid_at() -> None:
+    store = ox.Store()
+    store.load(NOVALUE_PARTY.encode(), format=ox.RdfFormat.TURTLE)
+    gateway = Gateway(EmbeddedBackend.from_store(store), profile=WikidataProfile)
+    none = {"value": "novalue", "id": "wds:none",
+            "qualifiers": {"pq:P580": ["2021-01-01T00:00:00Z"], "pq:P582": ["2022-01-01T00:00:00Z"]}}
+    assert (gateway.describe_entity("wd:Q1").properties or {})["wdt:P102"] == [none]
+    for year, shown in ((1960, False), (2021, True), (2023, False)):
+        walk = gateway.bfs_query(seeds=["wd:Q1"], max_hops=1, valid_at=year)
+        politician = next(n for n in listed_nodes(walk) if n.id == "wd:Q1")
+        assert ((politician.properties or {}).get("wdt:P102") == [none]) is shown, year
+        # The item-valued party statement obeys the same rule as an edge.
+        assert any(e.object == "wd:Q2" for e in listed_edges(walk)) is (1990 <= year <= 2020), year
+    # An office with no dates is kept at any time, marked as known through neither bound.
+    office = next(e for e in listed_edges(gateway.bfs_query(seeds=["wd:Q1"], max_hops=1, valid_at=1960))
+                  if e.object == "wd:Q3")
+    assert office.open_bounds == ["start", "end"]
