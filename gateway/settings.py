@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+from gateway.errors import InvalidInput
+
+_LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$")
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,11 @@ class Settings:
     """Seconds a tool call may take (see `gateway.deadline`); a caller may ask for less."""
     max_deadline: float = 300.0
     """The most a trusted caller may ask for."""
+
+    def __post_init__(self) -> None:
+        for tag in self.languages:
+            if not isinstance(tag, str) or not _LANGUAGE_TAG.match(tag):
+                raise InvalidInput(f"not a language tag: {tag!r} (say en, mul, pt-br, ...)", field="languages")
 
     @property
     def language(self) -> str:

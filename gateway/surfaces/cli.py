@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gateway.api import Gateway
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, InvalidInput
 from gateway.resources import demo_path
+from gateway.settings import Settings
 from gateway.tools import TOOLS
 
 EXIT_ERROR = 1
@@ -108,6 +109,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="time a client has to send a request's headers, and again its body (default: 30)")
     serve.add_argument("--max-response-bytes", type=int, default=20_000_000,
                        help="the largest answer; a larger one is refused with 413 (default: 20,000,000)")
+    serve.add_argument("--languages", type=_languages, default=Settings.languages, metavar="TAGS",
+                       help="label languages, most wanted first (default: en,mul; then none, then any)")
     serve.set_defaults(run=_serve)
     return parser
 
@@ -195,8 +198,17 @@ def _serve(args: argparse.Namespace) -> int:
         allow_origins=args.allow_origin, allow_hosts=args.allow_host, workers=args.workers, on_disk=args.on_disk,
         sparql_timeout=args.sparql_timeout, sparql_workers=args.sparql_workers, sparql_memory_mb=args.sparql_memory,
         max_body_bytes=args.max_body_bytes, request_timeout=args.request_timeout,
-        max_response_bytes=args.max_response_bytes,
+        max_response_bytes=args.max_response_bytes, languages=args.languages,
     ))
+
+
+def _languages(text: str) -> tuple[str, ...]:
+    tags = tuple(tag.strip() for tag in text.split(",") if tag.strip())
+    try:
+        Settings(languages=tags)
+    except InvalidInput as error:
+        raise argparse.ArgumentTypeError(error.message) from error
+    return tags
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ from gateway.backends.embedded import fits_in_memory, read_prefix_file
 from gateway.deployment_key import deployment_key
 from gateway.errors import InvalidInput
 from gateway.resources import demo_path
+from gateway.settings import Settings
 from gateway.surfaces.http import create_app
 from gateway.surfaces.middleware import LOOPBACK_HOSTS
 
@@ -70,6 +71,8 @@ class ServeConfig:
     max_response_bytes: int = 20_000_000
     request_timeout: float = 30.0
     """Seconds a client has to send a request's headers, and again its body."""
+    languages: tuple[str, ...] = Settings.languages
+    """Label languages, most wanted first (`Settings.languages`)."""
 
     def allowed_hosts(self) -> list[str]:
         """The Host header values answered: loopback names and the bound address, on this port."""
@@ -85,14 +88,15 @@ class ServeConfig:
 
 def build_app(config: ServeConfig) -> FastAPI:
     prefixes = read_prefix_file(Path(config.prefixes)) if config.prefixes else None
+    settings = Settings(languages=config.languages)
     if config.endpoint:
-        gateway = Gateway.connect(config.endpoint, profile=config.profile, prefixes=prefixes)
+        gateway = Gateway.connect(config.endpoint, profile=config.profile, prefixes=prefixes, settings=settings)
     else:
         # A store directory is served from memory when every worker's copy fits in half the
         # free memory: walks are 2.3-2.6x faster than from disk (bench/RESULTS.md).
         source = Path(config.source) if config.source else demo_path()
         in_memory = not config.on_disk and source.is_dir() and fits_in_memory(source, copies=config.workers)
-        gateway = Gateway.open(source, lenient=config.lenient, prefixes=prefixes, in_memory=in_memory)
+        gateway = Gateway.open(source, lenient=config.lenient, prefixes=prefixes, in_memory=in_memory, settings=settings)
         if in_memory:
             logger.info("%s: copied into memory (--on-disk keeps it on disk)", source)
     for warning in gateway.load_warnings():

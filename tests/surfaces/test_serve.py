@@ -92,3 +92,20 @@ def test_two_workers_share_one_on_disk_store(tmp_path: Path) -> None:
                 assert response.json() == expected.model_dump(mode="json", exclude_none=True)
     finally:
         assert served.stop() == 0
+
+
+def test_languages_choose_the_labels_served(tmp_path: Path) -> None:
+    """`--languages` is the label chain: Q42 is "Douglas Adams" in English, another name in Arabic."""
+    q42 = str(ROOT.parent / "shared" / "data" / "wikidata" / "Q42.ttl")
+    if not Path(q42).is_file():
+        pytest.skip("the shared data folder is not beside this checkout")
+    labels = {}
+    for languages in ("en,mul", "ar"):
+        served = start_server(tmp_path, q42, "--profile", "auto", "--languages", languages)
+        with served.client() as client:
+            labels[languages] = client.post("/v1/tools/describe_entity", json={"id": "wd:Q42"}).json()["label"]
+        assert served.stop() == 0
+    assert labels == {"en,mul": "Douglas Adams", "ar": "دوغلاس آدمز"}
+    refused = subprocess.run([sys.executable, "-m", "gateway.surfaces.cli", "serve", "--languages", "en,x y"],
+                             cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 2 and "not a language tag: 'x y'" in refused.stderr
