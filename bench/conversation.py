@@ -13,7 +13,8 @@ A fixed policy plays the agent (no model in the loop, so the run is repeatable):
    `direction: in`, the compact layout with nodes as labelled stubs and edges in full;
    where a version has no traversal predicate filter, a 1-hop walk with TREATS edges
    detailed by `edge_filter`), then read the evidence passages the edges cite
-   (`describe_entities` of their `bfs:evidence` IDs);
+   (`describe_entities` of their `bfs:evidencePassage` IDs, or `bfs:evidence` where the
+   data has no passages);
 4. Q2 "How is desmopressin connected to Cushing's disease?": `search_entities` for each
    name, first hit, `shortest_path` between them.
 
@@ -103,7 +104,11 @@ class Agent:
         edges = _edges(walk)
         treats = [e for e in edges if e["predicate"] == "TREATS"]
         self.transcript.treatments = sorted({e["subject"] for e in treats})
-        passages = sorted({p for e in treats for p in (e.get("provenance") or {}).get("bfs:evidence", [])})
+        # The passages the edges cite, where the data has them (each distinct text once);
+        # else the evidence rows.
+        cited = [(e.get("provenance") or {}) for e in treats]
+        key = "bfs:evidencePassage" if any("bfs:evidencePassage" in c for c in cited) else "bfs:evidence"
+        passages = sorted({p for c in cited for p in c.get(key, [])})
         if passages:
             read = await self.call("describe_entities", {"ids": passages[:100]})
             self.transcript.passages = len(read["entities"])

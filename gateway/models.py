@@ -379,6 +379,8 @@ class PredicateInfo(Out):
     count: int
     traits: list[str] | None = None
     inverse_of: str | None = None
+    walked_when_named: bool | None = Field(
+        default=None, description="True: walks cross it only when their `predicates` name it (a document's passages).")
     connects: list[str] = Field(
         default_factory=list,
         description='The types it connects most often, up to 3: "subject type -> object type (triples)"; '

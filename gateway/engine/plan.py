@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.engine.context import GraphContext
+from gateway.engine.presentation import declared_subproperties
 from gateway.profiles.base import HopPlan
 
 
@@ -37,7 +38,9 @@ def _walked_predicates(ctx: GraphContext, query: object, warnings: list[str]) ->
     unwanted: list[str] = getattr(query, "exclude_predicates", None) or []
     excluded = ctx.resolve_terms(unwanted, "exclude_predicates", kind="predicate", warnings=warnings) if unwanted else set()
     if not named:
-        return {"excluded": tuple(sorted(excluded))}
+        # A predicate the data declares walked only when named (a passage's bfs:passageOf:
+        # a paper's passages would crowd every walk through it) waits for `predicates`.
+        return {"excluded": tuple(sorted(excluded | declared_subproperties(ctx, "walkedWhenNamed")))}
     allowed = ctx.resolve_terms(named, "predicates", kind="predicate", warnings=warnings) - excluded
     if not allowed:
         warnings.append("predicates: none of them is a predicate of this graph that is not excluded, so nothing "

@@ -26,7 +26,7 @@ from gateway.engine.values import (
 from gateway.engine.walk import EdgeKey
 from gateway.models import Claim, Datum, Edge, Node
 from gateway.profiles.base import Hit, HopPlan, Point
-from gateway.sparql import iris
+from gateway.sparql import iri, iris
 from gateway.terms import (
     BFS,
     OWL,
@@ -104,7 +104,13 @@ def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:
 def bookkeeping(ctx: GraphContext) -> frozenset[str]:
     """Properties the data declares `rdfs:subPropertyOf bfs:bookkeeping`: walking tools
     leave them out of answers, describe shows them."""
-    return ctx.memo("bookkeeping", lambda: frozenset(str(p) for (p,) in ctx.select("bookkeeping") if isinstance(p, str)))
+    return declared_subproperties(ctx, "bookkeeping")
+
+
+def declared_subproperties(ctx: GraphContext, kind: str) -> frozenset[str]:
+    """Properties the data declares `rdfs:subPropertyOf bfs:<kind>`."""
+    return ctx.memo(kind, lambda: frozenset(
+        str(p) for (p,) in ctx.select("subproperties", kind=iri(BFS + kind)) if isinstance(p, str)))
 
 
 def full_nodes(

@@ -24,6 +24,10 @@ by Oxigraph, then renamed). The mapping, field by field, is in data/README.md
   when it is suggested or speculative (hypothetical). It carries `bfs:confidence`,
   `bfs:sourceDocument`, its provenance items and evidence spans as IRI nodes under its
   own IRI, and every other field as a ``bundle:<field>`` literal.
+- Each distinct evidence text of a paper is a passage ``passage:<paper>-<i>`` (`i` from
+  0 in file order): `bfs:passageOf` the paper (a relationship walked only when named),
+  `bfs:passageIndex`, `bfs:passageText`; each statement links the passages of its
+  evidence with `bfs:evidencePassage` (read them in order with fetch_slice).
 
 Every failure is an `InvalidInput` naming the file and line; with ``lenient=True`` the
 bad row is skipped and listed in the report instead (rows that name a skipped row are
@@ -72,6 +76,7 @@ def import_bundle(
         asserted=sum(s.asserted for s in statements), hypothetical=sum(not s.asserted for s in statements),
         evidence=sum(s.evidence for s in statements),
         provenance=sum(len(s.parts) - s.evidence for s in statements),
+        passages=sum(len(spans) for spans in bundle.passages.values()),
         quads=quads, prefixes=prefixes_of(bundle), local_schemes=dict(bundle.ids.local), skipped=skipped,
     )
 

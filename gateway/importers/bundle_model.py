@@ -35,6 +35,7 @@ STANDARD_PREFIXES: dict[str, str] = {
     "bundle": BUNDLE,
 }
 STATEMENT_PREFIX = "stmt"
+PASSAGE_PREFIX = "passage"
 LOCAL_PREFIX = "local"
 """CURIE prefix of bundle IDs that have no scheme and match no known pattern."""
 
@@ -104,6 +105,8 @@ class BundleReport:
     hypothetical: int = 0
     evidence: int = 0
     provenance: int = 0
+    passages: int = 0
+    """Distinct evidence texts, each a passage of its paper."""
     quads: int = 0
     prefixes: dict[str, str] = field(default_factory=dict)
     local_schemes: dict[str, str] = field(default_factory=dict)
@@ -188,7 +191,7 @@ class Ids:
         return LOCAL_PREFIX, value
 
     def _local_namespace(self, prefix: str, value: str, what: str) -> str:
-        if not _PN_PREFIX.fullmatch(prefix) or prefix in STANDARD_PREFIXES or prefix == STATEMENT_PREFIX:
+        if not _PN_PREFIX.fullmatch(prefix) or prefix in STANDARD_PREFIXES or prefix in (STATEMENT_PREFIX, PASSAGE_PREFIX):
             raise BadRow(f"{what} {value!r}: cannot use {prefix!r} as an ID scheme")
         return self.local.setdefault(prefix, f"{self.base}{prefix}/")
 
@@ -198,6 +201,11 @@ def checked_iri(iri: str, what: str) -> str:
         return check_iri(iri, what)
     except InvalidInput:
         raise BadRow(f"{what} is not a valid IRI") from None
+
+
+def passage_iri(base: str, document: str, index: int) -> Iri:
+    """A passage's IRI: its document's ID and its index, in the bundle's passage namespace."""
+    return Iri(f"{base}{PASSAGE_PREFIX}/{escape_local(document)}-{index}")
 
 
 def statement_iri(base: str, key: str) -> str:
@@ -314,6 +322,8 @@ class Bundle:
     statements: dict[str, Statement] = field(default_factory=dict)
     statement_lines: dict[str, int] = field(default_factory=dict)
     reifiers: dict[str, str] = field(default_factory=dict)
+    passages: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Document ID -> its distinct evidence texts, each with its index in bundle order."""
 
 
 def bundle_field(name: str) -> str:

@@ -29,6 +29,7 @@ from gateway.importers.bundle_model import (
     checked_iri,
     literals,
     name_iri,
+    passage_iri,
     statement_iri,
 )
 
@@ -222,6 +223,12 @@ def _evidence(bundle: Bundle, row: dict[str, Any]) -> None:
     statement.evidence += 1
     statement.data.add("bfs:evidence", [node.subject])
     statement.parts.append(node)
+    document, text = row.get("document_id"), row.get("text_span")
+    if isinstance(document, str) and document and isinstance(text, str) and text.strip():
+        spans = bundle.passages.setdefault(document, {})
+        passage = passage_iri(bundle.base, document, spans.setdefault(text, len(spans)))
+        if ("bfs:evidencePassage", passage) not in statement.data.pairs:
+            statement.data.add("bfs:evidencePassage", [passage])
 
 
 def paper_metadata(bundle: Bundle) -> None:

@@ -12,6 +12,7 @@ import pyoxigraph as ox
 from gateway.errors import InvalidInput
 from gateway.importers.bundle_model import (
     BOOKKEEPING,
+    PASSAGE_PREFIX,
     STANDARD_PREFIXES,
     STATEMENT_PREFIX,
     SYMMETRIC,
@@ -24,6 +25,7 @@ from gateway.importers.bundle_model import (
     Terms,
     bundle_field,
     literals,
+    passage_iri,
     turtle_string,
 )
 
@@ -39,6 +41,7 @@ def prefixes_of(bundle: Bundle) -> dict[str, str]:
     prefixes[""] = bundle.base
     prefixes[bundle.domain] = bundle.base
     prefixes[STATEMENT_PREFIX] = f"{bundle.base}{STATEMENT_PREFIX}/"
+    prefixes[PASSAGE_PREFIX] = f"{bundle.base}{PASSAGE_PREFIX}/"
     prefixes.update(sorted(bundle.ids.used.items()))
     prefixes.update(sorted(bundle.ids.local.items()))
     return prefixes
@@ -57,6 +60,8 @@ def render_trig(bundle: Bundle, description: str) -> Iterator[str]:
         yield from _block(node, terms)
     for statement in bundle.statements.values():
         yield from _statement(statement, terms)
+    for node in _passages(bundle):
+        yield from _block(node, terms)
     yield "}\n"
 
 
@@ -86,6 +91,24 @@ def _schema(bundle: Bundle, terms: Terms) -> Iterator[str]:
         yield f"  {terms.iri(iri)} a {', '.join(kinds)} ; rdfs:label {turtle_string(label)} .\n"
     for name in sorted(BOOKKEEPING):
         yield f"  {bundle_field(name)} rdfs:subPropertyOf bfs:bookkeeping .\n"
+    if bundle.passages:
+        yield "  bfs:passageOf rdfs:subPropertyOf bfs:walkedWhenNamed .\n"
+
+
+def _passages(bundle: Bundle) -> Iterator[Node]:
+    """Each distinct evidence text of a document as a passage of it, in bundle order:
+    `bfs:passageOf` is a relationship (a walk from a paper reaches its passages), and
+    fetch_slice reads them in order."""
+    for document, spans in bundle.passages.items():
+        paper = bundle.ids.iri(document, "document_id")
+        for text, index in spans.items():
+            node = Node(passage_iri(bundle.base, document, index))
+            node.add("rdf:type", ["bfs:Passage"])
+            node.add("rdfs:label", [turtle_string(f"{document}, passage {index + 1} of {len(spans)}")])
+            node.add("bfs:passageOf", [paper])
+            node.add("bfs:passageIndex", [str(index)])
+            node.add("bfs:passageText", [turtle_string(text)])
+            yield node
 
 
 def _block(node: Node, terms: Terms) -> Iterator[str]:

@@ -6,6 +6,7 @@ The counts come from `gateway.engine.statistics` (counted once, kept on disk for
 from __future__ import annotations
 
 from gateway.engine.context import GraphContext
+from gateway.engine.presentation import declared_subproperties
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics
 from gateway.ids import local_name
@@ -27,6 +28,7 @@ def _describe(ctx: GraphContext) -> Schema:
     stats = statistics(ctx)
     predicates, types = ctx.vocabulary
     traits = ctx.profile.traits()
+    on_request = declared_subproperties(ctx, "walkedWhenNamed")
     to_id = ctx.ids.to_id
     labels = {  # a label that only repeats the ID ("drug" for drug) is left out
         iri: label for iri, label in ctx.labels(sorted({*predicates, *types})).items()
@@ -41,7 +43,8 @@ def _describe(ctx: GraphContext) -> Schema:
         connects = [f"{to_id(st) if st else '?'} -> {to_id(ot) if ot else '?'} ({n})" for st, ot, n in stats.connects.get(p, ())]
         predicate_infos.append(
             PredicateInfo(id=to_id(p), label=labels.get(p), count=predicates[p], traits=kinds or None,
-                          inverse_of=to_id(inverse) if inverse else None, connects=connects)
+                          inverse_of=to_id(inverse) if inverse else None, connects=connects,
+                          walked_when_named=True if p in on_request else None)
         )
     type_infos = [
         TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))

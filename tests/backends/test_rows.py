@@ -36,7 +36,7 @@ SLOTS: dict[str, Sparql] = {
     "trait_predicates": iris(["https://example.org/rel/Knows", "https://example.org/rel/DisguisedAs"], ", "),
     "after": literal("https://example.org/obj/photograph"),
     "types": iris(["https://example.org/schema/Person"], ", "), "start": iri(W + "221B_Baker_Street"),
-    "predicate": iri("https://example.org/rel/PartOf"),
+    "predicate": iri("https://example.org/rel/PartOf"), "kind": iri(BFS + "bookkeeping"),
     **time_filters(HopPlan(as_of=485, valid_at=1890))[1],
 }
 FLAG_SETS = [

@@ -71,6 +71,13 @@ class Medlit:
         for row in self.evidence:
             self.evidence_by_key[row["relationship_key"]].append(row)
         self.papers: dict[str, dict[str, Any]] = self.manifest["metadata"]["papers"]
+        # Passage IDs: each paper's distinct evidence texts numbered from 0 in file order.
+        numbered: dict[str, dict[str, int]] = defaultdict(dict)
+        self.passage_ids = {}
+        for row in self.evidence:
+            texts = numbered[row["document_id"]]
+            index = texts.setdefault(row["text_span"], len(texts))
+            self.passage_ids[(row["document_id"], row["text_span"])] = f"passage:{row['document_id']}-{index}"
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +122,7 @@ def test_the_import_counts_every_row_of_the_bundle(imported: BundleReport, medli
     statuses = Counter(status(r) for r in medlit.relationships)
     assert (imported.entities, imported.statements) == (len(medlit.entities), len(medlit.relationships)) == (1900, 2184)
     assert imported.evidence == len(medlit.evidence) == 587
+    assert imported.passages == len({(e["document_id"], e["text_span"]) for e in medlit.evidence})
     assert imported.provenance == sum(len(r["properties"].get("provenance", [])) for r in medlit.relationships)
     assert (imported.asserted, imported.hypothetical) == (statuses["asserted_true"], statuses["hypothetical"])
     assert imported.skipped == []
@@ -123,15 +131,20 @@ def test_the_import_counts_every_row_of_the_bundle(imported: BundleReport, medli
 
 def test_the_graph_holds_every_entity_statement_and_evidence_row(gw: Gateway, medlit: Medlit) -> None:
     schema = gw.describe_schema()
-    assert {t.id: t.count for t in schema.entity_types} == Counter(e['entity_type'] for e in medlit.entities)
-    assert {p.id: p.count for p in schema.predicates} == Counter(r['predicate'] for r in medlit.relationships)
+    passages = {(row["document_id"], row["text_span"]) for row in medlit.evidence}
+    expected_types = Counter(e['entity_type'] for e in medlit.entities) + Counter({"bfs:Passage": len(passages)})
+    assert {t.id: t.count for t in schema.entity_types} == expected_types
+    expected_predicates = Counter(r['predicate'] for r in medlit.relationships) + Counter({"bfs:passageOf": len(passages)})
+    assert {p.id: p.count for p in schema.predicates} == expected_predicates
     statuses = Counter(status(r) for r in medlit.relationships)
-    assert schema.truth_statuses == dict(statuses)
+    assert schema.truth_statuses == dict(statuses + Counter({"asserted_true": len(passages)}))  # passageOf is plain
     counts = schema.statements
-    assert (counts.total, counts.reified, counts.plain, counts.unasserted) == (2184, 2184, 0, statuses["hypothetical"])
+    assert (counts.total, counts.reified, counts.plain, counts.unasserted) == (
+        2184 + len(passages), 2184, len(passages), statuses["hypothetical"])
     # Every statement, read back through scan_query: evidence links per key; the
     # bookkeeping (provenance links, creation time) only through describe_entities.
     evidence: Counter[str] = Counter()
+    passages_of: dict[str, int] = {}
     provenance: Counter[str] = Counter()
     ids = []
     cursor = None
@@ -141,12 +154,17 @@ def test_the_graph_holds_every_entity_statement_and_evidence_row(gw: Gateway, me
             ids.append(edge.id)
             data = edge.provenance or {}
             evidence[edge.id] += len(data.get("bfs:evidence", []))  # type: ignore[index]
+            passages_of[edge.id] = len(data.get("bfs:evidencePassage", []))  # type: ignore[index]
             assert not {"bundle:provenance", "bundle:created_at", "bundle:evidence_count"} & set(data)
         cursor = page.next_cursor
         if cursor is None:
             break
     assert len(ids) == 2184
     assert sum(evidence.values()) == len(medlit.evidence)
+    # One passage link per distinct (paper, text) of the statement's evidence rows.
+    assert sorted(passages_of.values()) == sorted(
+        len({(row["document_id"], row["text_span"]) for row in medlit.evidence_by_key[key(r)]})
+        for r in medlit.relationships)
     for start in range(0, len(ids), 100):
         for entity in gw.describe_entities(ids=ids[start : start + 100]).entities:  # type: ignore[arg-type]
             assert entity.statement is not None and entity.statement.provenance is not None
@@ -249,6 +267,8 @@ def test_relationships_round_trip_with_every_field(gw: Gateway, medlit: Medlit) 
         assert edge.confidence == row["confidence"]
         assert sorted(data.pop("bfs:sourceDocument")) == sorted(curie(d) for d in row["source_documents"])
         evidence_ids = data.pop("bfs:evidence", [])
+        cited = {(e["document_id"], e["text_span"]) for e in medlit.evidence_by_key[key(row)]}
+        assert sorted(data.pop("bfs:evidencePassage", [])) == sorted(medlit.passage_ids[c] for c in cited), key(row)
         provenance_ids = data.pop("bundle:provenance", [])
         expected = {f"bundle:{k}": [v] for k, v in row.items() if k not in RELATIONSHIP_MAPPED and v is not None}
         expected.update({f"bundle:{k}": [v] for k, v in row["properties"].items() if k != "provenance"})
@@ -276,11 +296,12 @@ def _provenance_properties(item: dict[str, Any]) -> dict[str, list[Any]]:
 def test_describe_schema_lists_the_bundles_types_and_sixteen_predicates(gw: Gateway, medlit: Medlit) -> None:
     schema = gw.describe_schema()
     assert schema.graph_description.startswith("medlit: 38 PubMed Central papers, 1,900 entities, 2,184 relationships")
-    assert {t.id for t in schema.entity_types} == {e['entity_type'] for e in medlit.entities}
+    assert {t.id for t in schema.entity_types} == {e['entity_type'] for e in medlit.entities} | {"bfs:Passage"}
     assert {t.label for t in schema.entity_types} == {None}  # a label that repeats the ID is left out
     predicates = {p.id: p for p in schema.predicates}
-    assert len(predicates) == 16
-    assert set(predicates) == {r['predicate'] for r in medlit.relationships}
+    # The book's sixteen, and the passages' link to their paper, walked only when named.
+    assert set(predicates) == {r['predicate'] for r in medlit.relationships} | {"bfs:passageOf"}
+    assert len(predicates) == 17 and [p for p, info in predicates.items() if info.walked_when_named] == ["bfs:passageOf"]
     assert predicates["INCREASES_RISK"].label is None  # "increases risk" says no more than the ID
     assert predicates["INTERACTS_WITH"].traits == ["Symmetric"]
     assert predicates["SUBTYPE_OF"].traits == ["Transitive"]
@@ -407,8 +428,8 @@ def test_lenient_mode_reports_each_skipped_row_and_imports_the_rest(name: str, t
     assert [str(s) for s in report.skipped] == MALFORMED[name][1]
     assert (report.entities, report.statements, report.evidence) == MALFORMED[name][2]
     schema = Gateway.open(report.out).describe_schema()
-    assert sum(t.count for t in schema.entity_types) == report.entities
-    assert schema.statements.total == report.statements
+    assert sum(t.count for t in schema.entity_types if t.id != "bfs:Passage") == report.entities
+    assert schema.statements.total == report.statements + report.passages
 
 
 # -- IDs ------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ bench/RESULTS.md, "Agent conversation")."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,17 @@ def test_the_books_questions_are_answered_in_under_half_the_characters(medlit_tr
     transcript = asyncio.run(transport(ROOT, medlit_trig))  # type: ignore[operator]
     assert transcript.first_hit == CUSHING
     assert {"RxNorm:3251", "RxNorm:2286252", "RxNorm:1364105", "RxNorm:6923"} <= set(transcript.treatments)
-    assert len(transcript.treatments) == 12 and transcript.passages >= 5
+    # Every distinct passage the TREATS evidence cites, read once (counted from the bundle's rows).
+    assert len(transcript.treatments) == 12 and transcript.passages == len(_cited_passages(CUSHING, "TREATS"))
     assert transcript.path == ["RxNorm:3251", CUSHING]
     assert [tool for tool, _ in transcript.calls] == [
         "describe_schema", "search_entities", "bfs_query", "describe_entities", "search_entities", "shortest_path"]
     assert transcript.total < BEFORE / 2, transcript.calls
+
+
+def _cited_passages(target: str, predicate: str) -> set[tuple[str, str]]:
+    directory = shared_data("medlit")
+    keys = {f"{r['subject_id']}:{predicate}:{target}" for r in map(json.loads, (directory / "relationships.jsonl").open())
+            if r["predicate"] == predicate and r["object_id"] == target}
+    return {(e["document_id"], e["text_span"]) for e in map(json.loads, (directory / "evidence.jsonl").open())
+            if e["relationship_key"] in keys}
