@@ -155,6 +155,9 @@ class Gateway:
     def describe_entities(self, ids: list[str]) -> models.EntitiesDetail:
         return self.call("describe_entities", {"ids": ids})  # type: ignore[return-value]
 
+    def fetch_slice(self, entity_id: str, **fields: Any) -> models.Slice:
+        return self.call("fetch_slice", {"entity_id": entity_id, **fields})  # type: ignore[return-value]
+
     def intersect_subgraphs(self, query: models.IntersectSubgraphsInput | None = None, **fields: Any) -> models.Intersection:
         return self.call("intersect_subgraphs", query if query is not None else fields)  # type: ignore[return-value]
 

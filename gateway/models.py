@@ -126,12 +126,12 @@ class TraversalFilters(Strict):
 
     truth_status: list[TruthStatus] | None = Field(
         default=None,
-        description='Statuses the walk may cross; default ["asserted_true"] only.',
+        description='Statuses crossed; default ["asserted_true"].',
 
     )
     as_of: Point | None = Field(
         default=None,
-        description="Cross only what was asserted by then (integer position or ISO date).",
+        description="Cross only what was asserted by then (position or ISO date).",
     )
     valid_at: Point | None = Field(
         default=None,
@@ -163,19 +163,19 @@ class SearchEntitiesInput(Strict):
 class BfsQueryInput(WalkFilters):
     seeds: list[str] = Field(min_length=1, description="Entity IDs (CURIEs or URLs).")
     max_hops: int = Field(default=1, description="0 to 6.")
-    direction: Direction = Field(default="both", description="Along relationships (out), against them (in), or both.")
+    direction: Direction = Field(default="both", description="out: along relationships; in: against them.")
     expand_traits: list[Trait] = Field(
         default_factory=list,
-        description="Add the edges Symmetric or Inverse predicates imply (derived_via).",
+        description="Add edges Symmetric / Inverse predicates imply (derived_via).",
     )
     node_filter: NodeFilter | None = None
     edge_filter: EdgeFilter | None = None
-    topology_only: bool = Field(default=False, description="Every node and edge a stub: the cheapest survey.")
+    topology_only: bool = Field(default=False, description="All stubs: the cheapest survey.")
     max_nodes: int | None = Field(default=None, description="Node budget (clamped).")
     max_edges: int | None = Field(default=None, description="Edge budget (clamped).")
     layout: Layout = Field(
         default="default",
-        description='"compact": node IDs and labels by type, edges as subject -> predicate -> objects.',
+        description='"compact": nodes and labels by type, edges grouped by subject and predicate.',
     )
 
 
@@ -185,6 +185,12 @@ class DescribeEntityInput(Strict):
 
 class DescribeEntitiesInput(Strict):
     ids: list[str] = Field(min_length=1, description="IDs (100 at most).")
+
+
+class FetchSliceInput(Strict):
+    entity_id: str = Field(description="A passage or document ID.")
+    window: int | None = Field(default=None, description="Passages, 1 to 64 (default 3).")
+    content_max_chars: int | None = Field(default=None, description="Text budget (default 18000).")
 
 
 class IntersectSubgraphsInput(WalkFilters):
@@ -206,8 +212,8 @@ class TransitiveClosureInput(TraversalFilters):
 
 
 class ScanQueryInput(TraversalFilters):
-    node_types: list[str] = Field(default_factory=list, description="List every entity of these types.")
-    edge_predicates: list[str] = Field(default_factory=list, description="List every statement with these predicates.")
+    node_types: list[str] = Field(default_factory=list, description="Entity types to list.")
+    edge_predicates: list[str] = Field(default_factory=list, description="Predicates whose statements to list.")
     limit: int = Field(default=100, description="Items per page (1 to 1,000).")
     cursor: str | None = Field(default=None, max_length=4096, description="next_cursor of the previous page.")
 
@@ -220,7 +226,7 @@ class ShortestPathInput(WalkFilters):
 
 
 class CommunitiesInput(WalkFilters):
-    seeds: list[str] = Field(default_factory=list, description="Partition these IDs' neighbourhood (none: the whole graph).")
+    seeds: list[str] = Field(default_factory=list, description="Whose neighbourhood (none: the whole graph).")
     max_hops: int = Field(default=2, description="Hops around the seeds (1 to 4).")
     resolution: float = Field(default=1.0, gt=0, le=10, description="Higher: smaller communities.")
     level: int = Field(default=0, description="Level to list (0: coarsest).")
@@ -237,6 +243,7 @@ class Node(Out):
     alt_labels: list[str] | None = None
     properties: dict[str, list[Datum | Claim]] | None = None
     statement: Edge | None = Field(default=None, description="For a statement node: the statement itself.")
+    widen_with: str | None = Field(default=None, description='"fetch_slice" for a passage: read it with its neighbours.')
     distances: dict[str, int] | None = Field(default=None, description="intersect_subgraphs: hops from each seed.")
 
 
@@ -328,6 +335,31 @@ class Subgraph(Out):
     )
     node_details: list[Node] | None = Field(default=None, description="compact: the nodes with full data.")
     edge_details: list[Edge] | None = Field(default=None, description="compact: the edges with full data.")
+
+
+class Passage(Out):
+    id: str
+    name: str | None = None
+    content: str
+    passage_index: int | None = Field(default=None, description="Its place in the document, from 0.")
+    passage_total: int | None = None
+    truncated: bool = Field(default=False, description="content was cut to fit content_max_chars.")
+
+
+class Slice(Out):
+    entity_id: str = Field(description="What was asked for, as its ID.")
+    parent_id: str = Field(description="The document: cite it, not a passage.")
+    parent_name: str | None = None
+    parent_type: str
+    passages: list[Passage] = Field(description="In document order.")
+    window: int = Field(description="The window used (asked, clamped to 1-64).")
+    sliced: bool = Field(description="False: the entity was never cut into passages and comes back whole.")
+    total: int = Field(description="Passages returned.")
+    window_start: int | None = None
+    passage_total: int | None = Field(default=None, description="Passages the document has.")
+    covers_parent: bool = Field(description="Whether the document's passages hold its whole text and all are here.")
+    content_chars: int
+    warnings: list[str] = Field(default_factory=list)
 
 
 class RelationshipCount(Out):

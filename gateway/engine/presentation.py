@@ -42,6 +42,7 @@ from gateway.terms import (
 )
 
 STATEMENT_TYPE = BFS + "Statement"
+PASSAGE_TYPE = BFS + "Passage"
 URL_SYNONYM = BFS + "urlSynonym"
 _GENERIC_TYPES = frozenset({OWL + "Thing", OWL + "NamedIndividual", RDFS + "Resource"})
 SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -163,6 +164,7 @@ def full_nodes(
             properties=None if node in statement_edges else
             {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None,
             statement=statement_edges.get(node),
+            widen_with="fetch_slice" if PASSAGE_TYPE in types.get(node, ()) else None,
         )
     return result
 

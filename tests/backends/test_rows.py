@@ -37,6 +37,7 @@ SLOTS: dict[str, Sparql] = {
     "after": literal("https://example.org/obj/photograph"),
     "types": iris(["https://example.org/schema/Person"], ", "), "start": iri(W + "221B_Baker_Street"),
     "predicate": iri("https://example.org/rel/PartOf"), "kind": iri(BFS + "bookkeeping"),
+    "document": iri(W + "A_Scandal_in_Bohemia"), "first": integer(0), "window": integer(3),
     **time_filters(HopPlan(as_of=485, valid_at=1890))[1],
 }
 FLAG_SETS = [

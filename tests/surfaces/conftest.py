@@ -47,6 +47,8 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "shortest_path": [{"source": "wiki:Irene_Adler", "target": "wiki:Dr_Watson"},
                       {"source": "wiki:Irene_Adler", "target": "wiki:Moriarty", "max_hops": 2}],
     "communities": [{"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 2}, {"resolution": 2}],
+    "fetch_slice": [{"entity_id": "wiki:A_Scandal_in_Bohemia"}, {"entity_id": "wiki:Irene_Adler", "window": 99,
+                                                                "content_max_chars": 5}],
 }
 """Requests the Python API accepts, per tool: every tool is called over HTTP with each."""
 
@@ -58,6 +60,8 @@ REFUSED: list[tuple[str, dict[str, Any]]] = [
     ("bfs_query", {"seeds": ["wiki:Irene_Adler"], "truth_status": ["maybe"]}),
     ("search_entities", {"query": ""}),
     ("describe_entities", {"ids": []}),
+    ("fetch_slice", {}),
+    ("fetch_slice", {"entity_id": "wiki:Irene_Adler", "window": "wide"}),
     ("intersect_subgraphs", {"seeds": ["wiki:Irene_Adler"]}),
     ("communities", {"resolution": 0}),
     ("describe_entity", {}),

@@ -1,0 +1,95 @@
+"""fetch_slice: widen one passage into the window of its document's passages around it.
+
+A document cut into passages (`bfs:passageOf`, `bfs:passageIndex`, `bfs:passageText`;
+the bundle importer writes a paper's evidence texts so) is read a window at a time: given
+a passage, the window centred on it; given the document, from its first passage. Anything
+else comes back whole, with `sliced: false`. A passage is never more readable than its
+document: a reader who may not read the document's own data gets the same not-found
+answer for its passages as for an ID that is in no graph.
+"""
+
+from __future__ import annotations
+
+from gateway.engine.context import GraphContext, quoted
+from gateway.engine.presentation import full_nodes, node_types
+from gateway.errors import NotFound
+from gateway.models import FetchSliceInput, Passage, Slice
+from gateway.profiles.base import HopPlan
+from gateway.settings import clamp
+from gateway.sparql import integer, iri
+from gateway.terms import Literal, text_of
+
+DEFAULT_WINDOW, MAX_WINDOW = 3, 64
+DEFAULT_CHARS, MAX_CHARS = 18_000, 200_000
+
+
+def fetch_slice(ctx: GraphContext, query: FetchSliceInput) -> Slice:
+    warnings: list[str] = []
+    window = clamp(query.window, DEFAULT_WINDOW, 1, MAX_WINDOW, field="window", warnings=warnings)
+    budget = clamp(query.content_max_chars, DEFAULT_CHARS, 1, MAX_CHARS, field="content_max_chars", warnings=warnings)
+    present, _ = ctx.resolve_seeds([query.entity_id], HopPlan(), "entity_id", [])
+    if not present:
+        raise _not_found(query.entity_id)
+    entity = present[0]
+    kind, document, index, total = _place(ctx, entity)
+    to_id = ctx.ids.to_id
+    if kind is None:  # never cut: the entity whole
+        node = full_nodes(ctx, [entity], node_types(ctx, [entity]))[entity]
+        text = node.description or node.label or ""
+        passage, used = _cut(Passage(id=node.id, name=node.label, content=text), budget)
+        return Slice(entity_id=node.id, parent_id=node.id, parent_name=node.label, parent_type=node.entity_type,
+                     passages=[passage], window=window, sliced=False, total=1, covers_parent=not passage.truncated,
+                     content_chars=used, warnings=warnings + _budget_note(passage.truncated, budget))
+    if not ctx.select("own_data", id=iri(document)):
+        raise _not_found(query.entity_id)  # the document is not the reader's to read: nor its passages
+    start = 0 if index is None else max(0, min(index - window // 2, total - window))
+    passages: list[Passage] = []
+    left = budget
+    for passage_iri, at, content, label in ctx.select("passages", document=iri(document), first=integer(start),
+                                                      window=integer(window)):
+        position = int(at.value) if isinstance(at, Literal) else None
+        passage, used = _cut(Passage(id=to_id(str(passage_iri)), name=text_of(label) if label else None,
+                                     content=text_of(content) if content else "", passage_index=position,
+                                     passage_total=total), left)
+        passages.append(passage)
+        left -= used
+    parent = full_nodes(ctx, [document], node_types(ctx, [document]))[document]
+    covers = bool(passages) and start == 0 and len(passages) == total and not any(p.truncated for p in passages) \
+        and any(text_of(v) in ("true", "1") for (v,) in ctx.select("covers", id=iri(document)))
+    return Slice(
+        entity_id=to_id(entity), parent_id=parent.id, parent_name=parent.label, parent_type=parent.entity_type,
+        passages=passages, window=window, sliced=True, total=len(passages), window_start=start, passage_total=total,
+        covers_parent=covers, content_chars=budget - left,
+        warnings=warnings + _budget_note(any(p.truncated for p in passages), budget),
+    )
+
+
+def _place(ctx: GraphContext, entity: str) -> tuple[str | None, str, int | None, int]:
+    """(kind "passage" / "document" / None, the document, the passage's index, passages of the document)."""
+    for kind, document, index, total in ctx.select("passage", id=iri(entity)):
+        count = int(total.value) if isinstance(total, Literal) else 0
+        if text_of(kind) == "passage" and isinstance(index, Literal):
+            return "passage", str(document), int(index.value), count
+        if text_of(kind) == "document":
+            return "document", entity, None, count
+    return None, entity, None, 0
+
+
+def _cut(passage: Passage, left: int) -> tuple[Passage, int]:
+    """The passage within what is left of the window's budget, and the characters it used."""
+    if len(passage.content) <= left:
+        return passage, len(passage.content)
+    kept = max(left, 0)
+    return passage.model_copy(update={"content": passage.content[:kept], "truncated": True}), kept
+
+
+def _budget_note(cut: bool, budget: int) -> list[str]:
+    if not cut:
+        return []
+    return [f"content_max_chars: the window's text was cut at {budget} characters (truncated passages say so); "
+            "ask a smaller window or a larger budget"]
+
+
+def _not_found(asked: str) -> NotFound:
+    """One answer for an ID in no graph and one the reader may not read."""
+    return NotFound(f"{quoted(asked)} is not in this graph; search_entities finds IDs by name", field="entity_id")
