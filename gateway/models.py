@@ -350,7 +350,7 @@ class Schema(Out):
     as_of_range: Range | None = None
     valid_at_range: Range | None = None
     named_graphs: list[str] = Field(default_factory=list)
-    prefixes: dict[str, str]
+    prefixes: dict[str, str] = Field(description="The prefix of every namespace an answer about this graph can hold.")
     warnings: list[str] = Field(default_factory=list)
 
 

@@ -196,6 +196,11 @@ class Profile:
     name: ClassVar[str] = ""
     queries: ClassVar[str] = ""
     """The folder of `queries/` this profile's templates come from."""
+    namespaces: ClassVar[tuple[str, ...]] = (BFS, RDF)
+    """Namespaces of the terms the profile itself puts in answers, whatever the data
+    declares (describe_schema lists a prefix for each): the project's vocabulary
+    (provenance keys such as `bfs:sourceDocument`) and `rdf:subject` / `rdf:object`, the
+    structural edges of a statement node."""
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend

@@ -49,11 +49,23 @@ from gateway.models import TRUTH_STATUSES
 from gateway.profiles.base import NOTHING, Hit, HopPlan, time_filters
 from gateway.profiles.native import NativeProfile
 from gateway.sparql import Sparql, integer, iri, iris, render
-from gateway.terms import BFS
+from gateway.terms import BFS, RDF
 
+WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
 CLAIM = "http://www.wikidata.org/prop/"
-"""An IRI no statement has: an empty `IN ()` list is not valid SPARQL everywhere."""
+WIKIBASE = "http://wikiba.se/ontology#"
+NAMESPACES = (
+    BFS, RDF, WD, WD + "statement/", WDT, CLAIM,
+    CLAIM + "statement/", CLAIM + "statement/value/", CLAIM + "qualifier/", CLAIM + "qualifier/value/",
+    CLAIM + "reference/", CLAIM + "reference/value/", CLAIM + "novalue/",
+    "http://www.wikidata.org/reference/", "http://www.wikidata.org/value/",
+    WIKIBASE, "http://www.w3.org/ns/prov#", "http://schema.org/",
+)
+"""What Wikibase's RDF and this profile's answers are written in: entities, statements,
+the claim, statement, qualifier and reference namespaces (simple values and value nodes),
+novalue classes, reference and value nodes, ranks (wikibase:), references
+(prov:wasDerivedFrom), an entity's version data (schema:), and the project's own terms."""
 
 
 def claim_predicate(predicate: str) -> str | None:
@@ -75,6 +87,7 @@ def _claims(predicates: Iterable[str]) -> Sparql:
 class WikidataProfile(NativeProfile):
     name = "wikidata"
     queries = "wikidata"
+    namespaces = NAMESPACES
     @property
     def has_reifiers(self) -> bool:
         """Every Wikidata statement is a statement node."""

@@ -10,13 +10,7 @@ from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
-from gateway.terms import OWL, RDF, RDFS, XSD, Literal, text_of
-
-COMMON_VOCABULARIES = frozenset({
-    RDF, RDFS, OWL, XSD, "http://www.w3.org/2004/02/skos/core#", "http://purl.org/dc/terms/",
-    "http://rdfs.org/ns/void#", "http://www.w3.org/ns/prov#", "http://schema.org/", "https://schema.org/",
-})
-"""Namespaces every reader knows: listed only when a type or predicate shown uses them."""
+from gateway.terms import Literal, text_of
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
@@ -50,13 +44,7 @@ def _describe(ctx: GraphContext) -> Schema:
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
     ranges = _ranges(ctx) if ctx.profile.has_reifiers else {}
     graphs = [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
-    shown = [to_id(x) for x in (*predicates, *types)]
-    prefixes = {  # the data's own prefixes, and common ones (rdfs:, owl:, ...) only where a name uses them
-        prefix: uri
-        for prefix, uri in sorted(ctx.ids.converter.bimap.items())
-        if (uri in ctx.backend.prefixes.values() and uri not in COMMON_VOCABULARIES)
-        or any(i.startswith(prefix + ":") for i in shown)
-    }
+    prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *types)])
     return Schema(
         graph_description=_description(ctx, counts.total),
         profile=ctx.profile.name,
@@ -69,6 +57,24 @@ def _describe(ctx: GraphContext) -> Schema:
         named_graphs=[to_id(g) for g in sorted(graphs)],
         prefixes=prefixes,
     )
+
+
+def answer_prefixes(ctx: GraphContext, shown: list[str]) -> dict[str, str]:
+    """The prefix of every namespace an answer about this graph can hold, so each CURIE an
+    agent reads can be expanded: the profile's own (Wikidata's statement, qualifier,
+    reference and value namespaces; `bfs:`, `rdf:`), the data's (its `@prefix` lines or the
+    endpoint's configured prefixes), and those of the predicates and types shown. A
+    namespace the project map knows under another URI form (`http://schema.org/` for
+    `schema:`) is listed as the prefix's canonical one. The same on every backend for the
+    same data and prefixes: nothing here asks the store."""
+    namespaces = {*ctx.profile.namespaces, *ctx.backend.prefixes.values()}
+    used = {i.split(":", 1)[0] for i in shown if ":" in i}
+    found = {
+        record.prefix: record.uri_prefix
+        for record in ctx.ids.converter.records
+        if record.prefix in used or not namespaces.isdisjoint((record.uri_prefix, *record.uri_prefix_synonyms))
+    }
+    return dict(sorted(found.items()))
 
 
 def _ranges(ctx: GraphContext) -> dict[str, Range]:
