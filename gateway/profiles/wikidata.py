@@ -41,6 +41,7 @@ profile; `detect_profile` sends such data to the plain profile. The templates in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from gateway.backends.base import Backend
@@ -84,6 +85,11 @@ def _claims(predicates: Iterable[str]) -> Sparql:
     return iris(found or (NOTHING,), ", ")
 
 
+COUNTS = ("auto", "exact", "bounded")
+ENTITY_SEARCHES = ("auto", "mwapi", "labels", "index")
+_HOST = re.compile(r"^[A-Za-z0-9.-]+(:[0-9]+)?$")
+
+
 class WikidataProfile(NativeProfile):
     name = "wikidata"
     queries = "wikidata"
@@ -94,20 +100,44 @@ class WikidataProfile(NativeProfile):
         return True
     deprecated_status: str = "retracted"
     """The truth status of a deprecated-rank statement."""
+    counts: str = "auto"
+    """"exact": describe_schema counts the whole graph and bare names resolve against those
+    counts (as for every profile); "bounded": nothing reads the whole graph
+    (`gateway.engine.bounded`); "auto": bounded on a remote endpoint, exact on embedded data."""
+    entity_search = "auto"
+    mwapi_host = "www.wikidata.org"
 
     def __init__(self, backend: Backend) -> None:
         super().__init__(backend)
         _check_status(self.deprecated_status)
 
+    @property
+    def bounded(self) -> bool:
+        return self.counts == "bounded" or (self.counts == "auto" and self.backend.endpoint is not None)
+
     @classmethod
-    def configured(cls, *, deprecated_status: str = "retracted") -> type[WikidataProfile]:
-        """A profile class with another status for deprecated statements.
+    def configured(
+        cls, *, deprecated_status: str = "retracted", counts: str = "auto", entity_search: str = "auto",
+        mwapi_host: str = "www.wikidata.org",
+    ) -> type[WikidataProfile]:
+        """A profile class with other options.
 
         `Gateway(backend, profile=...)` takes a class (it builds one profile per reader),
         so options are class attributes: `profile=WikidataProfile.configured(deprecated_status="disputed")`.
+        `deprecated_status` is the truth status of deprecated statements; `counts` says
+        whether describe_schema may count the whole graph (`WikidataProfile.counts`);
+        `entity_search` picks search_entities' method and `mwapi_host` the wiki whose
+        EntitySearch the `wikibase:mwapi` service asks (`Profile.entity_search`).
         """
         _check_status(deprecated_status)
-        return type(cls.__name__, (cls,), {"deprecated_status": deprecated_status, "__module__": cls.__module__})
+        for value, allowed, field in ((counts, COUNTS, "counts"), (entity_search, ENTITY_SEARCHES, "entity_search")):
+            if value not in allowed:
+                raise InvalidInput(f"{field} must be one of {', '.join(allowed)}, not {value!r}", field=field)
+        if not _HOST.match(mwapi_host):
+            raise InvalidInput(f"mwapi_host must be a host name, not {mwapi_host!r}", field="mwapi_host")
+        options = {"deprecated_status": deprecated_status, "counts": counts, "entity_search": entity_search,
+                   "mwapi_host": mwapi_host, "__module__": cls.__module__}
+        return type(cls.__name__, (cls,), options)
 
     # -- templates ------------------------------------------------------------------------
     def template_slots(self) -> tuple[list[str], dict[str, Sparql]]:

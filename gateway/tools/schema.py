@@ -1,10 +1,13 @@
 """describe_schema: what an agent needs to orient itself in an unfamiliar graph.
 
-The counts come from `gateway.engine.statistics` (counted once, kept on disk for file data).
+The counts come from `gateway.engine.statistics` (counted once, kept on disk for file data);
+on a graph too large to count (a bounded profile: a remote Wikidata endpoint) from bounded
+probes instead (`gateway.engine.bounded`), and `estimates` says which numbers those are.
 """
 
 from __future__ import annotations
 
+from gateway.engine.bounded import bounded_statistics, configured_graphs, estimates, known_vocabulary
 from gateway.engine.context import GraphContext
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics
@@ -18,12 +21,16 @@ def describe_schema(ctx: GraphContext) -> Schema:
 
 
 def _describe(ctx: GraphContext) -> Schema:
-    stats = statistics(ctx)
+    bounded = ctx.profile.bounded
+    stats = bounded_statistics(ctx) if bounded else statistics(ctx)
     predicates, types = ctx.vocabulary
     traits = ctx.profile.traits()
     to_id = ctx.ids.to_id
+    known = known_vocabulary() if bounded else None
+    found = {**known.predicates, **known.types} if known else {}  # an endpoint without property entities
+    found.update(ctx.labels(sorted({*predicates, *types})))
     labels = {  # a label that only repeats the ID ("drug" for drug) is left out
-        iri: label for iri, label in ctx.labels(sorted({*predicates, *types})).items()
+        iri: label for iri, label in found.items()
         if normalize(label) != normalize(local_name(to_id(iri)).replace("_", " "))
     }
     predicate_infos = []
@@ -42,8 +49,8 @@ def _describe(ctx: GraphContext) -> Schema:
     ]
     counts = StatementCounts(total=stats.total, reified=stats.reified, plain=stats.plain,
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
-    ranges = _ranges(ctx) if ctx.profile.has_reifiers else {}
-    graphs = [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
+    ranges = _ranges(ctx) if ctx.profile.has_reifiers and not bounded else {}
+    graphs = configured_graphs(ctx) if bounded else [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
     prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *types)])
     return Schema(
         graph_description=_description(ctx, counts.total),
@@ -56,6 +63,7 @@ def _describe(ctx: GraphContext) -> Schema:
         valid_at_range=ranges.get("valid"),
         named_graphs=[to_id(g) for g in sorted(graphs)],
         prefixes=prefixes,
+        estimates=estimates(ctx) if bounded else {},
     )
 
 
@@ -92,4 +100,6 @@ def _description(ctx: GraphContext, total: int) -> str:
     rows = ctx.select("graph_description")  # description first, then comment, title, label
     if rows and isinstance(rows[0][1], Literal):
         return rows[0][1].value
+    if ctx.profile.bounded:
+        return "a Wikidata-style graph too large to count; its numbers here are bounded (see estimates)"
     return f"an RDF graph of {total} statements"
