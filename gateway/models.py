@@ -443,7 +443,12 @@ class Schema(Out):
     as_of_range: Range | None = None
     valid_at_range: Range | None = None
     named_graphs: list[str] = Field(default_factory=list)
-    prefixes: dict[str, str]
+    prefixes: dict[str, str] = Field(description="The prefix of every namespace an answer about this graph can hold.")
+    estimates: dict[str, str] = Field(
+        default_factory=dict,
+        description="Fields not counted over the whole graph (a graph too large to count, such as Wikidata), "
+        "each with how it was found instead; empty when every count is exact.",
+    )
     warnings: list[str] = Field(default_factory=list)
 
 

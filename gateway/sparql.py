@@ -2,10 +2,11 @@
 
 A template is a `.rq` file with slots (`{{name}}`) and optional sections
 (`{{#flag}} ... {{/flag}}`). Slots accept only `Sparql` fragments, and the only
-functions here that make a `Sparql` fragment from a value are `iri`, `iris` and
-`literal`: IRIs must have passed `gateway.ids.check_iri`, literals are written by
-pyoxigraph's escaping serializer, integers are formatted from `int`. So no caller
-string reaches the store as query text without validation.
+functions here that make a `Sparql` fragment from a value are `iri`, `iris`, `integer`,
+`literal` and `tagged`: IRIs must have passed `gateway.ids.check_iri`, literals are
+written by pyoxigraph's escaping serializer, integers are formatted from `int`. So no
+caller string reaches the store as query text without validation. A template rendered
+with `fragment` is itself such a fragment, and `joined` / `union` join fragments into one slot.
 """
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ def literal(value: str | int | float | bool | dt.date | dt.datetime) -> Sparql:
     if isinstance(value, dt.date):
         return Sparql(str(ox.Literal(value.isoformat(), datatype=ox.NamedNode(XSD + "date"))))
     return Sparql(str(ox.Literal(value)))
+
+
+def tagged(value: str, language: str) -> Sparql:
+    """A language-tagged string literal (`"text"@en`), escaped by pyoxigraph, which also
+    refuses a malformed language tag (ValueError)."""
+    return Sparql(str(ox.Literal(value, language=language)))
 
 
 _VARIABLE = re.compile(r"^\?[A-Za-z_]\w*$")
@@ -122,3 +129,22 @@ def render(name: str, flags: Iterable[str] = (), **slots: Sparql) -> str:
         return value
 
     return _SLOT.sub(fill, text)
+
+
+def fragment(name: str, flags: Iterable[str] = (), **slots: Sparql) -> Sparql:
+    """A template rendered for another template's slot: safe text, made only of `Sparql` slots."""
+    return Sparql(render(name, flags, **slots))
+
+
+def joined(fragments: Iterable[Sparql], separator: str = " ") -> Sparql:
+    """Fragments joined into one slot: literals for a `VALUES` block (space-separated), or
+    `{ ... }` groups into a UNION (separator "\nUNION\n", see `union`)."""
+    parts = list(fragments)
+    if not all(isinstance(f, Sparql) for f in parts):
+        raise TypeError("only Sparql fragments are joined; build them with gateway.sparql")
+    return Sparql(separator.join(parts))
+
+
+def union(fragments: Iterable[Sparql]) -> Sparql:
+    """`{ ... }` groups (rendered with `fragment`) as one UNION, for a slot."""
+    return joined(fragments, "\nUNION\n")

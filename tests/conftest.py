@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import random
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -122,3 +122,30 @@ def virtuoso_server() -> Iterator[VirtuosoServer]:
     server = VirtuosoServer(demo_reification() + demo_plain())
     yield server
     server.stop()
+
+
+WIKIDATA_GRAPH = "https://example.org/graph/q42"
+"""Where Virtuoso holds a Wikidata export (it keeps no graph-less triples)."""
+
+
+@pytest.fixture(scope="session")
+def wikidata_endpoints() -> Iterator[Callable[[str], tuple[str, list[str] | None]]]:
+    """Real Wikidata RDF (Q42.ttl) in `oxigraph serve` and Virtuoso, each started on first
+    use (a missing server skips its tests): name -> (endpoint URL, graphs to read)."""
+    started: dict[str, OxigraphServer | VirtuosoServer] = {}
+    path = shared_data("wikidata", "Q42.ttl")
+
+    def endpoint(name: str) -> tuple[str, list[str] | None]:
+        if name not in started:
+            if name == "virtuoso":
+                store = ox.Store()
+                store.load(path=str(path), format=ox.RdfFormat.TURTLE)
+                quads = [ox.Quad(q.subject, q.predicate, q.object, ox.NamedNode(WIKIDATA_GRAPH)) for q in store]
+                started[name] = VirtuosoServer(ox.serialize(quads, format=ox.RdfFormat.N_QUADS).decode())
+            else:
+                started[name] = OxigraphServer([path])
+        return started[name].url, [WIKIDATA_GRAPH] if name == "virtuoso" else None
+
+    yield endpoint
+    for server in started.values():
+        server.stop()

@@ -434,7 +434,7 @@ class RemoteBackend:
         status = response.status_code
         if status == 200:
             return
-        text = _excerpt(response.read())
+        text = _excerpt(body := response.read())
         if status == 206:
             raise Truncated(f"{self.host} returned partial results (206){_sql_state(response)}: {text}")
         if status == 429:
@@ -447,7 +447,7 @@ class RemoteBackend:
             kind = EndpointTimeout if status == 504 else UpstreamError
             raise _Retry(kind(f"{self.host} answered {status} {response.reason_phrase}: {text}"),
                          wait=_retry_after(response))
-        if status == 408 or (status >= 500 and _TIMEOUT_TEXT.search(text)):
+        if status == 408 or (status >= 500 and _TIMEOUT_TEXT.search(body[:65536].decode("utf-8", "replace"))):
             raise EndpointTimeout(f"{self.host} timed out running the query ({status}): {text}")
         error = UpstreamError(f"{self.host} answered {status} {response.reason_phrase}: {text}")
         error.outage = status >= 500
@@ -551,7 +551,7 @@ def _error_text(host: str, text: str) -> BackendError:
 
 def _cut(host: str, text: str, why: str) -> BackendError:
     """A body that stops mid-way: a timeout the server wrote into it, or a plain cut."""
-    tail = text[-2000:]
+    tail = text[-8000:]  # Blazegraph's trace: the query echoed, the exception, some 30 frames
     if _TIMEOUT_TEXT.search(tail):
         return EndpointTimeout(f"{host} timed out mid-answer ({why}): {_excerpt(tail.encode())}")
     if re.search(r"Exception|Virtuoso \w+ Error|\bError\b", tail):

@@ -10,6 +10,8 @@ from typing import TypeVar
 
 from gateway.backends.base import Backend, Rows
 from gateway.deployment_key import deployment_key
+from gateway.engine import bounded
+from gateway.engine.bounded import bounded_statistics
 from gateway.engine.statistics import statistics
 from gateway.errors import InvalidInput
 from gateway.ids import IdMapper, Resolution, build_converter, local_name
@@ -58,7 +60,7 @@ class GraphContext:
     def vocabulary(self) -> tuple[dict[str, int], dict[str, int]]:
         """(edge predicate -> statement count, type -> entity count), from the statistics."""
         with self._lock:
-            stats = statistics(self)
+            stats = bounded_statistics(self) if self.profile.bounded else statistics(self)
             self.ids.register_local_names([*stats.predicates, *stats.types, BFS + "Statement"])
             return stats.predicates, stats.types
 
@@ -67,6 +69,8 @@ class GraphContext:
     ) -> set[str]:
         """IRIs for predicate or type names; names not in the graph become warnings."""
         names = list(names)
+        if self.profile.bounded:  # no whole-graph statistics to hold names against: probes
+            return bounded.resolve_terms(self, names, field, kind=kind, warnings=warnings)
         if kind == "predicate" and "vocabulary" not in self.__dict__:
             probed = self._probe_predicates(names, field)
             if probed is not None:

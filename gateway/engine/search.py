@@ -27,7 +27,7 @@ from pathlib import Path
 
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.presentation import TypeNames
-from gateway.engine.wikidata_search import MwapiEntitySearch, entity_search_for
+from gateway.engine.wikidata_search import LabelSearch, MwapiEntitySearch, entity_search_for
 from gateway.ids import local_name
 from gateway.models import Match, SearchHit
 from gateway.profiles.base import NON_EDGE_PREDICATES
@@ -57,9 +57,11 @@ _READABLE = re.compile(r"[^\W\d_]{3,}")
 _CODE = re.compile(r"[0-9a-f]{8,}|[A-Z]?\d+")
 
 
-def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch:
-    """The graph's name index: Wikidata's own EntitySearch on its query service; elsewhere
-    the store's index file when it has one, else one built in memory, once per graph."""
+def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch | LabelSearch:
+    """The graph's name index: Wikidata's own EntitySearch on its query service (or where
+    the profile asks for it); exact label lookups on a graph too large to index (a bounded
+    profile, `gateway.engine.wikidata_search`); elsewhere the store's index file when it has
+    one, else one built in memory, once per graph."""
 
     def local_index() -> SearchIndex:
         directory = ctx.backend.directory
@@ -70,7 +72,12 @@ def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch:
             stored.close()  # made by an older version: read the names again
         return SearchIndex.build(ctx)
 
-    return ctx.memo("search_index", lambda: entity_search_for(ctx.backend, local_index, language=ctx.settings.language))
+    profile = ctx.profile
+    mode = profile.entity_search
+    labels = mode == "labels" or (mode == "auto" and profile.bounded)
+    fallback: Callable[[], SearchIndex | LabelSearch] = (lambda: LabelSearch(ctx)) if labels else local_index
+    return ctx.memo("search_index", lambda: entity_search_for(
+        ctx.backend, fallback, language=ctx.settings.language, mode=mode, host=profile.mwapi_host))
 
 
 def suggest_ids(ctx: GraphContext, missing: list[str], field: str, warnings: list[str]) -> None:

@@ -1,64 +1,53 @@
-"""search_entities on Wikidata's own query service: its entity search, not a label index.
+"""search_entities on Wikidata-scale graphs: the service's entity search, or label lookups.
 
 The generic search (`gateway.engine.search.SearchIndex`) reads every name in the graph into a
 full-text index once. Against query.wikidata.org that would mean reading over a billion
 labels, so there the gateway asks Wikidata's own entity search instead, through the
 query service's MediaWiki API bridge (`SERVICE wikibase:mwapi`, API "EntitySearch", the
 `wbsearchentities` module behind the search box on wikidata.org): one SPARQL query per
-search, answering with the same `SearchHit`s, best first.
+search, answering with the same `SearchHit`s, best first. Elsewhere on a graph too large
+to index (a bounded profile), `LabelSearch` looks the query up as an exact label or alias,
+a few spellings at once: index lookups, never a scan.
 
-`MwapiEntitySearch` has the `search(query, types, limit, to_id)` method of
-`SearchIndex`, so `gateway.engine.search.search_index` can return either; `entity_search_for`
-picks one for a backend. It only needs a backend's `select`, so tests run it against a
-local fake endpoint with canned answers.
+Which one (`Profile.entity_search`, set with `WikidataProfile.configured(entity_search=...)`):
+"mwapi" where asked; on "auto", mwapi on Wikimedia's own query services (the hosts in
+`WIKIDATA_QUERY_HOSTS`), the label lookup on other bounded graphs, the full-text index
+elsewhere. The mwapi bridge exists only on Blazegraph services built for Wikibase (the
+query service's own software), and its EntitySearch answers from the wiki it is pointed
+at (`mwapi_host`), so it is used only where known to be there, never probed for: a probe
+would send other stores a SERVICE call to the outside world.
+
+`MwapiEntitySearch` and `LabelSearch` have the `search(query, types, limit, to_id)` method
+of `SearchIndex`, so `gateway.engine.search.search_index` can return any of them;
+`entity_search_for` picks one for a backend.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 from urllib.parse import urlsplit
 
 from gateway.backends.base import Backend, Rows
-from gateway.engine.presentation import entity_type
+from gateway.engine.context import GraphContext
+from gateway.engine.presentation import entity_type, node_types
 from gateway.models import SearchHit
-from gateway.sparql import Sparql, integer, iris, literal
+from gateway.sparql import integer, iris, joined, literal, render, tagged
 from gateway.terms import Literal, text_of
 
-WIKIDATA_QUERY_HOSTS = frozenset({"query.wikidata.org"})
+WIKIDATA_QUERY_HOSTS = frozenset({
+    "query.wikidata.org", "query-main.wikidata.org", "query-scholarly.wikidata.org", "query-legacy-full.wikidata.org",
+})
+"""Wikimedia's Wikidata query services (the full graph, its main and scholarly halves)."""
 MAX_RESULTS = 50
 """wbsearchentities answers at most 50 entities per call; one call is made per search."""
 T = TypeVar("T")
 _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
-
-QUERY = """\
-PREFIX wikibase: <http://wikiba.se/ontology#>
-PREFIX bd: <http://www.bigdata.com/rdf#>
-PREFIX mwapi: <https://www.mediawiki.org/ontology#API/>
-PREFIX wdt: <http://www.wikidata.org/prop/direct/>
-SELECT ?item ?ordinal ?label ?matched ?matchText ?type WHERE {
-  SERVICE wikibase:mwapi {
-    bd:serviceParam wikibase:api "EntitySearch" ;
-                    wikibase:endpoint "www.wikidata.org" ;
-                    wikibase:limit "once" ;
-                    mwapi:search %(search)s ;
-                    mwapi:language %(language)s ;
-                    mwapi:type %(kind)s ;
-                    mwapi:limit %(limit)s .
-    ?item wikibase:apiOutputItem mwapi:item .
-    ?ordinal wikibase:apiOrdinal true .
-    ?label wikibase:apiOutput mwapi:label .
-    ?matched wikibase:apiOutput "match/@type" .
-    ?matchText wikibase:apiOutput "match/@text" .
-  }
-  OPTIONAL { ?item wdt:P31 ?type }
-  %(types)s
-}
-"""
-"""`%` slots are filled only with `gateway.sparql` fragments (escaped literals, checked IRIs)."""
-
+_HOST = re.compile(r"^[A-Za-z0-9.-]+(:[0-9]+)?$")
+MWAPI_HOST = "www.wikidata.org"
 
 def is_wikidata_query_service(backend: Backend) -> bool:
     """Whether `backend` talks to Wikidata's query service."""
@@ -71,24 +60,25 @@ def is_wikidata_query_service(backend: Backend) -> bool:
 class MwapiEntitySearch:
     """Entity search through Wikidata's EntitySearch API, inside a SPARQL query."""
 
-    def __init__(self, backend: Backend, *, language: str = "en", kind: str = "item") -> None:
+    def __init__(self, backend: Backend, *, language: str = "en", kind: str = "item", host: str = MWAPI_HOST) -> None:
         if not _LANGUAGE.match(language):
             raise ValueError(f"not a language code: {language!r}")
         if kind not in ("item", "property", "lexeme", "form", "sense"):
             raise ValueError(f"not a Wikibase entity type: {kind!r}")
+        if not _HOST.match(host):
+            raise ValueError(f"not a host name: {host!r}")
         self.backend = backend
         self.language = language
         self.kind = kind
+        self.host = host
 
     def query(self, text: str, types: set[str] | None, limit: int) -> str:
         """The SPARQL text for one search (every value escaped or checked)."""
-        wanted = (
-            Sparql(f"FILTER(?type IN ({iris(sorted(types), ', ')}))") if types else Sparql("")
+        return render(
+            "wikidata/entity_search", ["types"] if types else [], search=literal(text), language=literal(self.language),
+            kind=literal(self.kind), host=literal(self.host), limit=integer(max(1, min(limit, MAX_RESULTS))),
+            types=iris(sorted(types or ()), ", "),
         )
-        return QUERY % {
-            "search": literal(text), "language": literal(self.language), "kind": literal(self.kind),
-            "limit": integer(max(1, min(limit, MAX_RESULTS))), "types": wanted,
-        }
 
     def search(self, query: str, types: set[str] | None, limit: int, to_id: Callable[[str], str]) -> list[SearchHit]:
         """Up to `limit` entities named like `query`, in the order Wikidata ranks them.
@@ -135,11 +125,63 @@ class _Entity:
     types: list[str] = field(default_factory=list)
 
 
-def entity_search_for(backend: Backend, build_index: Callable[[], T], *, language: str = "en") -> MwapiEntitySearch | T:
-    """The search for a backend: Wikidata's own on its query service, else `build_index()`."""
-    if is_wikidata_query_service(backend):
-        return MwapiEntitySearch(backend, language=language)
+def entity_search_for(
+    backend: Backend, build_index: Callable[[], T], *, language: str = "en", mode: str = "auto", host: str = MWAPI_HOST,
+) -> MwapiEntitySearch | T:
+    """The search for a backend: the service's EntitySearch when `mode` is "mwapi", or
+    "auto" on Wikidata's query service; else `build_index()`."""
+    if mode == "mwapi" or (mode == "auto" and is_wikidata_query_service(backend)):
+        return MwapiEntitySearch(backend, language=language, host=host)
     return build_index()
+
+
+class LabelSearch:
+    """Entities whose label or alias is the query, in a few spellings (as typed, lower case,
+    capitalised), in the configured language and "mul": one query of index lookups
+    (`queries/wikidata/label_search.rq`), then the hits' types and labels (bounded by the
+    hits). Labels rank before aliases; within each, the lower item number first (the
+    older item, as a rule the better known: Q42 before Q28421831)."""
+
+    def __init__(self, ctx: GraphContext) -> None:
+        self.ctx = ctx
+
+    def search(self, query: str, types: set[str] | None, limit: int, to_id: Callable[[str], str]) -> list[SearchHit]:
+        if types is not None and not types:
+            return []
+        text = " ".join(query.split())
+        if not text:
+            return []
+        spellings = dict.fromkeys((text, text.lower(), string.capwords(text), text[:1].upper() + text[1:]))
+        languages = dict.fromkeys((self.ctx.settings.language, "mul"))
+        texts = joined(tagged(s, language) for s in spellings for language in languages)
+        rows = self.ctx.select("label_search", texts=texts, limit=integer(LABEL_ROWS))
+        matched: dict[str, str] = {}
+        for x, kind in rows:
+            if isinstance(x, str) and (x not in matched or text_of(kind) == "label"):
+                matched[x] = "exact_label" if text_of(kind) == "label" else "alt_label"
+        found = sorted(matched)
+        kinds = node_types(self.ctx, found)
+        if types is not None:
+            found = [x for x in found if types & set(kinds.get(x, ()))]
+        ranked = sorted(found, key=lambda x: (matched[x] != "exact_label", _item_number(x), x))[:limit]
+        labels = self.ctx.labels(ranked)
+        return [
+            SearchHit(id=to_id(x), label=labels.get(x), entity_type=entity_type(kinds.get(x, ()), to_id),
+                      score=_score(matched[x], position, len(ranked)), match=matched[x])  # type: ignore[arg-type]
+            for position, x in enumerate(ranked)
+        ]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+LABEL_ROWS = 500
+"""Entities one label lookup reads: a name shared by more is better narrowed by type."""
+
+
+def _item_number(iri: str) -> int:
+    local = iri.rsplit("/", 1)[-1]
+    return int(local[1:]) if local[1:].isdigit() else 1 << 62
 
 
 def _match(kind: str, matched_text: str, query: str) -> str:

@@ -196,9 +196,28 @@ class Profile:
     name: ClassVar[str] = ""
     queries: ClassVar[str] = ""
     """The folder of `queries/` this profile's templates come from."""
+    namespaces: ClassVar[tuple[str, ...]] = (BFS, RDF)
+    """Namespaces of the terms the profile itself puts in answers, whatever the data
+    declares (describe_schema lists a prefix for each): the project's vocabulary
+    (provenance keys such as `bfs:sourceDocument`) and `rdf:subject` / `rdf:object`, the
+    structural edges of a statement node."""
+
+    entity_search: ClassVar[str] = "auto"
+    """How search_entities finds names: "index" (a full-text index of every name in the
+    graph), "labels" (exact label and alias lookups), "mwapi" (the query service's
+    `wikibase:mwapi` EntitySearch, on Wikidata-style services), "auto" (mwapi on Wikimedia's
+    query services, labels where the profile is `bounded`, else the index)."""
+    mwapi_host: ClassVar[str] = "www.wikidata.org"
+    """The wiki whose EntitySearch `wikibase:mwapi` asks."""
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the graph is too large to read whole: describe_schema and name resolution
+        then ask only bounded queries (`gateway.engine.bounded`)."""
+        return False
 
     def render(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> str:
         """The text of this profile's template `query`, filled (see `gateway.sparql.render`)."""

@@ -41,6 +41,7 @@ profile; `detect_profile` sends such data to the plain profile. The templates in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from gateway.backends.base import Backend
@@ -49,12 +50,23 @@ from gateway.models import TRUTH_STATUSES
 from gateway.profiles.base import NOTHING, Hit, HopPlan, time_filters
 from gateway.profiles.native import NativeProfile
 from gateway.sparql import Sparql, integer, iri, iris, render
-from gateway.terms import BFS
+from gateway.terms import BFS, RDF
 
+WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
 CLAIM = "http://www.wikidata.org/prop/"
 WIKIBASE = "http://wikiba.se/ontology#"
-"""An IRI no statement has: an empty `IN ()` list is not valid SPARQL everywhere."""
+NAMESPACES = (
+    BFS, RDF, WD, WD + "statement/", WDT, CLAIM,
+    CLAIM + "statement/", CLAIM + "statement/value/", CLAIM + "qualifier/", CLAIM + "qualifier/value/",
+    CLAIM + "reference/", CLAIM + "reference/value/", CLAIM + "novalue/",
+    "http://www.wikidata.org/reference/", "http://www.wikidata.org/value/",
+    WIKIBASE, "http://www.w3.org/ns/prov#", "http://schema.org/",
+)
+"""What Wikibase's RDF and this profile's answers are written in: entities, statements,
+the claim, statement, qualifier and reference namespaces (simple values and value nodes),
+novalue classes, reference and value nodes, ranks (wikibase:), references
+(prov:wasDerivedFrom), an entity's version data (schema:), and the project's own terms."""
 
 
 def claim_predicate(predicate: str) -> str | None:
@@ -73,29 +85,59 @@ def _claims(predicates: Iterable[str]) -> Sparql:
     return iris(found or (NOTHING,), ", ")
 
 
+COUNTS = ("auto", "exact", "bounded")
+ENTITY_SEARCHES = ("auto", "mwapi", "labels", "index")
+_HOST = re.compile(r"^[A-Za-z0-9.-]+(:[0-9]+)?$")
+
+
 class WikidataProfile(NativeProfile):
     name = "wikidata"
     queries = "wikidata"
+    namespaces = NAMESPACES
     @property
     def has_reifiers(self) -> bool:
         """Every Wikidata statement is a statement node."""
         return True
     deprecated_status: str = "retracted"
     """The truth status of a deprecated-rank statement."""
+    counts: str = "auto"
+    """"exact": describe_schema counts the whole graph and bare names resolve against those
+    counts (as for every profile); "bounded": nothing reads the whole graph
+    (`gateway.engine.bounded`); "auto": bounded on a remote endpoint, exact on embedded data."""
+    entity_search = "auto"
+    mwapi_host = "www.wikidata.org"
 
     def __init__(self, backend: Backend) -> None:
         super().__init__(backend)
         _check_status(self.deprecated_status)
 
+    @property
+    def bounded(self) -> bool:
+        return self.counts == "bounded" or (self.counts == "auto" and self.backend.endpoint is not None)
+
     @classmethod
-    def configured(cls, *, deprecated_status: str = "retracted") -> type[WikidataProfile]:
-        """A profile class with another status for deprecated statements.
+    def configured(
+        cls, *, deprecated_status: str = "retracted", counts: str = "auto", entity_search: str = "auto",
+        mwapi_host: str = "www.wikidata.org",
+    ) -> type[WikidataProfile]:
+        """A profile class with other options.
 
         `Gateway(backend, profile=...)` takes a class (it builds one profile per reader),
         so options are class attributes: `profile=WikidataProfile.configured(deprecated_status="disputed")`.
+        `deprecated_status` is the truth status of deprecated statements; `counts` says
+        whether describe_schema may count the whole graph (`WikidataProfile.counts`);
+        `entity_search` picks search_entities' method and `mwapi_host` the wiki whose
+        EntitySearch the `wikibase:mwapi` service asks (`Profile.entity_search`).
         """
         _check_status(deprecated_status)
-        return type(cls.__name__, (cls,), {"deprecated_status": deprecated_status, "__module__": cls.__module__})
+        for value, allowed, field in ((counts, COUNTS, "counts"), (entity_search, ENTITY_SEARCHES, "entity_search")):
+            if value not in allowed:
+                raise InvalidInput(f"{field} must be one of {', '.join(allowed)}, not {value!r}", field=field)
+        if not _HOST.match(mwapi_host):
+            raise InvalidInput(f"mwapi_host must be a host name, not {mwapi_host!r}", field="mwapi_host")
+        options = {"deprecated_status": deprecated_status, "counts": counts, "entity_search": entity_search,
+                   "mwapi_host": mwapi_host, "__module__": cls.__module__}
+        return type(cls.__name__, (cls,), options)
 
     # -- templates ------------------------------------------------------------------------
     def template_slots(self) -> tuple[list[str], dict[str, Sparql]]:

@@ -1,23 +1,20 @@
 """describe_schema: what an agent needs to orient itself in an unfamiliar graph.
 
-The counts come from `gateway.engine.statistics` (counted once, kept on disk for file data).
+The counts come from `gateway.engine.statistics` (counted once, kept on disk for file data);
+on a graph too large to count (a bounded profile: a remote Wikidata endpoint) from bounded
+probes instead (`gateway.engine.bounded`), and `estimates` says which numbers those are.
 """
 
 from __future__ import annotations
 
+from gateway.engine.bounded import bounded_statistics, configured_graphs, estimates, known_vocabulary
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import declared_subproperties
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
-from gateway.terms import OWL, RDF, RDFS, XSD, Literal, text_of
-
-COMMON_VOCABULARIES = frozenset({
-    RDF, RDFS, OWL, XSD, "http://www.w3.org/2004/02/skos/core#", "http://purl.org/dc/terms/",
-    "http://rdfs.org/ns/void#", "http://www.w3.org/ns/prov#", "http://schema.org/", "https://schema.org/",
-})
-"""Namespaces every reader knows: listed only when a type or predicate shown uses them."""
+from gateway.terms import Literal, text_of
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
@@ -25,13 +22,17 @@ def describe_schema(ctx: GraphContext) -> Schema:
 
 
 def _describe(ctx: GraphContext) -> Schema:
-    stats = statistics(ctx)
+    bounded = ctx.profile.bounded
+    stats = bounded_statistics(ctx) if bounded else statistics(ctx)
     predicates, types = ctx.vocabulary
     traits = ctx.profile.traits()
     on_request = declared_subproperties(ctx, "walkedWhenNamed")
     to_id = ctx.ids.to_id
+    known = known_vocabulary() if bounded else None
+    found = {**known.predicates, **known.types} if known else {}  # an endpoint without property entities
+    found.update(ctx.labels(sorted({*predicates, *types})))
     labels = {  # a label that only repeats the ID ("drug" for drug) is left out
-        iri: label for iri, label in ctx.labels(sorted({*predicates, *types})).items()
+        iri: label for iri, label in found.items()
         if normalize(label) != normalize(local_name(to_id(iri)).replace("_", " "))
     }
     predicate_infos = []
@@ -51,15 +52,9 @@ def _describe(ctx: GraphContext) -> Schema:
     ]
     counts = StatementCounts(total=stats.total, reified=stats.reified, plain=stats.plain,
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
-    ranges = _ranges(ctx) if ctx.profile.has_reifiers else {}
-    graphs = [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
-    shown = [to_id(x) for x in (*predicates, *types)]
-    prefixes = {  # the data's own prefixes, and common ones (rdfs:, owl:, ...) only where a name uses them
-        prefix: uri
-        for prefix, uri in sorted(ctx.ids.converter.bimap.items())
-        if (uri in ctx.backend.prefixes.values() and uri not in COMMON_VOCABULARIES)
-        or any(i.startswith(prefix + ":") for i in shown)
-    }
+    ranges = _ranges(ctx) if ctx.profile.has_reifiers and not bounded else {}
+    graphs = configured_graphs(ctx) if bounded else [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
+    prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *types)])
     return Schema(
         graph_description=_description(ctx, counts.total),
         profile=ctx.profile.name,
@@ -71,7 +66,26 @@ def _describe(ctx: GraphContext) -> Schema:
         valid_at_range=ranges.get("valid"),
         named_graphs=[to_id(g) for g in sorted(graphs)],
         prefixes=prefixes,
+        estimates=estimates(ctx) if bounded else {},
     )
+
+
+def answer_prefixes(ctx: GraphContext, shown: list[str]) -> dict[str, str]:
+    """The prefix of every namespace an answer about this graph can hold, so each CURIE an
+    agent reads can be expanded: the profile's own (Wikidata's statement, qualifier,
+    reference and value namespaces; `bfs:`, `rdf:`), the data's (its `@prefix` lines or the
+    endpoint's configured prefixes), and those of the predicates and types shown. A
+    namespace the project map knows under another URI form (`http://schema.org/` for
+    `schema:`) is listed as the prefix's canonical one. The same on every backend for the
+    same data and prefixes: nothing here asks the store."""
+    namespaces = {*ctx.profile.namespaces, *ctx.backend.prefixes.values()}
+    used = {i.split(":", 1)[0] for i in shown if ":" in i}
+    found = {
+        record.prefix: record.uri_prefix
+        for record in ctx.ids.converter.records
+        if record.prefix in used or not namespaces.isdisjoint((record.uri_prefix, *record.uri_prefix_synonyms))
+    }
+    return dict(sorted(found.items()))
 
 
 def _ranges(ctx: GraphContext) -> dict[str, Range]:
@@ -89,4 +103,6 @@ def _description(ctx: GraphContext, total: int) -> str:
     rows = ctx.select("graph_description")  # description first, then comment, title, label
     if rows and isinstance(rows[0][1], Literal):
         return rows[0][1].value
+    if ctx.profile.bounded:
+        return "a Wikidata-style graph too large to count; its numbers here are bounded (see estimates)"
     return f"an RDF graph of {total} statements"
