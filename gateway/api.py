@@ -155,6 +155,9 @@ class Gateway:
     def describe_entities(self, ids: list[str]) -> models.EntitiesDetail:
         return self.call("describe_entities", {"ids": ids})  # type: ignore[return-value]
 
+    def answer(self, question: str, **fields: Any) -> models.Answer:
+        return self.call("answer", {"question": question, **fields})  # type: ignore[return-value]
+
     def fetch_slice(self, entity_id: str, **fields: Any) -> models.Slice:
         return self.call("fetch_slice", {"entity_id": entity_id, **fields})  # type: ignore[return-value]
 

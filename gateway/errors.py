@@ -6,6 +6,8 @@
     ├── Unauthorized        no valid credentials
     ├── Forbidden           the reader may not do this
     ├── TooLarge            a request or a subgraph over a configured bound
+    ├── ModelError          the language model `answer` uses failed, or answered what cannot be used
+    │   └── NoModel         no language model is configured for `answer`
     └── BackendError        the store failed
         ├── EndpointTimeout the store did not answer in time
         ├── Unavailable     the store cannot take the query now (busy, or failing): retry later
@@ -62,6 +64,19 @@ class TooLarge(GatewayError):
     """A request or the subgraph it asks for is over a configured bound."""
 
     code = "too_large"
+
+
+class ModelError(GatewayError):
+    """The language model `answer` uses failed, or answered what cannot be used (not the
+    JSON asked for, or an answer that cites nothing). The whole answer fails with it."""
+
+    code = "model_error"
+
+
+class NoModel(ModelError):
+    """No language model is configured for `answer` (the other tools never need one)."""
+
+    code = "no_model"
 
 
 class BackendError(GatewayError):

@@ -21,7 +21,6 @@ Value = str | int | float | bool
 
 
 class Quantity(TypedDict):
-    """A quantity with its unit (a CURIE; absent for a plain number) and bounds."""
 
     amount: float | int
     unit: NotRequired[str]
@@ -30,8 +29,7 @@ class Quantity(TypedDict):
 
 
 class Time(TypedDict):
-    """A point in time as precise as it is known ("year": only the year counts); `calendar`
-    only when not the proleptic Gregorian one (wd:Q1985727)."""
+    # `calendar` only when not the proleptic Gregorian one (wd:Q1985727).
 
     time: str
     precision: str
@@ -40,7 +38,7 @@ class Time(TypedDict):
 
 
 class Coordinates(TypedDict):
-    """A place; `globe` only when not the Earth (wd:Q2)."""
+    # `globe` only when not the Earth (wd:Q2).
 
     latitude: float
     longitude: float
@@ -49,7 +47,6 @@ class Coordinates(TypedDict):
 
 
 class Text(TypedDict):
-    """Text in a language (a monolingual text value, a language-tagged literal)."""
 
     text: str
     language: str
@@ -60,8 +57,8 @@ Datum = Value | Quantity | Time | Coordinates | Text
 
 
 class Claim(TypedDict):
-    """A Wikidata claim that carries more than its value: qualifiers (a date, a point in
-    time), a preferred rank; `id` is its statement (describe it for its references)."""
+    # A Wikidata claim that carries more than its value; `id` is its statement (describe
+    # it for its references).
 
     value: Datum
     id: str
@@ -131,11 +128,11 @@ class TraversalFilters(Strict):
     )
     as_of: Point | None = Field(
         default=None,
-        description="Cross only what was asserted by then (position or ISO date).",
+        description="Only what was asserted by then (position or ISO date).",
     )
     valid_at: Point | None = Field(
         default=None,
-        description="Cross only what held then (integer or ISO date).",
+        description="Only what held then (year or ISO date).",
     )
 
 
@@ -144,9 +141,9 @@ class WalkFilters(TraversalFilters):
 
     predicates: list[str] = Field(
         default_factory=list,
-        description="Walk only these predicates (default any).",
+        description="Walk only these.",
     )
-    exclude_predicates: list[str] = Field(default_factory=list, description="Never walk these predicates.")
+    exclude_predicates: list[str] = Field(default_factory=list, description="Never walk these.")
 
 
 # -- tool inputs --------------------------------------------------------------------
@@ -157,7 +154,7 @@ class DescribeSchemaInput(Strict):
 class SearchEntitiesInput(Strict):
     query: str = Field(min_length=1, max_length=500, description="A name or words.")
     entity_types: list[str] = Field(default_factory=list, description="Only entities of these types.")
-    limit: int = Field(default=10, description="Results at most (1 to 100).")
+    limit: int = Field(default=10, description="1 to 100.")
 
 
 class BfsQueryInput(WalkFilters):
@@ -166,7 +163,7 @@ class BfsQueryInput(WalkFilters):
     direction: Direction = Field(default="both", description="out: along relationships; in: against them.")
     expand_traits: list[Trait] = Field(
         default_factory=list,
-        description="Add edges Symmetric / Inverse predicates imply (derived_via).",
+        description="Add implied edges (derived_via).",
     )
     node_filter: NodeFilter | None = None
     edge_filter: EdgeFilter | None = None
@@ -175,7 +172,7 @@ class BfsQueryInput(WalkFilters):
     max_edges: int | None = Field(default=None, description="Edge budget (clamped).")
     layout: Layout = Field(
         default="default",
-        description='"compact": nodes and labels by type, edges grouped by subject and predicate.',
+        description='"compact": stubs grouped, with labels.',
     )
 
 
@@ -187,6 +184,11 @@ class DescribeEntitiesInput(Strict):
     ids: list[str] = Field(min_length=1, description="IDs (100 at most).")
 
 
+class AnswerInput(TraversalFilters):
+    question: str = Field(min_length=1, max_length=2000)
+    max_batches: int | None = Field(default=None, description="1 to 8 (default 8).")
+
+
 class FetchSliceInput(Strict):
     entity_id: str = Field(description="A passage or document ID.")
     window: int | None = Field(default=None, description="Passages, 1 to 64 (default 3).")
@@ -194,8 +196,8 @@ class FetchSliceInput(Strict):
 
 
 class IntersectSubgraphsInput(WalkFilters):
-    seeds: list[str] = Field(min_length=2, description="2 to 8 entity IDs (16 at most).")
-    k: int = Field(default=2, description="Hops from each seed (1 to 4).")
+    seeds: list[str] = Field(min_length=2, description="2 to 8 IDs.")
+    k: int = Field(default=2, description="1 to 4 hops from each.")
     direction: Direction = "both"
     node_filter: NodeFilter | None = None
     edge_filter: EdgeFilter | None = None
@@ -208,13 +210,13 @@ class TransitiveClosureInput(TraversalFilters):
     start: str = Field(description="An entity ID.")
     predicate: str = Field(description="e.g. rdfs:subClassOf")
     direction: Direction = Field(default="out", description='"out" follows subject to object; "in" the inverse.')
-    limit: int = Field(default=10_000, description="IDs at most (1 to 500,000).")
+    limit: int = Field(default=10_000, description="1 to 500,000.")
 
 
 class ScanQueryInput(TraversalFilters):
     node_types: list[str] = Field(default_factory=list, description="Entity types to list.")
     edge_predicates: list[str] = Field(default_factory=list, description="Predicates whose statements to list.")
-    limit: int = Field(default=100, description="Items per page (1 to 1,000).")
+    limit: int = Field(default=100, description="Per page, 1 to 1,000.")
     cursor: str | None = Field(default=None, max_length=4096, description="next_cursor of the previous page.")
 
 
@@ -243,7 +245,7 @@ class Node(Out):
     alt_labels: list[str] | None = None
     properties: dict[str, list[Datum | Claim]] | None = None
     statement: Edge | None = Field(default=None, description="For a statement node: the statement itself.")
-    widen_with: str | None = Field(default=None, description='"fetch_slice" for a passage: read it with its neighbours.')
+    widen_with: str | None = None
     distances: dict[str, int] | None = Field(default=None, description="intersect_subgraphs: hops from each seed.")
 
 
@@ -259,14 +261,11 @@ class Edge(Out):
     valid_until: Value | None = None
     confidence: float | None = None
     extraction_method: str | None = None
-    rank: Literal["preferred", "normal", "deprecated"] | None = Field(
-        default=None, description="A Wikidata statement's rank (its truth status follows from it).")
-    qualifiers: dict[str, list[Datum]] | None = Field(
-        default=None, description="A Wikidata statement's qualifiers: property -> values.")
-    references: list[dict[str, list[Datum]]] | None = Field(
-        default=None, description="A Wikidata statement's references, one property -> values group each.")
+    rank: Literal["preferred", "normal", "deprecated"] | None = None
+    qualifiers: dict[str, list[Datum]] | None = None
+    references: list[dict[str, list[Datum]]] | None = Field(default=None, description="One group per reference.")
     open_bounds: list[Literal["start", "end"]] | None = Field(
-        default=None, description="valid_at: the bounds the statement does not state; it counts as in force through them.")
+        default=None, description="Under valid_at: bounds not stated, taken as open.")
     provenance: dict[str, list[Any]] | None = None
 
 
@@ -341,33 +340,52 @@ class Passage(Out):
     id: str
     name: str | None = None
     content: str
-    passage_index: int | None = Field(default=None, description="Its place in the document, from 0.")
+    passage_index: int | None = None
     passage_total: int | None = None
-    truncated: bool = Field(default=False, description="content was cut to fit content_max_chars.")
+    truncated: bool = False
 
 
 class Slice(Out):
-    entity_id: str = Field(description="What was asked for, as its ID.")
-    parent_id: str = Field(description="The document: cite it, not a passage.")
+    entity_id: str
+    parent_id: str = Field(description="Cite this.")
     parent_name: str | None = None
     parent_type: str
-    passages: list[Passage] = Field(description="In document order.")
-    window: int = Field(description="The window used (asked, clamped to 1-64).")
-    sliced: bool = Field(description="False: the entity was never cut into passages and comes back whole.")
-    total: int = Field(description="Passages returned.")
+    passages: list[Passage]
+    window: int
+    sliced: bool = Field(description="False: never cut, returned whole.")
     window_start: int | None = None
-    passage_total: int | None = Field(default=None, description="Passages the document has.")
-    covers_parent: bool = Field(description="Whether the document's passages hold its whole text and all are here.")
+    passage_total: int | None = None
+    covers_parent: bool
     content_chars: int
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Finding(Out):
+    number: int
+    text: str
+    score: int
+    statements: list[str] = Field(description="Statement IDs (or subject predicate object) cited.")
+    communities: list[int]
+
+
+class Answer(Out):
+    answer: str
+    status: Literal["answered", "ungrounded"]
+    cites: list[int] = Field(default_factory=list, description="Finding numbers.")
+    findings: list[Finding] = Field(default_factory=list)
+    communities_read: int
+    communities_skipped: int
+    clipped: bool = Field(description="A bound left facts out.")
+    model_calls: int
+    facts: int
     warnings: list[str] = Field(default_factory=list)
 
 
 class RelationshipCount(Out):
     predicate: str
     direction: Literal["out", "in"]
-    count: int = Field(description="Statements a walk crosses by default (truth status asserted_true).")
-    other_statuses: dict[TruthStatus, int] | None = Field(
-        default=None, description="Statements of other truth statuses (crossed when truth_status names them).")
+    count: int = Field(description="Of the default truth status.")
+    other_statuses: dict[TruthStatus, int] | None = None
 
 
 class EntityDetail(Node):
@@ -411,8 +429,7 @@ class PredicateInfo(Out):
     count: int
     traits: list[str] | None = None
     inverse_of: str | None = None
-    walked_when_named: bool | None = Field(
-        default=None, description="True: walks cross it only when their `predicates` name it (a document's passages).")
+    walked_when_named: bool | None = Field(default=None, description="Walked only when `predicates` names it.")
     connects: list[str] = Field(
         default_factory=list,
         description='The types it connects most often, up to 3: "subject type -> object type (triples)"; '

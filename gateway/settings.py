@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gateway.errors import InvalidInput
 
@@ -33,6 +33,15 @@ class Settings:
     """Seconds a tool call may take (see `gateway.deadline`); a caller may ask for less."""
     max_deadline: float = 300.0
     """The most a trusted caller may ask for."""
+    llm_url: str | None = None
+    """An OpenAI-compatible chat-completions base URL for `answer` (e.g. http://127.0.0.1:8080/v1);
+    None: `BFSQL_LLM_URL`. Over MCP the client's own model is used when it offers sampling."""
+    llm_model: str | None = None
+    """The model name sent to `llm_url`; None: `BFSQL_LLM_MODEL`."""
+    llm_api_key: str | None = field(default=None, repr=False)
+    """A bearer token for `llm_url`; None: `BFSQL_LLM_API_KEY`, or none."""
+    llm_timeout: float = 120.0
+    """Seconds one model call may take."""
 
     def __post_init__(self) -> None:
         for tag in self.languages:

@@ -27,6 +27,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="bfsql-test-data-")
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="bfsql-test-cache-")
     os.environ.pop("BFSQL_CURSOR_KEY", None)
+    # `answer` on every surface: a scripted chat-completions server (tests/llm_server.py) is
+    # the configured model of every gateway and server the tests start.
+    from tests.llm_server import ChatServer, Script
+
+    chat = ChatServer(Script(wanted=("Irene",)))
+    os.environ["BFSQL_LLM_URL"], os.environ["BFSQL_LLM_MODEL"] = chat.url, "scripted"
+    os.environ.pop("BFSQL_LLM_API_KEY", None)
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "gateway"
 LAYERS: list[tuple[str, ...]] = [
-    ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.gc_hold", "gateway.settings"),
+    ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.gc_hold", "gateway.settings", "gateway.llm"),
     ("gateway.terms",),
     ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models", "gateway.arguments"),
     ("gateway.backends",),

@@ -104,7 +104,6 @@ def _passages(bundle: Bundle) -> Iterator[Node]:
         for text, index in spans.items():
             node = Node(passage_iri(bundle.base, document, index))
             node.add("rdf:type", ["bfs:Passage"])
-            node.add("rdfs:label", [turtle_string(f"{document}, passage {index + 1} of {len(spans)}")])
             node.add("bfs:passageOf", [paper])
             node.add("bfs:passageIndex", [str(index)])
             node.add("bfs:passageText", [turtle_string(text)])

@@ -111,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="the largest answer; a larger one is refused with 413 (default: 20,000,000)")
     serve.add_argument("--languages", type=_languages, default=Settings.languages, metavar="TAGS",
                        help="label languages, most wanted first (default: en,mul; then none, then any)")
+    serve.add_argument("--llm-url", default=None, metavar="URL",
+                       help="an OpenAI-compatible base URL for answer (default: $BFSQL_LLM_URL; key: $BFSQL_LLM_API_KEY)")
+    serve.add_argument("--llm-model", default=None, metavar="NAME", help="the model name (default: $BFSQL_LLM_MODEL)")
     serve.set_defaults(run=_serve)
     return parser
 
@@ -198,7 +201,8 @@ def _serve(args: argparse.Namespace) -> int:
         allow_origins=args.allow_origin, allow_hosts=args.allow_host, workers=args.workers, on_disk=args.on_disk,
         sparql_timeout=args.sparql_timeout, sparql_workers=args.sparql_workers, sparql_memory_mb=args.sparql_memory,
         max_body_bytes=args.max_body_bytes, request_timeout=args.request_timeout,
-        max_response_bytes=args.max_response_bytes, languages=args.languages,
+        max_response_bytes=args.max_response_bytes, languages=args.languages, llm_url=args.llm_url,
+        llm_model=args.llm_model,
     ))
 
 

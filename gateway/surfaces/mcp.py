@@ -15,27 +15,46 @@ the local user reads everything.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
+import warnings
+from collections.abc import Callable
 from contextvars import ContextVar
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import anyio
+import anyio.from_thread
 import anyio.to_thread
+from mcp import MCPDeprecationWarning, MCPError
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
+    ClientCapabilities,
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    InputRequest,
+    InputRequiredResult,
     ListToolsResult,
     PaginatedRequestParams,
+    SamplingCapability,
+    SamplingMessage,
     TextContent,
     Tool,
 )
+from pydantic import BaseModel
 
+from gateway import llm
 from gateway.api import Gateway
 from gateway.auth import Reader
-from gateway.errors import GatewayError
+from gateway.errors import GatewayError, InvalidInput, ModelError
+from gateway.llm import Model
 from gateway.tools import TOOLS
 from gateway.tools.schemas import tool_list, tool_schemas
 
@@ -61,10 +80,14 @@ How to work:
    (symmetric / inverse relations never asserted in that direction). Presentation filters
    (node_filter, edge_filter, topology_only) never change which nodes and edges come back.
    hidden_by_filter in a result says how many statements a filter kept out.
-5. Other questions, other tools: what several entities share -> intersect_subgraphs; everything
-   along one relation however deep (part-of, subclass-of) -> transitive_closure_query; a list
-   with no starting point (every disputed claim, every Location) -> scan_query; how two
-   entities connect -> shortest_path; clusters -> communities.
+5. Other questions, other tools (the same traversal filters as bfs_query): what several entities
+   share -> intersect_subgraphs; everything along one relation however deep (part-of,
+   subclass-of) -> transitive_closure_query; a list with no starting point (every disputed
+   claim, every Location) -> scan_query; how two entities connect -> shortest_path (no path is
+   found=false with a reason); clusters -> communities. The text an edge rests on -> fetch_slice
+   on its bfs:evidencePassage (cite parent_id). A question with no starting point at all ->
+   answer (a language model reads the graph's communities; slower, and only where one is
+   configured or this client offers sampling).
 Results are bounded: limits says which bounds applied, truncated says when one cut the answer,
 unresolved_seeds and warnings name IDs and names that are not in the graph (with suggestions).
 """
@@ -77,13 +100,28 @@ def create_mcp_server(gateway: Gateway) -> Server[Any]:
     async def list_tools(_: Any, __: PaginatedRequestParams | None) -> ListToolsResult:
         return listed
 
-    async def call_tool(_: Any, params: CallToolRequestParams) -> CallToolResult:
+    async def call_tool(
+        request: ServerRequestContext[Any, Any], params: CallToolRequestParams
+    ) -> CallToolResult | InputRequiredResult:
         if params.name not in TOOLS:
             return _error(f"invalid_input: unknown tool {params.name!r}; tools: {', '.join(TOOLS)}")
         call = partial(gateway.call, params.name, params.arguments or {},
                        reader=current_reader.get(), deadline=current_deadline.get())
+        if params.name == "answer" and request.session.check_client_capability(
+            ClientCapabilities(sampling=SamplingCapability())
+        ):
+            if request.session.can_send_request:  # a protocol with server-to-client requests
+                model: Model = ClientModel(request)
+            else:  # the client answers between rounds (input-required results)
+                try:
+                    model = llm.Replayed(_replies(gateway, params))
+                except GatewayError as error:
+                    return _error(f"{error.code}: {error.message}")
+            call = partial(_with_model, model, call)
         try:
             result = await anyio.to_thread.run_sync(call)
+        except llm.NeedInput as need:
+            return _ask(gateway, need, params)
         except GatewayError as error:
             where = f" (field: {error.field})" if error.field else ""
             return _error(f"{error.code}: {error.message}{where}")
@@ -96,6 +134,84 @@ def create_mcp_server(gateway: Gateway) -> Server[Any]:
         "bfsql-gateway", version=_version(), title="BFS-QL gateway", instructions=INSTRUCTIONS,
         on_list_tools=list_tools, on_call_tool=call_tool,
     )
+
+
+class ClientModel:
+    """The MCP client's own model, through sampling, for `answer`: asked from the worker
+    thread the tool runs in (a protocol version with server-to-client requests)."""
+
+    def __init__(self, request: ServerRequestContext[Any, Any]) -> None:
+        self.request = request
+
+    def complete(self, system: str, prompt: str) -> str:
+        try:
+            with warnings.catch_warnings():  # deprecated in the newest protocol, still the way in older ones
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                result = anyio.from_thread.run(partial(
+                    self.request.session.create_message,
+                    [SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
+                    max_tokens=MAX_TOKENS, system_prompt=system, temperature=0.0,
+                    related_request_id=self.request.request_id,
+                ))
+        except MCPError as error:
+            raise ModelError(f"the client's model failed: {error}") from None
+        if not isinstance(result.content, TextContent):
+            raise ModelError("the client's model answered no text")
+        return result.content.text
+
+
+MAX_TOKENS = 4096
+"""What a sampling request lets the client's model write."""
+MAX_REPLY = 100_000
+"""Characters of one reply carried between rounds."""
+
+
+def _ask(gateway: Gateway, need: llm.NeedInput, params: CallToolRequestParams) -> InputRequiredResult:
+    """The prompts `answer` still needs, for the client's model, with the replies so far
+    sealed in `request_state` (the call runs again, whole, when the client retries)."""
+    requests: dict[str, InputRequest] = {
+        key: CreateMessageRequest(params=CreateMessageRequestParams(
+            messages=[SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
+            system_prompt=system, max_tokens=MAX_TOKENS, temperature=0.0))
+        for key, (system, prompt) in need.asks.items()
+    }
+    return InputRequiredResult(input_requests=requests, request_state=_seal(gateway, _replies(gateway, params)))
+
+
+def _replies(gateway: Gateway, params: CallToolRequestParams) -> dict[str, str]:
+    """The client model's replies so far: those sealed in the state the client echoes,
+    and the ones it sends now."""
+    known = _unseal(gateway, params.request_state) if params.request_state else {}
+    for key, response in (params.input_responses or {}).items():
+        content = getattr(response, "content", None)
+        if not isinstance(content, TextContent):
+            raise ModelError(f"the client's model answered {key!r} with no text")
+        if len(content.text) > MAX_REPLY:
+            raise ModelError(f"the client's model answered {key!r} with more than {MAX_REPLY} characters")
+        known[key] = content.text
+    return known
+
+
+def _seal(gateway: Gateway, replies: dict[str, str]) -> str:
+    body = base64.urlsafe_b64encode(json.dumps(replies, sort_keys=True).encode()).decode()
+    return f"{body}.{_mac(gateway, body)}"
+
+
+def _unseal(gateway: Gateway, state: str) -> dict[str, str]:
+    body, _, mac = state.rpartition(".")
+    if not body or not hmac.compare_digest(mac, _mac(gateway, body)):
+        raise InvalidInput("request_state was not made by this server", field="request_state")
+    replies = json.loads(base64.urlsafe_b64decode(body))
+    return {str(k): str(v) for k, v in replies.items()}
+
+
+def _mac(gateway: Gateway, body: str) -> str:
+    return hmac.new(gateway.context.cursor_secret(), b"answer-state\0" + body.encode(), hashlib.sha256).hexdigest()
+
+
+def _with_model(model: Model, call: Callable[[], BaseModel]) -> BaseModel:
+    with llm.using(model):
+        return call()
 
 
 def _error(text: str) -> CallToolResult:

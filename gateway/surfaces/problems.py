@@ -28,6 +28,8 @@ from gateway.errors import (
     Forbidden,
     GatewayError,
     InvalidInput,
+    ModelError,
+    NoModel,
     NotFound,
     RateLimited,
     TooLarge,
@@ -49,6 +51,8 @@ STATUS: dict[type[GatewayError], int] = {
     Unauthorized: 401,
     Forbidden: 403,
     TooLarge: 413,
+    NoModel: 501,
+    ModelError: 502,
     RateLimited: 429,
     EndpointTimeout: 504,
     Unavailable: 503,
@@ -166,7 +170,8 @@ PROBLEM_STATUSES = {
     405: "Method not allowed", 406: "Not acceptable", 408: "The request (headers or body) did not arrive in time",
     413: "Request or response too large",
     415: "Unsupported media type", 421: "Foreign Host header", 422: "An argument is invalid (see field)",
-    429: "Rate limited (see Retry-After)", 500: "Unexpected failure", 502: "The store answered with an error",
+    429: "Rate limited (see Retry-After)", 500: "Unexpected failure", 501: "No language model is configured (answer)",
+    502: "The store or the language model answered with an error",
     503: "The store is unavailable or busy", 504: "The store did not answer in time",
 }
 

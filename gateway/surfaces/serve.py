@@ -73,6 +73,9 @@ class ServeConfig:
     """Seconds a client has to send a request's headers, and again its body."""
     languages: tuple[str, ...] = Settings.languages
     """Label languages, most wanted first (`Settings.languages`)."""
+    llm_url: str | None = None
+    """The OpenAI-compatible model `answer` uses (`Settings.llm_url`; else BFSQL_LLM_URL)."""
+    llm_model: str | None = None
 
     def allowed_hosts(self) -> list[str]:
         """The Host header values answered: loopback names and the bound address, on this port."""
@@ -88,7 +91,7 @@ class ServeConfig:
 
 def build_app(config: ServeConfig) -> FastAPI:
     prefixes = read_prefix_file(Path(config.prefixes)) if config.prefixes else None
-    settings = Settings(languages=config.languages)
+    settings = Settings(languages=config.languages, llm_url=config.llm_url, llm_model=config.llm_model)
     if config.endpoint:
         gateway = Gateway.connect(config.endpoint, profile=config.profile, prefixes=prefixes, settings=settings)
     else:

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from gateway import models
+from gateway.tools.answer import answer
 from gateway.tools.bfs import bfs_query
 from gateway.tools.closure import transitive_closure_query
 from gateway.tools.community import communities
@@ -38,21 +39,19 @@ TOOLS: dict[str, Tool] = {
         Tool(
             "describe_schema", models.DescribeSchemaInput, models.Schema,
             lambda ctx, q: describe_schema(ctx),
-            "Start here: entity types, predicates (counts, types connected, traits), truth statuses, "
-            "as_of / valid_at ranges, graphs, ID prefixes: the names to use.",
+            "Start here: types, predicates (counts, connected types, traits), truth statuses, time "
+            "ranges, graphs, prefixes: the names to use.",
         ),
         Tool(
             "search_entities", models.SearchEntitiesInput, models.SearchResult,
             search_entities,
-            "A name to entity IDs (the other tools take IDs): exact label, synonym, prefix, then full "
-            "text; ties by importance. entity_types narrows.",
+            "A name to entity IDs: exact label, synonym, prefix, then full text; ties by importance. "
+            "entity_types narrows.",
         ),
         Tool(
             "bfs_query", models.BfsQueryInput, models.Subgraph, bfs_query,
-            "Walk max_hops relationships from seed IDs. Survey first (topology_only or layout compact, "
-            "max_hops 1-2); predicates walks only those (TREATS + direction in: what treats X); detail "
-            "with describe_entities or node_filter / edge_filter. hidden_by_filter counts what "
-            "truth_status, as_of, valid_at kept out.",
+            "Walk max_hops relationships from seed IDs. Survey with topology_only or layout compact at "
+            "1-2 hops; predicates and direction narrow (TREATS, in: what treats X).",
         ),
         Tool(
             "describe_entity", models.DescribeEntityInput, models.EntityDetail, describe_entity,
@@ -66,33 +65,38 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "fetch_slice", models.FetchSliceInput, models.Slice, fetch_slice,
-            "A document's passages in order: around a passage ID (an edge's bfs:evidencePassage), or "
-            "a document's first. Cite parent_id.",
+            "A document's passages in order, around a passage ID (an edge's bfs:evidencePassage) or "
+            "from the first. Cite parent_id.",
         ),
         Tool(
             "intersect_subgraphs", models.IntersectSubgraphsInput, models.Intersection, intersect_subgraphs,
             "What 2 to 8 seeds share: nodes within k hops of each (distances) and the statements among "
-            "them. Filters as in bfs_query.",
+            "them.",
         ),
         Tool(
             "transitive_closure_query", models.TransitiveClosureInput, models.Closure, transitive_closure_query,
             "All IDs reachable along one predicate at any depth, sorted (every ancestor class); in "
-            "reverses it. Filters as in bfs_query.",
+            "reverses it.",
         ),
         Tool(
             "scan_query", models.ScanQueryInput, models.ScanPage, scan_query,
-            "No seed: every entity of node_types, or every statement of edge_predicates or bfs_query's "
-            "filters (all disputed claims), paged by next_cursor.",
+            "No seed: all entities of node_types, or all statements of edge_predicates or filters, "
+            "paged by next_cursor.",
         ),
         Tool(
             "shortest_path", models.ShortestPathInput, models.ShortestPath, shortest_path,
-            "How two IDs connect: the fewest-hop path as full statements, confidence_product, "
-            "weakest_edge; none is found=false with a reason. Filters as in bfs_query.",
+            "The fewest-hop path between two IDs, as full statements with confidence_product and "
+            "weakest_edge.",
         ),
         Tool(
             "communities", models.CommunitiesInput, models.Communities, communities,
-            "Louvain clusters (deterministic) of the seeds' neighbourhood or the whole graph, coarsest "
-            "level first: its 20 largest, most connected members first; community=ID lists one.",
+            "Louvain clusters (deterministic) of the seeds' neighbourhood or the whole graph: each "
+            "level's 20 largest; community=ID lists one.",
+        ),
+        Tool(
+            "answer", models.AnswerInput, models.Answer, answer,
+            "A question with no starting point: a language model reads the graph's communities; "
+            "every citation is checked.",
         ),
     )
 }

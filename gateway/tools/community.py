@@ -52,6 +52,8 @@ class Partition:
 
     order: list[str]
     """The nodes (IRIs) in ID order; a node's number is its index here."""
+    keys: list[EdgeKey]
+    """The statements partitioned (structural edges and self-loops among them)."""
     graph: nx.Graph
     levels: list[list[list[int]]]
     modularity: list[float]
@@ -81,7 +83,7 @@ def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
         if len(parts[query.community]) > FULL_MEMBERS:
             warnings.append(f"community {query.community}: its {FULL_MEMBERS} most connected members of "
                             f"{len(parts[query.community])} are listed")
-    picked = {number: _central(found.graph, members)[:shown] for number, members in chosen}
+    picked = {number: central(found.graph, members)[:shown] for number, members in chosen}
     labels = ctx.labels([found.order[m] for members in picked.values() for m in members])
     levels = []
     for depth, level_parts in enumerate(found.levels):
@@ -98,7 +100,7 @@ def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
     )
 
 
-def _central(graph: nx.Graph, members: list[int]) -> list[int]:
+def central(graph: nx.Graph, members: list[int]) -> list[int]:
     """Members by their weighted degree inside the community, highest first, then by ID."""
     inside = graph.subgraph(members)
     return sorted(members, key=lambda m: (-inside.degree(m, weight="weight"), m))
@@ -154,7 +156,7 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
         if graph.number_of_edges() else 0.0
         for parts in levels
     ]
-    return Partition(order, graph, levels, modularity, unresolved)
+    return Partition(order, keys, graph, levels, modularity, unresolved)
 
 
 def _partitions(graph: nx.Graph, resolution: float) -> list[list[set[int]]]:

@@ -14,7 +14,7 @@ from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
-from gateway.terms import Literal, text_of
+from gateway.terms import XSD, Literal, text_of
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
@@ -78,7 +78,8 @@ def answer_prefixes(ctx: GraphContext, shown: list[str]) -> dict[str, str]:
     namespace the project map knows under another URI form (`http://schema.org/` for
     `schema:`) is listed as the prefix's canonical one. The same on every backend for the
     same data and prefixes: nothing here asks the store."""
-    namespaces = {*ctx.profile.namespaces, *ctx.backend.prefixes.values()}
+    # xsd: is declared everywhere and never in an answer (literals come back as JSON values).
+    namespaces = {*ctx.profile.namespaces, *ctx.backend.prefixes.values()} - {XSD}
     used = {i.split(":", 1)[0] for i in shown if ":" in i}
     found = {
         record.prefix: record.uri_prefix

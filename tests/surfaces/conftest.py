@@ -47,6 +47,7 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "shortest_path": [{"source": "wiki:Irene_Adler", "target": "wiki:Dr_Watson"},
                       {"source": "wiki:Irene_Adler", "target": "wiki:Moriarty", "max_hops": 2}],
     "communities": [{"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 2}, {"resolution": 2}],
+    "answer": [{"question": "Who is Irene Adler?"}, {"question": "What did Irene Adler keep?", "truth_status": ["asserted_true", "hypothetical"]}],
     "fetch_slice": [{"entity_id": "wiki:A_Scandal_in_Bohemia"}, {"entity_id": "wiki:Irene_Adler", "window": 99,
                                                                 "content_max_chars": 5}],
 }
@@ -61,6 +62,7 @@ REFUSED: list[tuple[str, dict[str, Any]]] = [
     ("search_entities", {"query": ""}),
     ("describe_entities", {"ids": []}),
     ("fetch_slice", {}),
+    ("answer", {"question": ""}),
     ("fetch_slice", {"entity_id": "wiki:Irene_Adler", "window": "wide"}),
     ("intersect_subgraphs", {"seeds": ["wiki:Irene_Adler"]}),
     ("communities", {"resolution": 0}),

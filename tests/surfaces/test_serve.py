@@ -109,3 +109,28 @@ def test_languages_choose_the_labels_served(tmp_path: Path) -> None:
     refused = subprocess.run([sys.executable, "-m", "gateway.surfaces.cli", "serve", "--languages", "en,x y"],
                              cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 2 and "not a language tag: 'x y'" in refused.stderr
+
+
+def test_answer_uses_the_model_named_by_flags_and_says_when_there_is_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.llm_server import ChatServer, Script
+
+    monkeypatch.delenv("BFSQL_LLM_URL")
+    script = Script(wanted=("Irene",))
+    chat = ChatServer(script)
+    try:
+        served = start_server(tmp_path, "--llm-url", chat.url, "--llm-model", "scripted")
+        with served.client() as client:
+            answered = client.post("/v1/tools/answer", json={"question": "Who is Irene Adler?"}).json()
+        assert served.stop() == 0
+        assert answered["status"] == "answered" and answered["model_calls"] == len(script.maps) + 1
+        assert {r["model"] for r in chat.requests} == {"scripted"}
+        bare = start_server(tmp_path)
+        with bare.client() as client:
+            refused = client.post("/v1/tools/answer", json={"question": "Who is Irene Adler?"})
+        assert bare.stop() == 0
+        problem = assert_problem(refused, 501)
+        assert problem["code"] == "no_model" and "BFSQL_LLM_URL" in problem["detail"]
+    finally:
+        chat.stop()
