@@ -145,9 +145,12 @@ def test_without_a_model_the_error_says_how_to_configure_one(monkeypatch: pytest
         Gateway.open(DEMO).answer("Who is Irene Adler?")
 
 
-def test_over_mcp_the_clients_own_model_answers(monkeypatch: pytest.MonkeyPatch, medlit_store: Gateway) -> None:
-    """No model configured: the MCP client's sampling is the model (asked between rounds,
-    the map calls together), and its citations are checked as any model's."""
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_over_mcp_the_clients_own_model_answers(monkeypatch: pytest.MonkeyPatch, medlit_store: Gateway, mode: str) -> None:
+    """No model configured: the MCP client's sampling is the model, and its citations are
+    checked as any model's. The newest protocol asks between rounds (input-required
+    results, the map calls together); a handshake-era one ("legacy") asks the client
+    directly, one request per call."""
     monkeypatch.delenv("BFSQL_LLM_URL")
     script = Script(wanted=("treats", "Cushing"))
     asked: list[CreateMessageRequestParams] = []
@@ -160,7 +163,7 @@ def test_over_mcp_the_clients_own_model_answers(monkeypatch: pytest.MonkeyPatch,
                                    content=TextContent(type="text", text=script.reply(params.system_prompt or "", prompt.text)))
 
     async def run() -> dict[str, Any]:
-        async with Client(create_mcp_server(medlit_store), sampling_callback=sample) as client:
+        async with Client(create_mcp_server(medlit_store), sampling_callback=sample, mode=mode) as client:
             result = await client.call_tool("answer", {"question": QUESTION})
             assert not result.is_error, result.content
             return result.structured_content or {}
