@@ -21,6 +21,7 @@ from gateway.engine.values import (
     claim_values,
     datum,
     is_value_node_predicate,
+    scalar,
     typed_value,
 )
 from gateway.engine.walk import EdgeKey
@@ -32,7 +33,6 @@ from gateway.terms import (
     OWL,
     RDF,
     RDFS,
-    Blank,
     Literal,
     Term,
     language_matches,
@@ -275,11 +275,11 @@ def full_edge(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData, *,
             if isinstance(v, str) and v.startswith(BFS):
                 fields["truth_status"] = status_name(v)
         elif p == BFS + "assertedAt":
-            fields["asserted_at"] = _value(v, to_id)
+            fields["asserted_at"] = scalar(v, to_id)
         elif p == BFS + "validFrom":
-            fields["valid_from"] = _value(v, to_id)
+            fields["valid_from"] = scalar(v, to_id)
         elif p == BFS + "validUntil":
-            fields["valid_until"] = _value(v, to_id)
+            fields["valid_until"] = scalar(v, to_id)
         elif p == BFS + "confidence" and isinstance(v, Literal):
             value = v.to_python()
             fields["confidence"] = float(value) if isinstance(value, (int, float)) else None
@@ -315,16 +315,6 @@ def derive_label(derived_via: str | None, to_id: Callable[[str], str]) -> str | 
         return None
     kind, iri = derived_via[:-1].split("(", 1)
     return f"{kind}({to_id(iri)})"
-
-
-def _value(term: Term, to_id: Any) -> Any:
-    if isinstance(term, Literal):
-        return term.to_python()
-    if isinstance(term, Blank):
-        return f"_:{term}"
-    if isinstance(term, str):
-        return to_id(term)
-    return str(term)
 
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
-from gateway.models import Coordinates, Datum, Quantity, Time
+from gateway.models import Coordinates, Datum, Quantity, Time, Value
 from gateway.profiles.wikidata import CLAIM, WIKIBASE
 from gateway.terms import XSD, Blank, Literal, Term, language_matches
 
@@ -47,9 +47,14 @@ ToId = Callable[[str], str]
 def datum(term: Term, to_id: ToId) -> Datum:
     """One value: an IRI as its ID, a blank node as `_:label`, a literal as JSON (a
     language-tagged one as `{text, language}`)."""
+    if isinstance(term, Literal) and term.language:
+        return {"text": term.value, "language": term.language}
+    return scalar(term, to_id)
+
+
+def scalar(term: Term, to_id: ToId) -> Value:
+    """A value as plain JSON (a field such as valid_from): `datum` without the language."""
     if isinstance(term, Literal):
-        if term.language:
-            return {"text": term.value, "language": term.language}
         return term.to_python()
     if isinstance(term, Blank):
         return f"_:{term}"

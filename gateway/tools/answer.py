@@ -31,7 +31,7 @@ from gateway import deadline as deadlines
 from gateway.engine.context import GraphContext
 from gateway.engine.search import search_index
 from gateway.engine.walk import EdgeKey
-from gateway.errors import EndpointTimeout, ModelError
+from gateway.errors import EndpointTimeout, ModelError, TooLarge
 from gateway.llm import ask_all, model_for, parse_object
 from gateway.models import Answer, AnswerInput, CommunitiesInput, Finding
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT
@@ -84,8 +84,13 @@ def answer(ctx: GraphContext, query: AnswerInput) -> Answer:
     warnings: list[str] = []
     most = clamp(query.max_batches, MAX_BATCHES, 1, MAX_BATCHES, field="max_batches", warnings=warnings)
     model = model_for(ctx.settings)  # no model: say how to configure one before reading anything
-    found = partition(ctx, CommunitiesInput(truth_status=query.truth_status, as_of=query.as_of,
-                                            valid_at=query.valid_at), warnings)
+    try:
+        found = partition(ctx, CommunitiesInput(truth_status=query.truth_status, as_of=query.as_of,
+                                                valid_at=query.valid_at), warnings)
+    except TooLarge:
+        raise TooLarge(f"answer partitions the whole graph, and more than {ctx.settings.communities_max_edges} "
+                       "statements pass the filters; narrow truth_status, as_of or valid_at "
+                       "(or raise Settings.communities_max_edges)", field="truth_status") from None
     parts = found.levels[0] if found.levels else []
     named = _named(ctx, query.question, found.order)
     ordered = sorted(range(len(parts)), key=lambda c: (min((named.get(m, SEARCHED) for m in parts[c]), default=SEARCHED),

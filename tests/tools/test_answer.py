@@ -18,7 +18,7 @@ from mcp import Client
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 from gateway import Gateway
-from gateway.errors import ModelError, NoModel
+from gateway.errors import ModelError, NoModel, TooLarge
 from gateway.importers.bundle import open_bundle
 from gateway.settings import Settings
 from gateway.surfaces.mcp import create_mcp_server
@@ -199,3 +199,15 @@ def test_a_forged_request_state_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
 
     refused = asyncio.run(run())
     assert refused.is_error and "request_state was not made by this server" in refused.content[0].text  # type: ignore[union-attr]
+
+
+def test_a_graph_over_the_bound_is_refused_with_what_to_do(medlit_store: Gateway) -> None:
+    server = ChatServer(Script())
+    try:
+        small = Gateway(medlit_store.backend, settings=Settings(llm_url=server.url, communities_max_edges=100),
+                        profile=medlit_store.profile)
+        with pytest.raises(TooLarge, match="answer partitions the whole graph"):
+            small.answer(QUESTION)
+        assert server.requests == []  # nothing was asked of the model
+    finally:
+        server.stop()
