@@ -11,7 +11,7 @@ import pyoxigraph as ox
 from pydantic import BaseModel
 
 from gateway import deadline as deadlines
-from gateway import models
+from gateway import models, pictures
 from gateway.arguments import validate
 from gateway.auth import Reader
 from gateway.backends.base import Backend
@@ -27,6 +27,9 @@ from gateway.profiles.native import NativeProfile
 from gateway.profiles.wikidata import detect_profile
 from gateway.settings import Settings
 from gateway.tools import TOOLS
+
+PICTURED = ("bfs_query", "intersect_subgraphs", "shortest_path", "communities")
+"""The tools whose answers `Gateway.picture` draws."""
 
 
 def _profile(name: str, backend: Backend) -> type[Profile]:
@@ -130,6 +133,28 @@ class Gateway:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", field="tool")
         with cycle_collector_held(), deadlines.within(self.deadline_for(reader, deadline)):
             return tool.run(self.context_for(reader), validate(tool.input, arguments))
+
+    def picture(
+        self, name: str, arguments: object = None, fmt: str = "svg", *, reader: Reader | None = None,
+        deadline: float | None = None,
+    ) -> str:
+        """A walking tool's answer drawn as `fmt` (dot, graphml, mermaid, svg; see
+        `gateway.pictures`), every node labelled where the graph has a label."""
+        if fmt not in pictures.FORMATS:
+            raise InvalidInput(f"format must be one of {', '.join(('json', *pictures.FORMATS))}, not {fmt!r}",
+                               field="format")
+        if name not in PICTURED:
+            raise InvalidInput(f"{name} answers are not drawn; {', '.join(PICTURED)} are", field="format")
+        answer = self.call(name, arguments, reader=reader, deadline=deadline)
+        picture = pictures.picture_of(answer.model_dump(mode="json", exclude_none=True))
+        context = self.context_for(reader)
+        unlabelled = {node: context.ids.resolve(node, "nodes").iri for node, (label, _, _) in picture.nodes.items()
+                      if label is None}
+        labels = context.labels(sorted({iri for iri in unlabelled.values() if iri}))
+        for node, iri in unlabelled.items():
+            _, kind, group = picture.nodes[node]
+            picture.nodes[node] = (labels.get(iri or ""), kind, group)
+        return pictures.render(picture, fmt)
 
     def deadline_for(self, reader: Reader | None, asked: float | None) -> float:
         """The seconds a call gets: the default, what the caller asked if less, or more when trusted."""

@@ -300,7 +300,29 @@ class Truncation(Out):
     frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
 
 
-class Subgraph(Out):
+class Drawable:
+    """An answer that can be drawn (`gateway.pictures`): labels come from the answer, or
+    `labels` (ID -> label); `Gateway.picture` fills in the ones the answer lacks."""
+
+    def picture(self, fmt: str, labels: dict[str, str] | None = None) -> str:
+        from gateway.pictures import picture_of, render
+
+        return render(picture_of(self.model_dump(mode="json", exclude_none=True), labels), fmt)  # type: ignore[attr-defined]
+
+    def to_dot(self, labels: dict[str, str] | None = None) -> str:
+        return self.picture("dot", labels)
+
+    def to_graphml(self, labels: dict[str, str] | None = None) -> str:
+        return self.picture("graphml", labels)
+
+    def to_mermaid(self, labels: dict[str, str] | None = None) -> str:
+        return self.picture("mermaid", labels)
+
+    def to_svg(self, labels: dict[str, str] | None = None) -> str:
+        return self.picture("svg", labels)
+
+
+class Subgraph(Out, Drawable):
     """A walk's result. The default layout lists nodes and edges as objects; the compact
     layout lists each item once: stub nodes as IDs and labels grouped by type, stub edges
     as an adjacency map (subject -> predicate -> objects), full ones in node_details /
@@ -469,7 +491,7 @@ class Schema(Out):
     warnings: list[str] = Field(default_factory=list)
 
 
-class Intersection(Out):
+class Intersection(Out, Drawable):
     seeds: list[str]
     k: int
     node_count: int
@@ -512,7 +534,7 @@ class WeakestEdge(Out):
     confidence: float
 
 
-class ShortestPath(Out):
+class ShortestPath(Out, Drawable):
     source: str
     target: str
     found: bool
@@ -545,7 +567,7 @@ class CommunityLevel(Out):
     communities: list[Community] = Field(description="Listed for the level asked for only.")
 
 
-class Communities(Out):
+class Communities(Out, Drawable):
     node_count: int
     edge_count: int
     levels: list[CommunityLevel] = Field(description="Coarsest first.")

@@ -22,7 +22,8 @@ PACKAGE = ROOT / "gateway"
 LAYERS: list[tuple[str, ...]] = [
     ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.gc_hold", "gateway.settings", "gateway.llm"),
     ("gateway.terms",),
-    ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models", "gateway.arguments"),
+    ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models", "gateway.arguments",
+     "gateway.pictures"),
     ("gateway.backends",),
     ("gateway.profiles",),
     ("gateway.engine",),

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from gateway.api import Gateway
 from gateway.errors import GatewayError, InvalidInput
+from gateway.pictures import FORMATS
 from gateway.resources import demo_path
 from gateway.settings import Settings
 from gateway.tools import TOOLS
@@ -51,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--compact", action="store_true", help="print one line of JSON")
     query.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
                        help="time the call may take (default 30, at most 300)")
+    query.add_argument("--format", default="json", choices=["json", *FORMATS],
+                       help="json, or a picture of a walking tool's answer (dot, graphml, mermaid, svg)")
     query.set_defaults(run=_query)
 
     load = commands.add_parser("load", help="bulk-load RDF files into an on-disk store directory")
@@ -144,6 +147,9 @@ def _query(args: argparse.Namespace) -> int:
         print("bfsql: the arguments must be a JSON object, such as '{\"seeds\": [\"wiki:Sherlock_Holmes\"]}'", file=sys.stderr)
         return EXIT_USAGE
     with _open(args) as gateway:
+        if args.format != "json":
+            sys.stdout.write(gateway.picture(args.tool, arguments, args.format, deadline=args.deadline))
+            return 0
         result = gateway.call(args.tool, arguments, deadline=args.deadline)
     print(result.model_dump_json(exclude_none=True, indent=None if args.compact else 2))
     return 0

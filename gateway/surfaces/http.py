@@ -38,7 +38,8 @@ from gateway.api import Gateway
 from gateway.arguments import without_nulls
 from gateway.auth import Reader, Readers
 from gateway.backends.embedded import EmbeddedBackend
-from gateway.errors import GatewayError, NotFound, Unauthorized
+from gateway.errors import GatewayError, InvalidInput, NotFound, Unauthorized
+from gateway.pictures import FORMATS, MEDIA_TYPES
 from gateway.surfaces.mcp import create_mcp_server, current_deadline, current_reader
 from gateway.surfaces.middleware import (
     LOOPBACK_HOSTS,
@@ -345,9 +346,25 @@ def _tool_endpoint(gateway: Gateway, tool: Tool, authenticate: Authenticate) -> 
         reader = authenticate(request)
         deadline = asked_deadline(request)
         arguments = parse_arguments(tool.input, await request.body())
+        fmt = _picture_format(request)
         # Tools are synchronous and read the store: run them off the event loop.
+        if fmt is not None:
+            drawn = await run_in_threadpool(gateway.picture, tool.name, arguments, fmt, reader=reader, deadline=deadline)
+            return Response(drawn, media_type=MEDIA_TYPES[fmt])
         result = await run_in_threadpool(gateway.call, tool.name, arguments, reader=reader, deadline=deadline)
         return Response(result.model_dump_json(exclude_none=True), media_type="application/json")
 
     run_tool.__name__ = f"run_{tool.name}"
     return run_tool
+
+
+def _picture_format(request: Request) -> str | None:
+    """A picture format asked with `?format=` (json: none), or by an Accept header naming
+    one of the pictures' media types."""
+    asked = request.query_params.get("format")
+    if asked is not None:
+        if asked != "json" and asked not in FORMATS:
+            raise InvalidInput(f"format must be one of json, {', '.join(FORMATS)}; not {asked[:40]!r}", field="format")
+        return None if asked == "json" else asked
+    accepted = {part.split(";")[0].strip() for part in request.headers.get("accept", "").split(",")}
+    return next((fmt for fmt, media in MEDIA_TYPES.items() if media in accepted), None)

@@ -330,3 +330,24 @@ def test_each_gateway_error_has_its_status(error: GatewayError, status: int) -> 
 def test_an_unexpected_error_is_a_bare_500() -> None:
     problem = to_problem(RuntimeError("/secret/path/store.db is locked"))
     assert problem.status == 500 and "secret" not in json.dumps(problem.body())
+
+
+def test_pictures_by_query_or_accept(server: Served) -> None:
+    """`?format=` (or an Accept header naming a picture's media type) draws the answer;
+    anything else is a 422 naming the field."""
+    import xml.etree.ElementTree as ET
+
+    body = {"seeds": ["wiki:Irene_Adler"], "max_hops": 1}
+    with server.client() as client:
+        svg = client.post("/v1/tools/bfs_query?format=svg", json=body)
+        by_accept = client.post("/v1/tools/bfs_query", json=body, headers={"Accept": "text/vnd.graphviz"})
+        as_json = client.post("/v1/tools/bfs_query?format=json", json=body)
+        refused = client.post("/v1/tools/bfs_query?format=png", json=body)
+        not_drawn = client.post("/v1/tools/describe_schema?format=dot", json={})
+    walk = as_json.json()
+    assert svg.headers["content-type"].startswith("image/svg+xml")
+    nodes = [e for e in ET.fromstring(svg.text).iter() if e.get("class") == "node"]
+    assert len(nodes) == len(walk["nodes"])
+    assert by_accept.headers["content-type"].startswith("text/vnd.graphviz") and by_accept.text.startswith("digraph")
+    assert_problem(refused, 422, "format")
+    assert_problem(not_drawn, 422, "format")
