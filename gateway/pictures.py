@@ -32,8 +32,8 @@ class Picture:
     title: str
     nodes: dict[str, tuple[str | None, str, int]] = field(default_factory=dict)
     """ID -> (label, entity type, group: the hop, distance or community it is drawn in)."""
-    edges: list[tuple[str, str, str, str, str | None]] = field(default_factory=list)
-    """(subject, predicate, object, truth status, derived_via)."""
+    edges: list[tuple[str, str, str, str, str | None, str | None]] = field(default_factory=list)
+    """(subject, predicate, object, truth status, derived_via, statement ID)."""
 
 
 def picture_of(answer: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> Picture:
@@ -64,13 +64,13 @@ def picture_of(answer: Mapping[str, Any], labels: Mapping[str, str] | None = Non
         group = min(distances.values()) if distances else 0
         picture.nodes[node["id"]] = (node.get("label") or labels.get(node["id"]), node.get("entity_type", ""), group)
     if isinstance(edges, dict):  # compact: subject -> predicate -> objects
-        picture.edges = [(s, p, o, "asserted_true", None) for s, by in edges.items() for p, objects in by.items()
+        picture.edges = [(s, p, o, "asserted_true", None, None) for s, by in edges.items() for p, objects in by.items()
                          for o in objects]
-        picture.edges += [(s, p, o, "asserted_true", d) for s, p, o, d in answer.get("derived_edges") or []]
+        picture.edges += [(s, p, o, "asserted_true", d, None) for s, p, o, d in answer.get("derived_edges") or []]
         picture.edges += [_edge(e) for e in answer.get("edge_details") or []]
     else:
         picture.edges = [_edge(e) for e in edges]
-    for s, _, o, _, _ in picture.edges:  # an end the answer lists nowhere else still gets drawn
+    for s, _, o, *_ in picture.edges:  # an end the answer lists nowhere else still gets drawn
         for end in (s, o):
             picture.nodes.setdefault(end, (labels.get(end), "", 0))
     if picture.title == "bfs_query":
@@ -78,15 +78,15 @@ def picture_of(answer: Mapping[str, Any], labels: Mapping[str, str] | None = Non
     return picture
 
 
-def _edge(edge: Mapping[str, Any]) -> tuple[str, str, str, str, str | None]:
+def _edge(edge: Mapping[str, Any]) -> tuple[str, str, str, str, str | None, str | None]:
     return (edge["subject"], edge["predicate"], edge["object"], edge.get("truth_status") or "asserted_true",
-            edge.get("derived_via"))
+            edge.get("derived_via"), edge.get("id"))
 
 
 def _hops(picture: Picture, seeds: list[str]) -> None:
     """Each node's hop from the seeds along the answer's edges (its ring in the drawing)."""
     neighbours: dict[str, set[str]] = {}
-    for s, _, o, _, _ in picture.edges:
+    for s, _, o, *_ in picture.edges:
         neighbours.setdefault(s, set()).add(o)
         neighbours.setdefault(o, set()).add(s)
     hop = {seed: 0 for seed in seeds if seed in picture.nodes}
@@ -118,7 +118,7 @@ def to_dot(picture: Picture) -> str:
     for node, (label, kind, _) in sorted(picture.nodes.items()):
         shown = f"{label}\n{node}" if label and label != node else node
         lines.append(f"  {_quoted(node)} [label={_quoted(shown)}, tooltip={_quoted(kind)}];")
-    for s, p, o, status, derived in picture.edges:
+    for s, p, o, status, derived, _ in picture.edges:
         style = "dotted" if derived else "solid" if status == "asserted_true" else "dashed"
         colour = DERIVED_COLOUR if derived else STATUS_COLOURS.get(status, "#000000")
         label = p if status == "asserted_true" else f"{p} ({status})"
@@ -138,7 +138,7 @@ def to_mermaid(picture: Picture) -> str:
     for node, (label, _, _) in sorted(picture.nodes.items()):
         shown = f"{label}<br/>{node}" if label and label != node else node
         lines.append(f'  {number[node]}["{_mermaid_text(shown)}"]')
-    for s, p, o, status, derived in picture.edges:
+    for s, p, o, status, derived, _ in picture.edges:
         arrow = "-.->" if derived or status != "asserted_true" else "-->"
         label = p if status == "asserted_true" else f"{p} ({status})"
         lines.append(f'  {number[s]} {arrow}|"{_mermaid_text(label)}"| {number[o]}')
@@ -148,7 +148,8 @@ def to_mermaid(picture: Picture) -> str:
 # -- GraphML ------------------------------------------------------------------------------------
 GRAPHML = "http://graphml.graphdrawing.org/xmlns"
 _KEYS = (("id", "node", "id"), ("label", "node", "label"), ("type", "node", "entity_type"),
-         ("predicate", "edge", "predicate"), ("status", "edge", "truth_status"), ("derived", "edge", "derived_via"))
+         ("predicate", "edge", "predicate"), ("status", "edge", "truth_status"), ("derived", "edge", "derived_via"),
+         ("statement", "edge", "statement"))
 
 
 def to_graphml(picture: Picture) -> str:
@@ -168,11 +169,12 @@ def to_graphml(picture: Picture) -> str:
         data(element, "id", node)
         data(element, "label", label)
         data(element, "type", kind)
-    for i, (s, p, o, status, derived) in enumerate(picture.edges):
+    for i, (s, p, o, status, derived, statement) in enumerate(picture.edges):
         element = ET.SubElement(graph, f"{{{GRAPHML}}}edge", {"id": f"e{i}", "source": number[s], "target": number[o]})
         data(element, "predicate", p)
         data(element, "status", status)
         data(element, "derived", derived)
+        data(element, "statement", statement)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -215,24 +217,28 @@ def to_svg(picture: Picture) -> str:
                                          "font-family": "Helvetica, Arial, sans-serif", "font-size": "11"})
     ET.SubElement(root, f"{{{SVG}}}title").text = picture.title
     edges = ET.SubElement(root, f"{{{SVG}}}g", {"class": "edges"})
-    for s, p, o, status, derived in picture.edges:
+    for s, p, o, status, derived, statement in picture.edges:
         (x1, y1), (x2, y2) = places[s], places[o]
         colour = DERIVED_COLOUR if derived else STATUS_COLOURS.get(status, "#000000")
         line = ET.SubElement(edges, f"{{{SVG}}}line", {
             "class": "edge", "x1": f"{x1:.1f}", "y1": f"{y1:.1f}", "x2": f"{x2:.1f}", "y2": f"{y2:.1f}",
-            "stroke": colour, "stroke-width": "1.2",
+            "stroke": colour, "stroke-width": "1.2", "data-subject": s, "data-predicate": p, "data-object": o,
+            **({"data-statement": statement} if statement else {}),
             **({"stroke-dasharray": "2 3" if derived else "6 4"} if derived or status != "asserted_true" else {}),
         })
         ET.SubElement(line, f"{{{SVG}}}title").text = f"{s} {p} {o}" + ("" if status == "asserted_true" else f" ({status})")
     nodes = ET.SubElement(root, f"{{{SVG}}}g", {"class": "nodes"})
-    for node, (label, kind, _) in sorted(picture.nodes.items()):
+    for node, (label, kind, ring) in sorted(picture.nodes.items()):
         x, y = places[node]
-        group = ET.SubElement(nodes, f"{{{SVG}}}g", {"class": "node"})
+        seed = ring == 0 and picture.title == "bfs_query"  # the walk's centre stands out
+        group = ET.SubElement(nodes, f"{{{SVG}}}g", {"class": "node", "data-id": node})
         ET.SubElement(group, f"{{{SVG}}}title").text = f"{node} ({kind})" if kind else node
-        ET.SubElement(group, f"{{{SVG}}}circle", {"cx": f"{x:.1f}", "cy": f"{y:.1f}", "r": f"{NODE_RADIUS}",
-                                                   "fill": "#ffffff", "stroke": "#222222"})
-        ET.SubElement(group, f"{{{SVG}}}text", {"x": f"{x + NODE_RADIUS + 3:.1f}", "y": f"{y + 4:.1f}"}).text = \
-            (label or node)[:40]
+        ET.SubElement(group, f"{{{SVG}}}circle", {"cx": f"{x:.1f}", "cy": f"{y:.1f}",
+                                                   "r": f"{NODE_RADIUS * (1.5 if seed else 1)}",
+                                                   "fill": "#f5b041" if seed else "#ffffff", "stroke": "#222222"})
+        text = ET.SubElement(group, f"{{{SVG}}}text", {"x": f"{x + NODE_RADIUS + 4:.1f}", "y": f"{y + 4:.1f}",
+                                                        **({"font-weight": "bold"} if seed else {})})
+        text.text = (label or node)[:40]
     legend = ET.SubElement(root, f"{{{SVG}}}g", {"class": "legend"})
     for i, (name, colour) in enumerate([*STATUS_COLOURS.items(), ("derived (trait)", DERIVED_COLOUR)]):
         y = top + 16 + 15 * i

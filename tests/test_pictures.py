@@ -144,3 +144,11 @@ def test_the_cli_prints_a_picture() -> None:
                           cwd=ROOT, capture_output=True, text=True, check=True)
     graph, = pydot.graph_from_dot_data(done.stdout)
     assert len(graph.get_edges()) == 3
+
+
+def test_the_readmes_picture_is_the_demo_graph_drawn_now(demo: Gateway) -> None:
+    """docs/demo.svg (on the README's front page) is what `bfsql query ... --format svg` draws
+    today; redraw it with the command in the README when this fails."""
+    arguments = {"seeds": ["wiki:Irene_Adler"], "max_hops": 2, "truth_status": ["asserted_true", "disputed", "hypothetical"]}
+    assert (ROOT / "docs" / "demo.svg").read_text(encoding="utf-8") == demo.picture("bfs_query", arguments, "svg")
+    assert "docs/demo.svg" in (ROOT / "README.md").read_text(encoding="utf-8")

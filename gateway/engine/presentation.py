@@ -152,7 +152,7 @@ def full_nodes(
                 if shown is not None:
                     properties[to_id(p)].append(shown)
             else:
-                properties[to_id(p)].append(datum(v, to_id))
+                properties[to_id(p)].append(datum(v, to_id, ctx.settings.language))
         kind = entity_type(types.get(node, ()), to_id)
         result[node] = Node(
             id=to_id(node),
@@ -183,7 +183,7 @@ def _claim(statement: str, predicate: str, value: Term, data: StatementData, val
     ):
         return None
     typed = [typed_value(data.nodes.get(str(v), {}), to_id) for p, v, _ in rows if p.startswith(STATEMENT_VALUE)]
-    shown = next((t for t in typed if t is not None), None) or datum(value, to_id)
+    shown = next((t for t in typed if t is not None), None) or datum(value, to_id, ctx.settings.language)
     qualifiers = claim_values([(p, v) for p, v, ref in rows if ref is None and p.startswith(QUALIFIERS)], data.nodes,
                               to_id, ctx.settings.languages)
     preferred = any(p == RANK and v == PREFERRED for p, v, _ in rows)
@@ -290,7 +290,7 @@ def full_edge(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData, *,
         elif p.startswith(QUALIFIERS):
             qualifiers.append((p, v))
         else:
-            provenance[to_id(p)].append(datum(v, to_id))
+            provenance[to_id(p)].append(datum(v, to_id, languages[0] if languages else None))
     if valid_at is not None:
         bounds = (("start", "valid_from"), ("end", "valid_until"))
         fields["open_bounds"] = [bound for bound, name in bounds if name not in fields] or None

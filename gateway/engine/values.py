@@ -1,7 +1,8 @@
 """Values as an answer shows them: plain JSON where a value is plain, typed where its
 meaning needs more than its lexical form.
 
-A language-tagged literal is `{text, language}` on every profile. Wikidata writes a
+A literal in another language than the reader's is `{text, language}` on every profile
+(in the reader's own language it is plain text). Wikidata writes a
 quantity, a time or a coordinate twice: a plain literal (`pq:P2048 "+1.96"`) and a value
 node (`pqv:P2048 v:...` with `wikibase:quantityUnit wd:Q11573`); the typed value is built
 from the node and the plain literal it stands for is left out. A statement's qualifiers
@@ -44,10 +45,10 @@ RANKS = {WIKIBASE + "PreferredRank": "preferred", WIKIBASE + "NormalRank": "norm
 ToId = Callable[[str], str]
 
 
-def datum(term: Term, to_id: ToId) -> Datum:
-    """One value: an IRI as its ID, a blank node as `_:label`, a literal as JSON (a
-    language-tagged one as `{text, language}`)."""
-    if isinstance(term, Literal) and term.language:
+def datum(term: Term, to_id: ToId, reader: str | None = None) -> Datum:
+    """One value: an IRI as its ID, a blank node as `_:label`, a literal as JSON; text in
+    another language than the `reader`'s (the first wanted one) as `{text, language}`."""
+    if isinstance(term, Literal) and term.language and not (reader and language_matches(term.language, reader)):
         return {"text": term.value, "language": term.language}
     return scalar(term, to_id)
 
@@ -155,7 +156,7 @@ def claim_values(
     for predicate in sorted({*plain, *typed}, key=to_id):
         kept = in_languages(
             [v for v in plain.get(predicate, ()) if not (predicate in typed and _stands_for_typed(v))], languages)
-        values = [datum(v, to_id) for v in kept] + typed.get(predicate, [])
+        values = [datum(v, to_id, languages[0] if languages else None) for v in kept] + typed.get(predicate, [])
         grouped[to_id(predicate)] = sorted(values, key=str)
     return grouped
 

@@ -20,6 +20,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -241,6 +242,7 @@ def create_app(
             **problem_responses()},
     )
 
+    _explorer_routes(app)
     if sparql is not None:
         sparql.add_routes(app)
 
@@ -356,6 +358,30 @@ def _tool_endpoint(gateway: Gateway, tool: Tool, authenticate: Authenticate) -> 
 
     run_tool.__name__ = f"run_{tool.name}"
     return run_tool
+
+
+EXPLORER = Path(__file__).with_name("explorer")
+EXPLORER_POLICY = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+                   "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+"""The explorer page talks to this server only (no CDN), and runs no script but its own."""
+
+
+def _explorer_routes(app: FastAPI) -> None:
+    """`/`: the explorer page (static: it reads the graph through /v1/tools with the
+    reader's own token)."""
+    files = {"/": ("index.html", "text/html; charset=utf-8"), "/explorer.js": ("explorer.js", "text/javascript")}
+    for path, (name, media) in files.items():
+        app.add_api_route(path, _static((EXPLORER / name).read_bytes(), media), methods=["GET"], include_in_schema=False)
+
+
+def _static(body: bytes, media: str) -> Callable[[], Awaitable[Response]]:
+    """A handler for one fixed file (no parameter: nothing of the request reaches the answer)."""
+
+    async def page() -> Response:
+        return Response(body, media_type=media, headers={"Content-Security-Policy": EXPLORER_POLICY,
+                                                          "X-Content-Type-Options": "nosniff"})
+
+    return page
 
 
 def _picture_format(request: Request) -> str | None:

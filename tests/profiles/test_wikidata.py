@@ -182,7 +182,7 @@ def test_full_edges_carry_rank_qualifiers_and_references(q42: Gateway) -> None:
     assert first == {"pr:P248": ["wd:Q5375741"]}
     assert second["pr:P854"] == ["http://www.nndb.com/people/731/000023662/"]
     assert second["pr:P813"] == [{"time": "2013-12-07T00:00:00Z", "precision": "day"}]
-    assert second["pr:P1476"] == [{"text": "Douglas Adams", "language": "en"}]
+    assert second["pr:P1476"] == ["Douglas Adams"]  # English, the reader's language: plain text
     # Other edges stay stubs; qualifier values (wd:Q186579) are data, never nodes.
     assert all(e.truth_status is None for e in listed_edges(result) if e.predicate != "wdt:P69")  # type: ignore[union-attr]
     assert "wd:Q186579" not in node_ids(result.nodes)
@@ -200,7 +200,7 @@ def test_node_types_come_from_p31_and_p31_is_not_an_edge(q42: Gateway) -> None:
     assert douglas.properties["wdt:P18"] == [{
         "value": "http://commons.wikimedia.org/wiki/Special:FilePath/Douglas%20adams%20portrait%20cropped.jpg",
         "id": "wds:Q42-44889d0f-474c-4fb9-1961-9a3366cbbb9e",
-        "qualifiers": {"pq:P2096": [{"text": "Portrait of Douglas Adams", "language": "en"}]},
+        "qualifiers": {"pq:P2096": ["Portrait of Douglas Adams"]},
     }]
     # Decision: P31 is the type, so it is no edge predicate; naming it says so instead of matching nothing silently.
     named = q42.bfs_query(seeds=["wd:Q42"], max_hops=1, edge_filter={"predicates": ["P31"]}, topology_only=False)

@@ -305,3 +305,13 @@ def test_novalue_keeps_its_qualifiers_and_obeys_valid_at() -> None:
     office = next(e for e in listed_edges(gateway.bfs_query(seeds=["wd:Q1"], max_hops=1, valid_at=1960))
                   if e.object == "wd:Q3")
     assert office.open_bounds == ["start", "end"]
+
+
+def test_text_in_another_language_says_which() -> None:
+    """Text in the reader's language is plain; in another, `{text, language}` (P1477, birth
+    name, is a monolingual text in English)."""
+    parts = ("wikidata", "Q42.ttl")
+    english = gateway_of(load(parts), parts).describe_entity("wd:Q42").properties or {}
+    german = gateway_of(load(parts), parts, Settings(languages=("de", "mul"))).describe_entity("wd:Q42").properties or {}
+    assert english["wdt:P1477"] == ["Douglas Noël Adams"]
+    assert german["wdt:P1477"] == [{"text": "Douglas Noël Adams", "language": "en"}]
