@@ -147,7 +147,7 @@ def to_mermaid(picture: Picture) -> str:
 
 # -- GraphML ------------------------------------------------------------------------------------
 GRAPHML = "http://graphml.graphdrawing.org/xmlns"
-_KEYS = (("id", "node", "id"), ("label", "node", "label"), ("type", "node", "entity_type"),
+_KEYS = (("id", "node", "entity_id"), ("label", "node", "label"), ("type", "node", "entity_type"),
          ("predicate", "edge", "predicate"), ("status", "edge", "truth_status"), ("derived", "edge", "derived_via"),
          ("statement", "edge", "statement"))
 

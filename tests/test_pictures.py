@@ -70,7 +70,7 @@ def test_every_format_holds_the_answers_nodes_and_edges(demo: Gateway, tool: str
                    for e in dot.get_edges()) == Counter((s, p, o) for s, p, o in edges.elements())
 
     graphml = nx.read_graphml(BytesIO(demo.picture(tool, arguments, "graphml").encode()), force_multigraph=True)
-    ids = nx.get_node_attributes(graphml, "id")
+    ids = nx.get_node_attributes(graphml, "entity_id")
     assert set(ids.values()) == nodes
     assert Counter((ids[s], d["predicate"], ids[o]) for s, o, d in graphml.edges(data=True)) == edges
 
