@@ -87,13 +87,15 @@ def _quads(source: rdflib.Graph) -> Iterator[tuple[Any, Any, Any, Any]]:
 
 
 class _Terms:
-    """rdflib terms to pyoxigraph terms, each distinct IRI and blank node made once."""
+    """rdflib terms to pyoxigraph terms, each distinct IRI and blank node made once (looked up
+    by its text: rdflib's own term hashing is Python code, slower than the conversion)."""
 
     def __init__(self, lenient: bool) -> None:
         import rdflib
 
         self.lenient = lenient
-        self.known: dict[Any, Any] = {}
+        self.iris: dict[str, ox.NamedNode] = {}
+        self.blanks: dict[str, ox.BlankNode] = {}
         self.namespaces: set[str] = set()
         """The namespace of every IRI converted, datatypes included."""
         self.iri, self.blank, self.literal = rdflib.URIRef, rdflib.BNode, rdflib.Literal
@@ -103,31 +105,37 @@ class _Terms:
         if isinstance(subject, ox.Literal) or not isinstance(predicate, ox.NamedNode):
             raise InvalidInput(f"source: ({s!r}, {p!r}, {o!r}) is no RDF triple: a literal subject or a predicate "
                                "that is not an IRI", field="source")
-        graph = ox.DefaultGraph() if g is None else self.term(g, "graph name")
+        if g is None:  # pyoxigraph reads an explicit DefaultGraph argument ten times slower than none
+            return ox.Quad(subject, predicate, obj)
+        graph = self.term(g, "graph name")
         if isinstance(graph, ox.Literal):
             raise InvalidInput(f"source: the graph name {g!r} is a literal", field="source")
         return ox.Quad(subject, predicate, obj, graph)
 
     def term(self, term: Any, place: str) -> ox.NamedNode | ox.BlankNode | ox.Literal:
-        found = self.known.get(term)
-        if found is not None:
-            return found
         kind = type(term)
-        if issubclass(kind, self.literal):
+        # Exact types first: rdflib's term classes check subclasses through the slower ABC machinery.
+        if kind is not self.iri and issubclass(kind, self.literal):
             return self._literal(term)
+        text = str(term)
+        if kind is self.iri or issubclass(kind, self.iri):
+            iri = self.iris.get(text)
+            if iri is None:
+                iri = self.iris[text] = self._converted(text, term)  # type: ignore[assignment]
+                self.namespaces.add(namespace(text))
+            return iri  # type: ignore[return-value]
         if issubclass(kind, self.blank):
-            try:
-                made: ox.NamedNode | ox.BlankNode = ox.BlankNode(str(term))
-            except ValueError:  # a label Oxigraph's syntax has no room for: a fresh node, the same each time
-                made = ox.BlankNode()
-        elif issubclass(kind, self.iri):
-            made = self._converted(str(term), term)  # type: ignore[assignment]
-            self.namespaces.add(namespace(str(term)))
-        else:  # a formula or variable of N3 graphs: no RDF term
-            raise InvalidInput(f"source: the {place} {term!r} is a {kind.__name__}, not an IRI, blank node or literal",
-                               field="source")
-        self.known[term] = made
-        return made
+            blank = self.blanks.get(text)
+            if blank is None:
+                try:
+                    blank = ox.BlankNode(text)
+                except ValueError:  # a label Oxigraph's syntax has no room for: a fresh node, the same each time
+                    blank = ox.BlankNode()
+                self.blanks[text] = blank
+            return blank
+        # a formula or variable of N3 graphs: no RDF term
+        raise InvalidInput(f"source: the {place} {term!r} is a {kind.__name__}, not an IRI, blank node or literal",
+                           field="source")
 
     def _literal(self, term: rdflib.Literal) -> ox.Literal:
         language = term.language

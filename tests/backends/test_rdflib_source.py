@@ -6,6 +6,7 @@ a strict store refuses."""
 from __future__ import annotations
 
 import random
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -125,17 +126,9 @@ def reification() -> Gateway:
 
 @pytest.fixture(scope="module", params=[rdflib.Dataset, rdflib.ConjunctiveGraph], ids=["Dataset", "ConjunctiveGraph"])
 def through_rdflib(request: pytest.FixtureRequest) -> Gateway:
-    with pytest.warns(DeprecationWarning) if request.param is rdflib.ConjunctiveGraph else _nothing():
+    with pytest.warns(DeprecationWarning) if request.param is rdflib.ConjunctiveGraph else nullcontext():
         graph = dataset(demo_reification(), request.param)
     return Gateway.open(graph, prefixes=PREFIXES)
-
-
-class _nothing:  # noqa: N801 - a context manager in place of pytest.warns
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 @pytest.mark.parametrize(("tool", "arguments"), CALLS, ids=[f"{i:02d}-{c[0]}" for i, c in enumerate(CALLS)])
