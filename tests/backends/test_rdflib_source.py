@@ -14,7 +14,7 @@ import pyoxigraph as ox
 import pytest
 import rdflib
 
-from gateway import Gateway, InvalidInput
+from gateway import Gateway, InvalidInput, UpstreamError
 from gateway.auth import Reader
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.rdflib_source import declared_prefixes, from_rdflib, is_rdflib_graph
@@ -241,3 +241,20 @@ def test_a_term_that_is_no_rdf_is_refused(term: Any) -> None:
 def test_only_rdflib_graphs_are_taken_for_them() -> None:
     assert is_rdflib_graph(rdflib.Graph()) and is_rdflib_graph(rdflib.Dataset())
     assert not is_rdflib_graph(ox.Store()) and not is_rdflib_graph("graph.ttl")
+
+
+@pytest.mark.xfail(strict=True, raises=UpstreamError, reason="a statement whose node is a blank node walks, but its "
+                   "full data is read by naming it in a query, which SPARQL cannot do for a blank node")
+def test_a_blank_statement_node_gives_its_full_data() -> None:
+    """rdflib code often makes its rdf:Statement nodes blank (`BNode()`)."""
+    ex = rdflib.Namespace("http://example.org/")
+    graph = rdflib.Graph()
+    statement = rdflib.BNode()
+    graph.add((ex.a, ex.p, ex.b))
+    for part, value in ((rdflib.RDF.type, rdflib.RDF.Statement), (rdflib.RDF.subject, ex.a),
+                        (rdflib.RDF.predicate, ex.p), (rdflib.RDF.object, ex.b),
+                        (rdflib.URIRef("https://w3id.org/bfsql#confidence"), rdflib.Literal(0.5))):
+        graph.add((statement, part, value))
+    gateway = Gateway.open(graph)
+    assert gateway.bfs_query(seeds=[str(ex.a)], max_hops=1, topology_only=True).edge_count == 1
+    assert gateway.bfs_query(seeds=[str(ex.a)], max_hops=1).edges[0].confidence == 0.5  # type: ignore[union-attr]
