@@ -106,7 +106,28 @@ def read(answer: BaseModel, graph: IdMapper | HasIds) -> AnswerRdf:
 
 
 def to_oxigraph(answer: BaseModel, graph: IdMapper | HasIds) -> list[ox.Quad]:
-    """The answer as pyoxigraph quads in the default graph, statements as RDF 1.2 reifiers."""
+    """The answer as pyoxigraph quads in the default graph, statements as RDF 1.2 reifiers.
+
+    >>> from gateway import Gateway
+    >>> from gateway.resources import demo_path
+    >>> gw = Gateway.open(demo_path())
+    >>> walk = gw.bfs_query(seeds=["wiki:Irene_Adler"], max_hops=1, truth_status=["hypothetical"])
+    >>> [(e.id, e.truth_status) for e in walk.edges]
+    [('stmt:s40', 'hypothetical')]
+    >>> s40 = ox.NamedNode(gw.ids.resolve("stmt:s40", "id").iri)
+    >>> for quad in to_oxigraph(walk, gw):
+    ...     if quad.subject == s40:
+    ...         print(gw.ids.to_id(quad.predicate.value), quad.object)
+    rdf:reifies <https://example.org/wiki/Irene_Adler> <https://example.org/rel/Possesses> <https://example.org/obj/photograph>
+    bfs:truthStatus <https://w3id.org/bfsql#hypothetical>
+    bfs:assertedAt "485"^^<http://www.w3.org/2001/XMLSchema#integer>
+    bfs:confidence "0.6"^^<http://www.w3.org/2001/XMLSchema#decimal>
+    bfs:extractionMethod "manual"
+    sh:assertingNarrator "wiki:Sherlock_Holmes"
+    sh:storyId "sib"
+
+    The triple is not asserted: the statement is hypothetical.
+    """
     found = read(answer, graph)
     term = _oxigraph_terms()
     quads = [ox.Quad(term(s), term(p), term(o)) for s, p, o in found.plain()]
