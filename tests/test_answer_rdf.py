@@ -262,7 +262,7 @@ def test_an_id_the_graph_cannot_expand_names_its_field(demo: Gateway) -> None:
 
 def test_rdflib_stays_optional() -> None:
     """Without rdflib the gateway opens, walks and writes pyoxigraph quads; to_rdflib says
-    what to install; and an ordinary session never imports rdflib."""
+    what to install; and an ordinary run never imports rdflib."""
     script = """
 import sys
 blocked = sys.argv[1] == "blocked"
