@@ -10,7 +10,8 @@ agent's MCP conversation, in characters, beside the commit before the agent-expe
 first_call (open + first bfs_query on the 1M-line reified graph against a bare bulk load),
 floors (plain and RDF 1.2 walks against the least per-hop SPARQL, in process and over
 `oxigraph serve`), latency (the gateway against one request per node, 5 in flight, behind
-a proxy adding 0, 5 and 25 ms a request).
+a proxy adding 0, 5 and 25 ms a request), rdflib (the extra's size and import time, opening
+rdflib graphs, answers as rdflib graphs and pyoxigraph quads).
 Data is prepared from packages and cached in bench/.cache/. The full run rewrites
 bench/RESULTS.md; a quick run writes bench/out/RESULTS-quick.md.
 """
@@ -115,6 +116,12 @@ def _latency(output: Path, quick: bool, command: str) -> None:
     latency.main(["--output", str(output), *(["--delays", "0,25"] if quick else [])])
 
 
+def _rdflib(output: Path, quick: bool, command: str) -> None:
+    from bench import rdflib_interop
+
+    rdflib_interop.main(["--output", str(output), *(["--triples", "20000"] if quick else [])])
+
+
 def _medlit(output: Path, quick: bool, command: str) -> None:
     from bench import medlit_sizes
 
@@ -125,6 +132,7 @@ STAGES: dict[str, Callable[[Path, bool, str], None]] = {
     "bfs": _bfs, "sizes": _sizes, "real": _real, "primitives": _primitives, "loads": _loads,
     "remote": _remote, "http": _http, "reliability": _reliability, "medlit": _medlit,
     "conversation": _conversation, "first_call": _first_call, "floors": _floors, "latency": _latency,
+    "rdflib": _rdflib,
 }
 
 

@@ -8,6 +8,7 @@ from gateway.errors import (
     GatewayError,
     InvalidInput,
     NotFound,
+    NotInstalled,
     RateLimited,
     TooLarge,
     Truncated,
@@ -18,5 +19,5 @@ from gateway.settings import Settings
 
 __all__ = [
     "BackendError", "EndpointTimeout", "Forbidden", "Gateway", "GatewayError", "InvalidInput",
-    "NotFound", "RateLimited", "Settings", "TooLarge", "Truncated", "Unavailable", "UpstreamError",
+    "NotFound", "NotInstalled", "RateLimited", "Settings", "TooLarge", "Truncated", "Unavailable", "UpstreamError",
 ]

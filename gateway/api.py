@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 from pydantic import BaseModel
@@ -16,17 +16,22 @@ from gateway.arguments import validate
 from gateway.auth import Reader
 from gateway.backends.base import Backend
 from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.rdflib_source import from_rdflib, is_rdflib_graph
 from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
 from gateway.engine.context import GraphContext
 from gateway.errors import InvalidInput
 from gateway.gc_hold import cycle_collector_held
+from gateway.ids import IdMapper
 from gateway.profiles import profile_class
 from gateway.profiles.base import Profile
 from gateway.profiles.native import NativeProfile
 from gateway.profiles.wikidata import detect_profile
 from gateway.settings import Settings
 from gateway.tools import TOOLS
+
+if TYPE_CHECKING:
+    import rdflib
 
 PICTURED = ("bfs_query", "intersect_subgraphs", "shortest_path", "communities")
 """The tools whose answers `Gateway.picture` draws."""
@@ -70,28 +75,34 @@ class Gateway:
     @classmethod
     def open(
         cls,
-        source: str | Path | ox.Store,
+        source: str | Path | ox.Store | rdflib.Graph,
         *,
         lenient: bool = False,
         prefixes: dict[str, str] | None = None,
         settings: Settings | None = None,
-        profile: str = "native",
+        profile: str | None = None,
         in_memory: bool = False,
     ) -> Gateway:
-        """Open an RDF file (into memory), an on-disk store directory, or a pyoxigraph Store.
+        """Open an RDF file (into memory), an on-disk store directory, a pyoxigraph Store, or
+        an rdflib Graph, Dataset or ConjunctiveGraph (copied into memory, named graphs kept).
 
         `prefixes` add to those the data declares; `lenient` accepts what strict parsers
         refuse (such as an over-long language tag) and reports it in `load_report`.
         `profile` is the statement model ("native", "reification", "plain", "wikidata"), or
-        "auto" to detect it from the data. `in_memory` copies a store directory into
-        memory first (~6 s per million quads): walks are 2.3-2.6x faster after.
+        "auto" to detect it from the data; unset, "native", except for an rdflib graph:
+        "auto" (rdflib holds no RDF 1.2 reifiers, so its statements are in another shape).
+        `in_memory` copies a store directory into memory first (~6 s per million quads):
+        walks are 2.3-2.6x faster after.
         """
-        if isinstance(source, ox.Store):
+        if is_rdflib_graph(source):
+            backend = from_rdflib(source, lenient=lenient)
+            profile = profile or "auto"
+        elif isinstance(source, ox.Store):
             backend = EmbeddedBackend.from_store(source)
         else:
             backend = EmbeddedBackend.open(source, lenient=lenient, in_memory=in_memory)
         backend.prefixes.update(prefixes or {})
-        return cls(backend, settings=settings, profile=_profile(profile, backend))
+        return cls(backend, settings=settings, profile=_profile(profile or "native", backend))
 
     @classmethod
     def connect(
@@ -200,6 +211,12 @@ class Gateway:
 
     def communities(self, query: models.CommunitiesInput | None = None, **fields: Any) -> models.Communities:
         return self.call("communities", query if query is not None else fields)  # type: ignore[return-value]
+
+    @property
+    def ids(self) -> IdMapper:
+        """This graph's IDs, both ways: what `to_rdflib(gw)` and `to_oxigraph(gw)` expand an
+        answer's IDs with (`gw.ids.resolve("wiki:Irene_Adler", "id").iri`)."""
+        return self.context.ids
 
     def load_warnings(self) -> list[str]:
         """What a lenient load let through (empty for a strict load)."""

@@ -8,6 +8,7 @@
     ├── TooLarge            a request or a subgraph over a configured bound
     ├── ModelError          the language model `answer` uses failed, or answered what cannot be used
     │   └── NoModel         no language model is configured for `answer`
+    ├── NotInstalled        an optional part is used without its extra (also an ImportError)
     └── BackendError        the store failed
         ├── EndpointTimeout the store did not answer in time
         ├── Unavailable     the store cannot take the query now (busy, or failing): retry later
@@ -77,6 +78,14 @@ class NoModel(ModelError):
     """No language model is configured for `answer` (the other tools never need one)."""
 
     code = "no_model"
+
+
+class NotInstalled(GatewayError, ImportError):
+    """An optional part of the gateway is used without the extra that provides it (such as
+    `to_rdflib()` without `pip install "bfsql-gateway[rdflib]"`). An ImportError too, so
+    code that guards an optional import catches it as one."""
+
+    code = "not_installed"
 
 
 class BackendError(GatewayError):

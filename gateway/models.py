@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Annotated, Any, Literal, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from typing_extensions import TypedDict
+
+from gateway.pictures import Drawable
+
+if TYPE_CHECKING:
+    import pyoxigraph as ox
+    import rdflib
+
+    from gateway.answer_rdf import HasIds
+    from gateway.ids import IdMapper
 
 TruthStatus = Literal["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]
 TRUTH_STATUSES: tuple[TruthStatus, ...] = (
@@ -103,6 +112,23 @@ class Strict(BaseModel):
 
 class Out(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class AsRdf(Out):
+    """An answer that holds nodes or statements, as RDF (`gateway/answer_rdf.py` says what
+    is written). `graph` is the `Gateway` that answered: its IDs go back to IRIs."""
+
+    def to_rdflib(self, graph: IdMapper | HasIds) -> rdflib.Graph:
+        """An rdflib Graph (the `rdflib` extra): statements as `rdf:Statement` reification."""
+        from gateway import answer_rdf
+
+        return answer_rdf.to_rdflib(self, graph)
+
+    def to_oxigraph(self, graph: IdMapper | HasIds) -> list[ox.Quad]:
+        """pyoxigraph quads in the default graph: statements as RDF 1.2 reifiers."""
+        from gateway import answer_rdf
+
+        return answer_rdf.to_oxigraph(self, graph)
 
 
 # -- shared input pieces ----------------------------------------------------------
@@ -236,7 +262,7 @@ class CommunitiesInput(WalkFilters):
 
 
 # -- outputs ------------------------------------------------------------------------
-class Node(Out):
+class Node(AsRdf):
     id: str
     entity_type: str
     label: str | None = None
@@ -300,29 +326,7 @@ class Truncation(Out):
     frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
 
 
-class Drawable:
-    """An answer that can be drawn (`gateway.pictures`): labels come from the answer, or
-    `labels` (ID -> label); `Gateway.picture` fills in the ones the answer lacks."""
-
-    def picture(self, fmt: str, labels: dict[str, str] | None = None) -> str:
-        from gateway.pictures import picture_of, render
-
-        return render(picture_of(self.model_dump(mode="json", exclude_none=True), labels), fmt)  # type: ignore[attr-defined]
-
-    def to_dot(self, labels: dict[str, str] | None = None) -> str:
-        return self.picture("dot", labels)
-
-    def to_graphml(self, labels: dict[str, str] | None = None) -> str:
-        return self.picture("graphml", labels)
-
-    def to_mermaid(self, labels: dict[str, str] | None = None) -> str:
-        return self.picture("mermaid", labels)
-
-    def to_svg(self, labels: dict[str, str] | None = None) -> str:
-        return self.picture("svg", labels)
-
-
-class Subgraph(Out, Drawable):
+class Subgraph(AsRdf, Drawable):
     """A walk's result. The default layout lists nodes and edges as objects; the compact
     layout lists each item once: stub nodes as IDs and labels grouped by type, stub edges
     as an adjacency map (subject -> predicate -> objects), full ones in node_details /
@@ -414,7 +418,7 @@ class EntityDetail(Node):
     relationships: list[RelationshipCount] | None = Field(default=None, description="Absent: none.")
 
 
-class EntitiesDetail(Out):
+class EntitiesDetail(AsRdf):
     entities: list[EntityDetail]
     unresolved: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -491,7 +495,7 @@ class Schema(Out):
     warnings: list[str] = Field(default_factory=list)
 
 
-class Intersection(Out, Drawable):
+class Intersection(AsRdf, Drawable):
     seeds: list[str]
     k: int
     node_count: int
@@ -518,7 +522,7 @@ class Closure(Out):
     warnings: list[str] = Field(default_factory=list)
 
 
-class ScanPage(Out):
+class ScanPage(AsRdf):
     kind: Literal["entities", "statements"]
     count: int
     nodes: list[Node] = Field(default_factory=list)
@@ -534,7 +538,7 @@ class WeakestEdge(Out):
     confidence: float
 
 
-class ShortestPath(Out, Drawable):
+class ShortestPath(AsRdf, Drawable):
     source: str
     target: str
     found: bool

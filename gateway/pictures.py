@@ -103,6 +103,26 @@ def _hops(picture: Picture, seeds: list[str]) -> None:
         picture.nodes[node] = (label, kind, hop.get(node, max(hop.values(), default=0) + 1))
 
 
+class Drawable:
+    """An answer that can be drawn (`gateway.pictures`): labels come from the answer, or
+    `labels` (ID -> label); `Gateway.picture` fills in the ones the answer lacks."""
+
+    def picture(self, fmt: str, labels: dict[str, str] | None = None) -> str:
+        return render(picture_of(self.model_dump(mode="json", exclude_none=True), labels), fmt)  # type: ignore[attr-defined]
+
+    def to_dot(self, labels: dict[str, str] | None = None) -> str:
+        return self.picture("dot", labels)
+
+    def to_graphml(self, labels: dict[str, str] | None = None) -> str:
+        return self.picture("graphml", labels)
+
+    def to_mermaid(self, labels: dict[str, str] | None = None) -> str:
+        return self.picture("mermaid", labels)
+
+    def to_svg(self, labels: dict[str, str] | None = None) -> str:
+        return self.picture("svg", labels)
+
+
 def render(picture: Picture, fmt: str) -> str:
     return {"dot": to_dot, "graphml": to_graphml, "mermaid": to_mermaid, "svg": to_svg}[fmt](picture)
 

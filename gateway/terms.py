@@ -184,6 +184,54 @@ def from_oxigraph(term: object) -> Term | None:
     return str(term)
 
 
+_LANGUAGE_TAG = re.compile(r"^[A-Za-z]+(?:-[A-Za-z0-9]+)*$")
+_IRI_TEXT = re.compile(r'^[^\x00-\x20<>"\\]+$')
+_LENIENT_SUBJECT = b"<urn:bfsql:s> <urn:bfsql:p> "
+
+
+def to_oxigraph(term: Term, *, lenient: bool = False) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple:
+    """The gateway's term as a pyoxigraph term (`from_oxigraph` the other way).
+
+    pyoxigraph's constructors refuse what its lenient parser keeps (an over-long language
+    tag such as Wikidata's `zh-classical`, an IRI it cannot validate); with `lenient` such
+    a term is read by that parser, as a lenient load reads it. ValueError otherwise.
+    """
+    try:
+        if isinstance(term, Blank):
+            return ox.BlankNode(term)
+        if isinstance(term, Literal):
+            if term.language:
+                return ox.Literal(term.value, language=term.language)
+            return ox.Literal(term.value, datatype=ox.NamedNode(term.datatype) if term.datatype else None)
+        if isinstance(term, TripleTerm):
+            subject, obj = to_oxigraph(term.subject, lenient=lenient), to_oxigraph(term.object, lenient=lenient)
+            return ox.Triple(subject, to_oxigraph(term.predicate, lenient=lenient), obj)  # type: ignore[arg-type]
+        return ox.NamedNode(term)
+    except ValueError:
+        if not lenient or isinstance(term, (Blank, TripleTerm)):
+            raise
+        return _leniently(term)
+
+
+def _leniently(term: str | Literal) -> ox.NamedNode | ox.Literal:
+    """One term through the lenient N-Triples parser; only text that cannot break out of
+    its place in the line is written into it."""
+    if isinstance(term, Literal):
+        text = str(ox.Literal(term.value))  # the lexical form quoted and escaped by pyoxigraph
+        if term.language and _LANGUAGE_TAG.match(term.language):
+            text += "@" + term.language
+        elif term.datatype and not term.language and _IRI_TEXT.match(term.datatype):
+            text += f"^^<{term.datatype}>"
+        else:
+            raise ValueError(f"{term!r} cannot be written as an RDF literal")
+    elif _IRI_TEXT.match(term):
+        text = f"<{term}>"
+    else:
+        raise ValueError(f"{term!r} cannot be written as an IRI")
+    quad = next(iter(ox.parse(_LENIENT_SUBJECT + text.encode() + b" .", format=ox.RdfFormat.N_TRIPLES, lenient=True)))
+    return quad.object
+
+
 def pick_label(values: Sequence[object], languages: Sequence[str]) -> str:
     """The value in the first of `languages` that has one, else one without a language,
     else the first by language and text (so the choice never depends on row order)."""

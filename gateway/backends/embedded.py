@@ -356,11 +356,12 @@ def load_files(
             raise InvalidInput(f"{path.name}: {error}{hint}", field="path") from None
     report.quads = len(store) - before
     if lenient:
-        report.invalid_language_tags = _invalid_language_tags(store)
+        report.invalid_language_tags = invalid_language_tags(store)
     return report
 
 
-def _invalid_language_tags(store: ox.Store) -> dict[str, int]:
+def invalid_language_tags(store: ox.Store) -> dict[str, int]:
+    """Language tags a strict parser refuses, each with how many literals carry it."""
     query = (
         "SELECT ?lang (COUNT(*) AS ?n) WHERE { ?s ?p ?o "
         'BIND(LANG(?o) AS ?lang) FILTER(?lang != "") } GROUP BY ?lang'

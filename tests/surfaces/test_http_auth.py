@@ -6,12 +6,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
+import pyoxigraph as ox
 import pytest
+import rdflib
+from rdflib.plugins.stores.sparqlstore import SPARQLStore
 
 from gateway import Gateway
 from gateway.auth import Reader, new_token
 from gateway.errors import GatewayError
-from tests.surfaces.conftest import CANON, CASEBOOK, EXAMPLES, Served, start_server
+from tests.surfaces.conftest import CANON, CASEBOOK, DEMO, EXAMPLES, Served, start_server
 from tests.surfaces.test_http_tools import assert_problem
 
 TOKEN, TOKEN_SHA256 = new_token()
@@ -74,6 +77,20 @@ def test_an_unreadable_graph_is_403_on_sparql(guarded: Served) -> None:
     response = httpx2.get(f"{guarded.url}/sparql", params={"query": f"ASK FROM <{CASEBOOK}> {{}}"}, headers=bearer())
     assert_problem(response, 403, "query")
     assert_problem(httpx2.get(f"{guarded.url}/sparql", params={"query": "ASK {}"}), 401)
+
+
+def test_sparqlstore_reads_as_its_token(guarded: Served) -> None:
+    """rdflib's SPARQLStore sends the bearer token in `headers`: the canon graph alone, as
+    pyoxigraph reads it; without a token, nothing."""
+    store = ox.Store()
+    store.load(path=str(DEMO), format=ox.RdfFormat.TRIG)
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    canon = int(next(iter(store.query(count, default_graph=[ox.NamedNode(CANON)])))["n"].value)  # type: ignore[call-overload]
+    assert canon < len(store)
+    graph = rdflib.Graph(store=SPARQLStore(f"{guarded.url}/sparql", headers=bearer()))
+    assert len(graph) == canon
+    with pytest.raises(ValueError):  # rdflib's GET hides the 401 behind its own message
+        len(rdflib.Graph(store=SPARQLStore(f"{guarded.url}/sparql")))
 
 
 def test_an_anonymous_reader_needs_no_token(tmp_path: Path) -> None:
