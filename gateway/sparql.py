@@ -38,6 +38,11 @@ def iris(values: Iterable[str], separator: str = " ") -> Sparql:
     return Sparql(separator.join(iri(v) for v in values))
 
 
+def triples(rows: Iterable[tuple[str, str, str]]) -> Sparql:
+    """IRI triples as the rows of a `VALUES (?s ?p ?o)` block."""
+    return Sparql(" ".join(f"({iri(s)} {iri(p)} {iri(o)})" for s, p, o in rows))
+
+
 def integer(value: int) -> Sparql:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an int, got {type(value).__name__}")

@@ -27,21 +27,25 @@ from gateway.engine.values import (
 from gateway.engine.walk import EdgeKey
 from gateway.models import Claim, Datum, Edge, Node
 from gateway.profiles.base import Hit, HopPlan, Point
-from gateway.sparql import iri, iris
+from gateway.sparql import iri, iris, triples
 from gateway.terms import (
     BFS,
     OWL,
     RDF,
     RDFS,
+    Blank,
     Literal,
     Term,
     language_matches,
+    line_text,
     pick_label,
     status_name,
     text_of,
 )
 
 STATEMENT_TYPE = BFS + "Statement"
+BLANK = "_:"
+"""How a blank node's label begins where an answer holds it (a statement ID)."""
 PASSAGE_TYPE = BFS + "Passage"
 URL_SYNONYM = BFS + "urlSynonym"
 _GENERIC_TYPES = frozenset({OWL + "Thing", OWL + "NamedIndividual", RDFS + "Resource"})
@@ -221,7 +225,10 @@ def statement_details(ctx: GraphContext, statements: Sequence[str], *, with_book
 def full_edges(
     ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]], *, valid_at: Point | None = None,
 ) -> list[Edge]:
-    data = StatementData.read(ctx, sorted({k[3] for k, _ in keys if k[3]}))
+    statements = {k.statement: (k.subject, k.predicate, k.object) for k, _ in keys if k.statement}
+    named = sorted(r for r in statements if not r.startswith(BLANK))
+    blank = sorted({triple for r, triple in statements.items() if r.startswith(BLANK)})
+    data = StatementData.read(ctx, named, blank=blank)
     return [full_edge(ctx, key, hit, data, valid_at=valid_at) for key, hit in keys]
 
 
@@ -241,16 +248,23 @@ class StatementData:
     """Value node IRI -> its fields (Wikidata's typed values)."""
 
     @classmethod
-    def read(cls, ctx: GraphContext, statements: Sequence[str], *, with_bookkeeping: bool = False) -> StatementData:
+    def read(
+        cls, ctx: GraphContext, statements: Sequence[str], *, blank: Sequence[tuple[str, str, str]] = (),
+        with_bookkeeping: bool = False,
+    ) -> StatementData:
+        """The data of the statements named by IRI, and of the blank-node statements of the
+        triples in `blank` (a query cannot name a blank node: they are found by their triple)."""
         found: dict[str, list[tuple[str, Term, str | None]]] = defaultdict(list)
         hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
         value_nodes: set[str] = set()
-        for chunk in _chunks(statements):
-            for r, p, v, *group in ctx.select("statement_data", ids=iris(chunk)):
+        reads = [("statement_data", {"ids": iris(chunk)}) for chunk in _chunks(statements)]
+        reads += [("blank_statement_data", {"triples": triples(blank[i:i + 500])}) for i in range(0, len(blank), 500)]
+        for query, slots in reads:
+            for r, p, v, *group in ctx.select(query, **slots):
                 if v is None or str(p) in hidden:
                     continue
                 reference = str(group[0]) if group and group[0] is not None else None
-                found[str(r)].append((str(p), v, reference))
+                found[line_text(r) if isinstance(r, Blank) else str(r)].append((str(p), v, reference))
                 if is_value_node_predicate(str(p)) and isinstance(v, str):
                     value_nodes.add(v)
         nodes: dict[str, dict[str, Term]] = defaultdict(dict)

@@ -19,7 +19,7 @@ from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.remote import RemoteBackend
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, time_filters
 from gateway.resources import resource_dir
-from gateway.sparql import Sparql, integer, iri, iris, literal, render, template
+from gateway.sparql import Sparql, integer, iri, iris, literal, render, template, triples
 from gateway.terms import XSD, Literal
 from tests.conftest import DEMO, DEMO_GRAPHS, demo_reification
 
@@ -38,6 +38,7 @@ SLOTS: dict[str, Sparql] = {
     "types": iris(["https://example.org/schema/Person"], ", "), "start": iri(W + "221B_Baker_Street"),
     "predicate": iri("https://example.org/rel/PartOf"), "kind": iri(BFS + "bookkeeping"),
     "document": iri(W + "A_Scandal_in_Bohemia"), "first": integer(0), "window": integer(3),
+    "triples": triples([(W + "Irene_Adler", "https://example.org/rel/Possesses", "https://example.org/obj/photograph")]),
     **time_filters(HopPlan(as_of=485, valid_at=1890))[1],
 }
 FLAG_SETS = [
