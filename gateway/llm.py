@@ -20,7 +20,8 @@ from typing import Any, Protocol
 
 import httpx2
 
-from gateway.errors import ModelError, NoModel
+from gateway import deadline as deadlines
+from gateway.errors import EndpointTimeout, ModelError, NoModel
 from gateway.settings import Settings
 
 
@@ -92,8 +93,16 @@ class ChatCompletions:
         return content
 
     def _post(self, body: dict[str, Any]) -> httpx2.Response:
+        # Never past the call's deadline: a slow model must not hold the call's thread.
+        left = deadlines.remaining()
+        if left is not None and left <= 0:
+            raise EndpointTimeout("the call's deadline ended before the model answered", field="max_batches")
         try:
-            return httpx2.post(self.url, json=body, headers=self.headers, timeout=self.timeout)
+            return httpx2.post(self.url, json=body, headers=self.headers,
+                               timeout=self.timeout if left is None else min(self.timeout, left))
+        except httpx2.TimeoutException:
+            raise EndpointTimeout("the language model did not answer within the call's deadline",
+                                  field="max_batches") from None
         except httpx2.HTTPError as error:
             raise ModelError(f"the language model could not be reached: {error}") from None
 

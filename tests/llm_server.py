@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,13 +28,15 @@ INVENTED = 987_654
 class Script:
     wanted: tuple[str, ...] = ("TREATS",)
     mode: str = "careful"
-    """careful | fail_second_map | not_json | uncited | empty | nothing | no_json_mode"""
+    """careful | fail_second_map | not_json | uncited | empty | nothing | no_json_mode | slow"""
     maps: list[dict[int, str]] = field(default_factory=list)
     """Each map call's facts as the gateway labelled them."""
     reduces: list[dict[int, str]] = field(default_factory=list)
     """Each reduce call's findings."""
 
     def reply(self, system: str, prompt: str) -> str:
+        if self.mode == "slow":  # a model slower than any call's deadline
+            time.sleep(5)
         if "Facts:" in prompt:
             facts = {int(n): line for n, line in FACT.findall(prompt)}
             self.maps.append(facts)

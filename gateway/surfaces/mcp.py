@@ -50,10 +50,11 @@ from mcp_types import (
 )
 from pydantic import BaseModel
 
+from gateway import deadline as deadlines
 from gateway import llm
 from gateway.api import Gateway
 from gateway.auth import Reader
-from gateway.errors import GatewayError, InvalidInput, ModelError
+from gateway.errors import EndpointTimeout, GatewayError, InvalidInput, ModelError
 from gateway.llm import Model
 from gateway.tools import TOOLS
 from gateway.tools.schemas import tool_list, tool_schemas
@@ -144,20 +145,28 @@ class ClientModel:
         self.request = request
 
     def complete(self, system: str, prompt: str) -> str:
+        left = deadlines.remaining()  # read here: the call's deadline lives in this thread's context
         try:
             with warnings.catch_warnings():  # deprecated in the newest protocol, still the way in older ones
                 warnings.simplefilter("ignore", MCPDeprecationWarning)
-                result = anyio.from_thread.run(partial(
-                    self.request.session.create_message,
-                    [SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
-                    max_tokens=MAX_TOKENS, system_prompt=system, temperature=0.0,
-                    related_request_id=self.request.request_id,
-                ))
+                result = anyio.from_thread.run(self._sample, system, prompt, left)
+        except TimeoutError:
+            raise EndpointTimeout("the client's model did not answer within the call's deadline",
+                                  field="max_batches") from None
         except MCPError as error:
             raise ModelError(f"the client's model failed: {error}") from None
         if not isinstance(result.content, TextContent):
             raise ModelError("the client's model answered no text")
         return result.content.text
+
+    async def _sample(self, system: str, prompt: str, seconds: float | None) -> Any:
+        # A client that never answers must not hold the worker thread past the deadline.
+        with anyio.fail_after(seconds):
+            return await self.request.session.create_message(
+                [SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
+                max_tokens=MAX_TOKENS, system_prompt=system, temperature=0.0,
+                related_request_id=self.request.request_id,
+            )
 
 
 MAX_TOKENS = 4096

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 from gateway import Gateway
-from gateway.errors import ModelError, NoModel, TooLarge
+from gateway.errors import EndpointTimeout, ModelError, NoModel, TooLarge
 from gateway.importers.bundle import open_bundle
 from gateway.settings import Settings
 from gateway.surfaces.mcp import create_mcp_server
@@ -211,3 +213,34 @@ def test_a_graph_over_the_bound_is_refused_with_what_to_do(medlit_store: Gateway
         assert server.requests == []  # nothing was asked of the model
     finally:
         server.stop()
+
+
+def test_a_slow_model_ends_at_the_calls_deadline(medlit_store: Gateway) -> None:
+    gateway, server = served(medlit_store, Script(mode="slow"))
+    try:
+        started = time.monotonic()
+        with pytest.raises(EndpointTimeout, match="did not answer within the call's deadline"):
+            gateway.call("answer", {"question": QUESTION, "max_batches": 1}, deadline=1.5)
+        assert time.monotonic() - started < 4  # the model's 5 s were not waited out
+    finally:
+        server.stop()
+
+
+def test_a_client_that_never_samples_does_not_hold_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Handshake-era sampling waits for the client's reply no longer than the call's deadline."""
+    monkeypatch.delenv("BFSQL_LLM_URL")
+
+    async def silent(_: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
+        await anyio.sleep(60)
+        raise AssertionError("never reached")
+
+    async def run() -> Any:
+        gateway = Gateway.open(DEMO, settings=Settings(deadline=1.5))
+        async with Client(create_mcp_server(gateway), sampling_callback=silent, mode="legacy") as client:
+            with anyio.fail_after(10):
+                return await client.call_tool("answer", {"question": "Who is Irene Adler?"})
+
+    started = time.monotonic()
+    refused = asyncio.run(run())
+    assert refused.is_error and "endpoint_timeout" in refused.content[0].text  # type: ignore[union-attr]
+    assert time.monotonic() - started < 8
