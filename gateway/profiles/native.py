@@ -32,6 +32,10 @@ from gateway.sparql import Sparql, integer, iris
 from gateway.terms import BFS, namespace, status_name, text_of
 
 _FILTER_NAMES = {"t": "truth_status", "a": "as_of", "v": "valid_at"}
+_FAILED: dict[str, tuple[str, ...]] = {}
+"""hop.rq's `?fails` letters -> the filter names (at most 8 entries)."""
+_STATUS_NAMES: dict[str, str] = {}
+"""Truth status IRIs a hop read -> their names (a statement's status is one of a few terms)."""
 """hop.rq's `?fails` letters."""
 
 
@@ -135,7 +139,7 @@ class NativeProfile(Profile):
         if not self._statement_aware(plan):
             return self._plain_hop(frontier, plan, limit)
         rows = self._select_hop(frontier, plan, limit, mode="traversable")
-        hits = [self._hit(row) for row in rows if row[3] not in NON_EDGES]
+        hits = [self._hit(row) for row in rows if row[2] not in NON_EDGES]
         hits.extend(self._unasserted_hits(frontier, plan, failed=False))
         return hits, len(rows) >= limit
 
@@ -150,17 +154,17 @@ class NativeProfile(Profile):
             hits, more = self._plain_hop(frontier, plan, limit)
             return hits, more, []
         rows = self._select_hop(frontier, plan, limit + cap, mode="every")
-        crossed = [row for row in rows if not row[7]]
-        failed = [row for row in rows if row[7]]
+        crossed = [row for row in rows if not row[6]]
+        failed = [row for row in rows if row[6]]
         if len(rows) >= limit + cap:  # cut: read on its own whichever side may be incomplete
             if len(crossed) < limit:
                 crossed = self._select_hop(frontier, plan, limit, mode="traversable")
             if len(failed) < cap:
                 failed = self._select_hop(frontier, plan, cap, mode="hidden")
         more = len(crossed) >= limit
-        hits = [self._hit(row) for row in crossed[:limit] if row[3] not in NON_EDGES]
+        hits = [self._hit(row) for row in crossed[:limit] if row[2] not in NON_EDGES]
         hits.extend(self._unasserted_hits(frontier, plan, failed=False))
-        hidden = [self._hit(row) for row in failed[:cap] if row[3] not in NON_EDGES]
+        hidden = [self._hit(row) for row in failed[:cap] if row[2] not in NON_EDGES]
         hidden.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits, more, hidden
 
@@ -205,12 +209,12 @@ class NativeProfile(Profile):
     def hidden(self, frontier: Sequence[str], plan: HopPlan, cap: int) -> list[Hit]:
         if not self._statement_aware(plan):
             return []
-        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden") if row[3] not in NON_EDGES]
+        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden") if row[2] not in NON_EDGES]
         hits.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits
 
     def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[str]]:
-        """hop.rq's rows as text: d x s p o r status fails ("" for no reifier; `fails`
+        """hop.rq's rows as text: d s p o r status fails ("" for no reifier; `fails`
         one letter per filter the statement fails)."""
         flags = [mode, "reified", *self._direction_flags(plan)]
         if self.statement_candidates(frontier):
@@ -229,9 +233,13 @@ class NativeProfile(Profile):
 
     @staticmethod
     def _hit(row: list[str]) -> Hit:
-        d, x, s, p, o, r, status, fails = row
-        return Hit(VIAS[d], x, s, p, o, r or None, status_name(status), None, None, None,
-                   tuple(_FILTER_NAMES[c] for c in fails) if fails else ())
+        # The frontier node is not read: it is the subject ("o"), the object ("i") or the
+        # statement ("s") of its row, and a column less is a tenth less of a hop's time.
+        # Status and filter names come from small caches: a walk makes a Hit per row.
+        d, s, p, o, r, status, fails = row
+        name = _STATUS_NAMES.get(status) or _STATUS_NAMES.setdefault(status, status_name(status))
+        return Hit(VIAS[d], s if d == "o" else o if d == "i" else r, s, p, o, r or None, name, None, None, None,
+                   _FAILED.get(fails) or _FAILED.setdefault(fails, tuple(_FILTER_NAMES[c] for c in fails)) if fails else ())
 
     def _unasserted_hits(self, frontier: Iterable[str], plan: HopPlan, *, failed: bool, cap: int | None = None) -> list[Hit]:
         """Reifier-only statements touching the frontier that pass the plan's filters, or

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
+from itertools import repeat
 from typing import Any
 
 from gateway.engine.context import GraphContext
@@ -15,10 +16,9 @@ from gateway.engine.presentation import (
     node_types,
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
-from gateway.engine.walk import EdgeKey, WalkResult, walk
+from gateway.engine.walk import WalkResult, walk
 from gateway.ids import local_name
 from gateway.models import BfsQueryInput, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
-from gateway.profiles.base import Hit
 from gateway.settings import clamp
 
 
@@ -56,9 +56,8 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     if result.hidden_capped:
         warnings.append("hidden_by_filter counts are lower bounds (too many hidden statements to count)")
     nodes, edges = _present(ctx, result, query, node_filter, edge_filter)
-    hop_counts = [0] * (max(result.hops.values(), default=-1) + 1)
-    for hop in result.hops.values():
-        hop_counts[hop] += 1
+    per_hop = Counter(result.hops.values())
+    hop_counts = [per_hop[hop] for hop in range(max(per_hop, default=-1) + 1)]
     # Built by the core, not validated again: the surfaces serialize it as it is.
     common: dict[str, Any] = dict(
         seeds=[ctx.ids.to_id(s) for s in seeds],
@@ -99,25 +98,30 @@ def _present(
     kinds = TypeNames(to_id)
     kind = {n: kinds(t) for n, t in types.items()}
     untyped = kinds(())
-    nodes: list[NodeStub | Node] = [
-        details.get(n) or {"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order
-    ]
+    nodes: list[NodeStub | Node] = (
+        [details.get(n) or {"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order] if details or kind
+        else [{"id": ids[n], "entity_type": untyped} for n in order]
+    )
     if result.plain:
         return nodes, _plain_edges(ctx, result.plain, ids, query.topology_only, edge_filter)
 
-    for key in result.edges:  # predicates and statement IDs join the node IDs already made
-        for part in (key.predicate, key.statement):
-            if part and part not in ids:
-                ids[part] = to_id(part)
+    ids.update(ctx.ids.id_map({key.predicate for key in result.edges}))
+    if query.topology_only:
+        # A stub shows no statement: two statements of one triple are one stub twice, so
+        # their order needs no statement IDs (a lookup per edge).
+        rows = sorted((ids[k.subject], ids[k.predicate], ids[k.object], k.derived_via or "") for k in result.edges)
+        return nodes, [
+            {"subject": s, "predicate": p, "object": o, "derived_via": derive_label(derived, to_id)} if derived
+            else {"subject": s, "predicate": p, "object": o}
+            for s, p, o, derived in rows
+        ]
+    ids.update(ctx.ids.id_map({key.statement for key in result.edges if key.statement}))
     keyed = sorted(
         ((ids[key.subject], ids[key.predicate], ids[key.object], ids[key.statement] if key.statement else "",
           key.derived_via or ""), key, hit)
         for key, hit in result.edges.items()
     )
-    if query.topology_only:
-        wanted: list[tuple[EdgeKey, Hit]] = []
-    else:
-        wanted = [(key, hit) for _, key, hit in keyed if edge_filter is None or key.predicate in edge_filter]
+    wanted = [(key, hit) for _, key, hit in keyed if edge_filter is None or key.predicate in edge_filter]
     detailed = dict(zip((k for k, _ in wanted), full_edges(ctx, wanted, valid_at=query.valid_at))) if wanted else {}
     edges: list[EdgeStub | Edge] = []
     for (s, p, o, _, derived), key, _ in keyed:
@@ -138,10 +142,12 @@ def _plain_edges(
     """The edges of a walk over plain data in response order; each is an asserted_true
     triple without a statement, so a full edge is its stub with that status."""
     known, add = ids.get, ctx.ids.to_id
-    rows = []
-    for line in lines:
-        s, p, o = line.split("\t")
-        rows.append((ids[s], known(p) or ids.setdefault(p, add(p)), ids[o], p))
+    # Made in IRI order, which the prefixes mostly keep: the sort into ID order is then a
+    # pass over runs, and IRI strings sort faster than tuples of IDs.
+    rows = [
+        (ids[s], known(p) or ids.setdefault(p, add(p)), ids[o], p)
+        for s, p, o in map(str.split, sorted(lines), repeat("\t"))
+    ]
     rows.sort()
     if topology_only:
         return [{"subject": s, "predicate": p, "object": o} for s, p, o, _ in rows]
