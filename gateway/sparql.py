@@ -34,8 +34,18 @@ def iri(value: str) -> Sparql:
 
 
 def iris(values: Iterable[str], separator: str = " ") -> Sparql:
-    """IRIs for a `VALUES` block (space-separated) or an `IN (...)` list (separator ", ")."""
-    return Sparql(separator.join(iri(v) for v in values))
+    """IRIs for a `VALUES` block (space-separated) or an `IN (...)` list (separator ", ").
+
+    Checked as one string (a walk's frontier is thousands of IRIs); where the check
+    fails, `iri` names the value."""
+    values = list(values)
+    if not values:
+        return Sparql("")
+    joined = "".join(values)
+    if "<" in joined or ">" in joined or " " in joined:
+        for value in values:
+            iri(value)
+    return Sparql("<" + f">{separator}<".join(values) + ">")
 
 
 def triples(rows: Iterable[tuple[str, str, str]]) -> Sparql:
