@@ -30,6 +30,9 @@ class Backend(Protocol):
         """The SPARQL endpoint's URL for a remote store; None in process."""
         ...
 
+    max_concurrency: int
+    """Requests the store may be sent at once (1 in process, and to an endpoint that allows one)."""
+
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
         """The rows of `queries/native/unasserted.rq`, when the backend found them as it loaded
         its data (an embedded store opened from files, unscoped); None means: ask SPARQL."""

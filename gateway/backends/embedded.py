@@ -99,6 +99,7 @@ class EmbeddedBackend:
 
     name = "embedded"
     endpoint = None
+    max_concurrency = 1
 
     def __init__(
         self,

@@ -20,6 +20,7 @@ class ScopedBackend:
         self.prefixes = inner.prefixes
         self.directory = inner.directory
         self.endpoint = inner.endpoint
+        self.max_concurrency = inner.max_concurrency
 
     def source(self) -> str | None:
         return self.inner.source()

@@ -3,7 +3,8 @@
 A hop queries its frontier (in IRI order) in slices of 16, 64, 256, ... nodes, each with
 `LIMIT` edges left + 1, and stops at the slice where a budget fills: nodes after it are
 not expanded (`truncation.frontier_remaining` counts them), and within it edges are
-admitted in key order, so a cut walk is the same on every backend. Over HTTP, where each
+admitted in key order, so a cut walk is the same on every backend (unless a read was cut
+by its `LIMIT`: which rows a store returns first is its own). Over HTTP, where each
 query costs a round trip, the whole frontier is one query unless a budget would clearly
 fill (`_likely_cut`), and a hop the budget may have cut is asked again in slices
 (`_might_cut`): the walk kept is the same. A walk also stops
@@ -25,6 +26,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import dataclass, field
 from functools import partial
 from typing import NamedTuple
@@ -107,10 +110,24 @@ def walk(
             break
         result.hops.setdefault(seed, 0)
     declared = profile.traits() if traits else None
-    limit = deadlines.current()
     frontier = sorted(result.hops)
-    hidden_seen: set[tuple[str, ...]] = set()
     remote = profile.backend.endpoint is not None
+    ahead = _ReadAhead(profile, plan) if remote and declared is None and profile.backend.max_concurrency > 1 else None
+    try:
+        return _walk(profile, plan, result, frontier, max_hops, max_nodes, max_edges, traits, declared, count_hidden,
+                     remote, ahead)
+    finally:
+        if ahead is not None:
+            ahead.close()
+
+
+def _walk(
+    profile: Profile, plan: HopPlan, result: WalkResult, frontier: list[str], max_hops: int, max_nodes: int,
+    max_edges: int, traits: frozenset[str], declared: Traits | None, count_hidden: bool, remote: bool,
+    ahead: _ReadAhead | None,
+) -> WalkResult:
+    limit = deadlines.current()
+    hidden_seen: set[tuple[str, ...]] = set()
     for hop in range(max_hops):
         if not frontier:
             break
@@ -118,7 +135,8 @@ def walk(
         # Over HTTP a round trip costs more than the rows a slice saves: the whole frontier
         # is asked at once, and only a hop a budget may cut is asked again in slices, so
         # the walk is the one the slices give.
-        whole = remote and len(frontier) > FIRST_BATCH and not _likely_cut(result, frontier, max_nodes, max_edges)
+        whole = (remote and len(frontier) > FIRST_BATCH
+                 and not _likely_cut(result, len(frontier), len(result.hops) - len(frontier), max_nodes, max_edges))
         slices = [(0, frontier)] if whole else list(batches(frontier))
         at = 0
         while at < len(slices):
@@ -128,7 +146,17 @@ def walk(
                 result.cut = Cut("deadline", hop + 1, len(frontier) - done)
                 return result
             remaining = max_edges - result.edge_count()
-            plain = None if declared is not None else profile.hop_lines(batch, plan, remaining + 1)
+            if ahead is not None and not whole and at < len(slices) and not _likely_cut(
+                result, len(batch), len(result.hops) - len(frontier) - len(next_frontier) + done, max_nodes, max_edges
+            ):
+                ahead.ask((hop, at), slices[at][1], remaining + 1)  # the next slice, while this one is read
+            if ahead is not None and ahead.has((hop, at - 1)):
+                plain = ahead.take((hop, at - 1), remaining + 1)
+            else:
+                plain = None if declared is not None else profile.hop_lines(batch, plan, remaining + 1)
+            if plain is None and ahead is not None:  # the hops read statements: nothing to read ahead
+                ahead.close()
+                ahead = None
             if plain is not None:
                 if hop == 0:
                     result.touched.update(_near_ends(plain[0]))
@@ -180,14 +208,52 @@ def walk(
     return result
 
 
-def _likely_cut(result: WalkResult, frontier: list[str], max_nodes: int, max_edges: int) -> bool:
-    """Whether the frontier, at the edges per node the walk has met so far, would fill a
-    budget several times over: then asking it whole, only to ask again in slices, is a
-    round trip and a large answer lost. (Degrees vary: a hub seed makes the estimate high,
-    hence the margin.)"""
-    expanded = len(result.hops) - len(frontier)
+class _ReadAhead:
+    """Over HTTP, a hop read in slices asks for the next slice while the current one is
+    read: two round trips and two answers' worth of server time overlap (a plain hop
+    only, on an endpoint that takes more than one request at a time).
+
+    The next slice is asked with the edges left before the current slice is admitted, a
+    `LIMIT` at least the one the walk would send after it; its answer is cut to that
+    `LIMIT`, the rows the store would have returned first. When a budget fills in the
+    current slice the answer is dropped: a request the walk did not need, bounded like
+    any other by the call's deadline.
+    """
+
+    def __init__(self, profile: Profile, plan: HopPlan) -> None:
+        self.profile, self.plan = profile, plan
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bfsql-read-ahead")
+        self.asked: dict[tuple[int, int], Future[tuple[list[str], bool] | None]] = {}
+
+    def ask(self, key: tuple[int, int], batch: list[str], limit: int) -> None:
+        """Start reading slice `key` (hop, slice) with `limit`."""
+        if key not in self.asked:
+            # The deadline is a context variable: the worker reads under the caller's.
+            self.asked[key] = self.pool.submit(copy_context().run, self.profile.hop_lines, batch, self.plan, limit)
+
+    def has(self, key: tuple[int, int]) -> bool:
+        return key in self.asked
+
+    def take(self, key: tuple[int, int], limit: int) -> tuple[list[str], bool] | None:
+        """Slice `key` as `hop_lines(..., limit)` would read it."""
+        read = self.asked.pop(key).result()
+        if read is None:
+            return None
+        lines = read[0]
+        return (lines, False) if len(lines) < limit else (lines[:limit], True)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _likely_cut(result: WalkResult, asking: int, expanded: int, max_nodes: int, max_edges: int) -> bool:
+    """Whether `asking` more nodes, at the edges per node the `expanded` ones gave, would
+    fill a budget several times over: then asking a whole frontier, only to ask again in
+    slices, is a round trip and a large answer lost, and reading the slice after them
+    ahead is a read the walk will not use. (Degrees vary: a hub seed makes the estimate
+    high, hence the margin.)"""
     per_node = result.edge_count() / max(expanded, 1)
-    return len(frontier) * per_node > 4 * min(max_edges - result.edge_count(), max_nodes - len(result.hops))
+    return asking * per_node > 4 * min(max_edges - result.edge_count(), max_nodes - len(result.hops))
 
 
 def _might_cut(more: bool, rows: int, result: WalkResult, max_nodes: int, max_edges: int) -> bool:
