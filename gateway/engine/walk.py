@@ -159,7 +159,8 @@ def _walk(
                 ahead = None
             if plain is not None:
                 if hop == 0:
-                    result.touched.update(_near_ends(plain[0]))
+                    # One seed with rows is touched; several are told apart by their rows.
+                    result.touched.update(batch if len(batch) == 1 and plain[0] else _near_ends(plain[0]))
                 if whole and _might_cut(plain[1], len(plain[0]), result, max_nodes, max_edges):
                     whole, slices, at = False, list(batches(frontier)), 0
                     continue
@@ -177,7 +178,7 @@ def _walk(
             else:
                 hits, more = profile.hop(batch, plan, remaining + 1)
             if hop == 0:
-                result.touched.update(h.x for h in (*hits, *hidden))
+                result.touched.update(batch if len(batch) == 1 and (hits or hidden) else (h.x for h in (*hits, *hidden)))
             found = candidates(hits, plan, declared, traits)
             if whole and _might_cut(more, len(found), result, max_nodes, max_edges):
                 whole, slices, at = False, list(batches(frontier)), 0
