@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import cached_property
+from typing import TypeVar
 
 from gateway.profiles.base import (
     NON_EDGE_PREDICATES,
@@ -31,13 +32,16 @@ from gateway.profiles.base import (
 from gateway.sparql import Sparql, integer, iris
 from gateway.terms import BFS, namespace, status_name, text_of
 
+T = TypeVar("T")
+
 _FILTER_NAMES = {"t": "truth_status", "a": "as_of", "v": "valid_at"}
+"""hop.rq's `?fails` letters."""
 _FAILED: dict[str, tuple[str, ...]] = {}
-"""hop.rq's `?fails` letters -> the filter names (at most 8 entries)."""
+"""`?fails` values -> the filter names they list (a few combinations)."""
 _STATUS_NAMES: dict[str, str] = {}
 """Truth status IRIs a hop read -> their names (a statement's status is one of a few terms)."""
-"""hop.rq's `?fails` letters."""
-
+_NAMES_KEPT = 64
+"""Entries each of those caches keeps: a store's odd values are named, not kept."""
 
 
 class NativeProfile(Profile):
@@ -238,9 +242,9 @@ class NativeProfile(Profile):
         # statement ("s") of its row, and a column less is a tenth less of a hop's time.
         # Status and filter names come from small caches: a walk makes a Hit per row.
         d, s, p, o, r, status, fails = row
-        name = _STATUS_NAMES.get(status) or _STATUS_NAMES.setdefault(status, status_name(status))
-        return Hit(VIAS[d], s if d == "o" else o if d == "i" else r, s, p, o, r or None, name, None, None, None,
-                   _FAILED.get(fails) or _FAILED.setdefault(fails, tuple(_FILTER_NAMES[c] for c in fails)) if fails else ())
+        name = _STATUS_NAMES.get(status) or _kept(_STATUS_NAMES, status, status_name(status))
+        failed = (_FAILED.get(fails) or _kept(_FAILED, fails, tuple(_FILTER_NAMES[c] for c in fails))) if fails else ()
+        return Hit(VIAS[d], s if d == "o" else o if d == "i" else r, s, p, o, r or None, name, None, None, None, failed)
 
     def _unasserted_hits(self, frontier: Iterable[str], plan: HopPlan, *, failed: bool, cap: int | None = None) -> list[Hit]:
         """Reifier-only statements touching the frontier that pass the plan's filters, or
@@ -278,3 +282,9 @@ def _predicate_filters(plan: HopPlan, flags: list[str], slots: dict[str, Sparql]
     if plan.excluded:
         flags.append("excluded")
         slots["excluded"] = iris(plan.excluded, ", ")
+
+
+def _kept(cache: dict[str, T], key: str, value: T) -> T:
+    if len(cache) < _NAMES_KEPT:
+        cache[key] = value
+    return value
