@@ -152,8 +152,7 @@ class Gateway:
         """A walking tool's answer drawn as `fmt` (dot, graphml, mermaid, svg; see
         `gateway.pictures`), every node labelled where the graph has a label."""
         if fmt not in pictures.FORMATS:
-            raise InvalidInput(f"format must be one of {', '.join(('json', *pictures.FORMATS))}, not {fmt!r}",
-                               field="format")
+            raise InvalidInput(f"format must be one of {', '.join(pictures.FORMATS)}, not {fmt[:40]!r}", field="format")
         if name not in PICTURED:
             raise InvalidInput(f"{name} answers are not drawn; {', '.join(PICTURED)} are", field="format")
         answer = self.call(name, arguments, reader=reader, deadline=deadline)

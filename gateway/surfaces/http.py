@@ -35,7 +35,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway.api import Gateway
+from gateway.api import PICTURED, Gateway
 from gateway.arguments import without_nulls
 from gateway.auth import Reader, Readers
 from gateway.backends.embedded import EmbeddedBackend
@@ -348,7 +348,7 @@ def _tool_endpoint(gateway: Gateway, tool: Tool, authenticate: Authenticate) -> 
         reader = authenticate(request)
         deadline = asked_deadline(request)
         arguments = parse_arguments(tool.input, await request.body())
-        fmt = _picture_format(request)
+        fmt = _picture_format(request, tool.name)
         # Tools are synchronous and read the store: run them off the event loop.
         if fmt is not None:
             drawn = await run_in_threadpool(gateway.picture, tool.name, arguments, fmt, reader=reader, deadline=deadline)
@@ -384,13 +384,16 @@ def _static(body: bytes, media: str) -> Callable[[], Awaitable[Response]]:
     return page
 
 
-def _picture_format(request: Request) -> str | None:
+def _picture_format(request: Request, tool: str) -> str | None:
     """A picture format asked with `?format=` (json: none), or by an Accept header naming
-    one of the pictures' media types."""
+    one of the pictures' media types. Accept is a preference, not a demand: a tool whose
+    answers are not drawn answers JSON to it (`?format=` on one is a 422)."""
     asked = request.query_params.get("format")
     if asked is not None:
         if asked != "json" and asked not in FORMATS:
             raise InvalidInput(f"format must be one of json, {', '.join(FORMATS)}; not {asked[:40]!r}", field="format")
         return None if asked == "json" else asked
+    if tool not in PICTURED:
+        return None
     accepted = {part.split(";")[0].strip() for part in request.headers.get("accept", "").split(",")}
     return next((fmt for fmt, media in MEDIA_TYPES.items() if media in accepted), None)

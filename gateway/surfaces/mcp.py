@@ -208,7 +208,8 @@ def _seal(gateway: Gateway, replies: dict[str, str]) -> str:
 
 def _unseal(gateway: Gateway, state: str) -> dict[str, str]:
     body, _, mac = state.rpartition(".")
-    if not body or not hmac.compare_digest(mac, _mac(gateway, body)):
+    # A sealed state is ASCII; anything else would make compare_digest raise (TypeError).
+    if not state.isascii() or not body or not hmac.compare_digest(mac, _mac(gateway, body)):
         raise InvalidInput("request_state was not made by this server", field="request_state")
     replies = json.loads(base64.urlsafe_b64decode(body))
     return {str(k): str(v) for k, v in replies.items()}

@@ -344,6 +344,7 @@ def test_pictures_by_query_or_accept(server: Served) -> None:
         as_json = client.post("/v1/tools/bfs_query?format=json", json=body)
         refused = client.post("/v1/tools/bfs_query?format=png", json=body)
         not_drawn = client.post("/v1/tools/describe_schema?format=dot", json={})
+        preferred = client.post("/v1/tools/describe_schema", json={}, headers={"Accept": "image/svg+xml, application/json"})
     walk = as_json.json()
     assert svg.headers["content-type"].startswith("image/svg+xml")
     nodes = [e for e in ET.fromstring(svg.text).iter() if e.get("class") == "node"]
@@ -351,3 +352,6 @@ def test_pictures_by_query_or_accept(server: Served) -> None:
     assert by_accept.headers["content-type"].startswith("text/vnd.graphviz") and by_accept.text.startswith("digraph")
     assert_problem(refused, 422, "format")
     assert_problem(not_drawn, 422, "format")
+    # Accept is a preference: an answer that is not drawn comes as JSON.
+    assert preferred.status_code == 200 and preferred.headers["content-type"] == "application/json"
+    assert "predicates" in preferred.json()

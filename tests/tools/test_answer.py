@@ -194,13 +194,14 @@ def test_a_forged_request_state_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
     async def sample(_: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
         return CreateMessageResult(role="assistant", model="scripted", content=TextContent(type="text", text="{}"))
 
-    async def run() -> Any:
+    async def run(state: str) -> Any:
         async with Client(create_mcp_server(Gateway.open(DEMO)), sampling_callback=sample) as client:
             return await client.session.call_tool("answer", {"question": "Who is Irene Adler?"},
-                                                  request_state="eyJ4IjogInkifQ==.forged", allow_input_required=True)
+                                                  request_state=state, allow_input_required=True)
 
-    refused = asyncio.run(run())
-    assert refused.is_error and "request_state was not made by this server" in refused.content[0].text  # type: ignore[union-attr]
+    for state in ("eyJ4IjogInkifQ==.forged", "eyJ4IjogInkifQ==." + "é" * 64, "no seal", "\udcff.\udcff"):
+        refused = asyncio.run(run(state))
+        assert refused.is_error and "request_state was not made by this server" in refused.content[0].text, state  # type: ignore[union-attr]
 
 
 def test_a_graph_over_the_bound_is_refused_with_what_to_do(medlit_store: Gateway) -> None:
