@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -74,6 +74,22 @@ def _is_usable_namespace(uri: str) -> bool:
     return bool(_SCHEME.match(uri)) and not _FORBIDDEN.search(uri)
 
 
+class IdMap(dict[str, str]):
+    """IRI -> ID, a plain dict to read at C speed, that maps an IRI it lacks on lookup."""
+
+    __slots__ = ("to_id",)
+    to_id: Callable[[str], str]
+
+    def __missing__(self, iri: str) -> str:
+        found = self[iri] = self.to_id(iri)
+        return found
+
+
+ID_CACHE_SIZE = 1 << 18
+"""IRIs whose IDs are kept (tens of MB at most): a long-running server would otherwise keep
+every IRI it ever answered with. Past it the cache starts again."""
+
+
 class IdMapper:
     """Canonicalizes IDs in both directions for one graph."""
 
@@ -93,19 +109,25 @@ class IdMapper:
     # -- output ---------------------------------------------------------------
     def to_id(self, iri: str) -> str:
         """The canonical ID of an IRI: its CURIE, or the IRI itself."""
-        cached = self._out.get(iri)
+        known = self._out
+        cached = known.get(iri)
         if cached is None:
             if self.vocabulary and iri.startswith(self.vocabulary) and _BARE.match(iri[len(self.vocabulary) :]):
                 cached = iri[len(self.vocabulary) :]
             else:
                 cached = self.converter.compress(iri, passthrough=True) or iri
-            self._out[iri] = cached
+            if len(known) >= ID_CACHE_SIZE:
+                known = self._out = {}  # replaced, not cleared: a call reading the old one keeps it
+            known[iri] = cached
         return cached
 
-    def id_map(self, iris: Iterable[str]) -> dict[str, str]:
-        """IRI -> ID for many IRIs (a walk's nodes): `to_id` without a call for those seen."""
+    def id_map(self, iris: Iterable[str]) -> IdMap:
+        """IRI -> ID for many IRIs (a walk's nodes), filled in for any other IRI looked up:
+        `to_id` without a call per IRI."""
         seen, to_id = self._out.get, self.to_id
-        return {iri: seen(iri) or to_id(iri) for iri in iris}
+        found = IdMap({iri: seen(iri) or to_id(iri) for iri in iris})
+        found.to_id = to_id
+        return found
 
     def to_ids(self, iris: Iterable[str]) -> list[str]:
         """Canonical IDs of many IRIs (a closure's): those in the first one's namespace, when

@@ -108,3 +108,20 @@ def test_batch_conversion_equals_one_by_one() -> None:
     for _ in range(300):
         iris = [rng.choice(pool) for _ in range(rng.randint(0, 8))]
         assert IdMapper(build_converter(extra), vocabulary=extra[""]).to_ids(iris) == [mapper.to_id(i) for i in iris], iris
+
+
+def test_the_id_cache_is_bounded_and_answers_stay_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-running server maps every IRI it answers with: the cache starts again past its
+    size, so memory stays bounded, and no ID changes (an `id_map` made before keeps its own)."""
+    import gateway.ids
+
+    monkeypatch.setattr(gateway.ids, "ID_CACHE_SIZE", 50)
+    extra = {"t": "http://t.example/t/"}
+    mapper = IdMapper(build_converter(extra))
+    early = mapper.id_map([f"http://t.example/t/{i}" for i in range(40)])
+    iris = [f"http://t.example/t/{i}" for i in range(500)] + [f"http://unknown.example/{i}" for i in range(500)]
+    assert [mapper.to_id(i) for i in iris] == [f"t:{i}" for i in range(500)] + iris[500:]
+    assert len(mapper._out) <= 50
+    assert early == {f"http://t.example/t/{i}": f"t:{i}" for i in range(40)}
+    # An IRI missing from a map is mapped on lookup (a walk's predicates, mapped lazily).
+    assert early["http://t.example/t/p"] == "t:p" and early["http://unknown.example/x"] == "http://unknown.example/x"

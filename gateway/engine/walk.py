@@ -73,6 +73,7 @@ class Cut:
 @dataclass
 class WalkResult:
     hops: dict[str, int]
+    """Node IRI -> the hop it was reached at, in the order reached (hops never decrease)."""
     edges: dict[EdgeKey, Hit]
     cut: Cut | None = None
     hidden: Counter[str] = field(default_factory=Counter)
@@ -205,6 +206,8 @@ def _walk(
                 result.cut = Cut("max_edges", hop + 1, len(frontier) - done)
             if result.cut is not None:
                 return result
+        if hop + 1 == max_hops:
+            break  # the last layer is not expanded: its order does not matter here
         frontier = sorted(next_frontier)
     return result
 

@@ -17,7 +17,7 @@ from gateway.engine.presentation import (
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
 from gateway.engine.walk import WalkResult, walk
-from gateway.ids import local_name
+from gateway.ids import IdMap, local_name
 from gateway.models import BfsQueryInput, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
 from gateway.settings import clamp
 
@@ -55,9 +55,9 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     suggest_ids(ctx, unresolved, "seeds", warnings)
     if result.hidden_capped:
         warnings.append("hidden_by_filter counts are lower bounds (too many hidden statements to count)")
-    nodes, edges = _present(ctx, result, query, node_filter, edge_filter)
     per_hop = Counter(result.hops.values())
     hop_counts = [per_hop[hop] for hop in range(max(per_hop, default=-1) + 1)]
+    nodes, edges = _present(ctx, result, hop_counts, query, node_filter, edge_filter)
     # Built by the core, not validated again: the surfaces serialize it as it is.
     common: dict[str, Any] = dict(
         seeds=[ctx.ids.to_id(s) for s in seeds],
@@ -78,34 +78,34 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
 
 
 def _present(
-    ctx: GraphContext, result: WalkResult, query: BfsQueryInput,
+    ctx: GraphContext, result: WalkResult, hop_counts: list[int], query: BfsQueryInput,
     node_filter: set[str] | None, edge_filter: set[str] | None,
 ) -> tuple[list[NodeStub | Node], list[EdgeStub | Edge]]:
     """Nodes and edges in response order: full where the filters ask, stubs elsewhere."""
     to_id = ctx.ids.to_id
     ids = ctx.ids.id_map(result.hops)
-    # By hop, then ID: two sorts keyed by C-level lookups (no Python call per node).
-    order = sorted(result.hops, key=ids.__getitem__)
-    order.sort(key=result.hops.__getitem__)
-    types = node_types(ctx, order)
-    if query.topology_only:
-        full: list[str] = []
-    elif node_filter is None:
-        full = order
-    else:
-        full = [n for n in order if node_filter & set(types.get(n, ()))]
-    details = full_nodes(ctx, full, types, valid_at=query.valid_at) if full else {}
+    types = node_types(ctx, list(result.hops))
     kinds = TypeNames(to_id)
-    kind = {n: kinds(t) for n, t in types.items()}
     untyped = kinds(())
-    nodes: list[NodeStub | Node] = (
-        [details.get(n) or {"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order] if details or kind
-        else [{"id": ids[n], "entity_type": untyped} for n in order]
-    )
+    nodes: list[NodeStub | Node]
+    if query.topology_only and not types:
+        nodes = [{"id": node, "entity_type": untyped} for node in _by_hop_then_id(list(ids.values()), hop_counts)]
+    else:
+        # By hop, then ID: two sorts keyed by C-level lookups (no Python call per node).
+        order = sorted(result.hops, key=ids.__getitem__)
+        order.sort(key=result.hops.__getitem__)
+        if query.topology_only:
+            full: list[str] = []
+        elif node_filter is None:
+            full = order
+        else:
+            full = [n for n in order if node_filter & set(types.get(n, ()))]
+        details = full_nodes(ctx, full, types, valid_at=query.valid_at) if full else {}
+        kind = {n: kinds(t) for n, t in types.items()}
+        nodes = [details.get(n) or {"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order]
     if result.plain:
-        return nodes, _plain_edges(ctx, result.plain, ids, query.topology_only, edge_filter)
+        return nodes, _plain_edges(result.plain, ids, query.topology_only, edge_filter)
 
-    ids.update(ctx.ids.id_map({key.predicate for key in result.edges}))
     if query.topology_only:
         # A stub shows no statement: two statements of one triple are one stub twice, so
         # their order needs no statement IDs (a lookup per edge).
@@ -136,21 +136,30 @@ def _present(
     return nodes, edges
 
 
+def _by_hop_then_id(ids: list[str], hop_counts: list[int]) -> list[str]:
+    """Node IDs listed as the walk reached them (`WalkResult.hops`) by hop, then ID: each
+    hop's run sorted as strings, with no call per node."""
+    start = 0
+    for count in hop_counts:
+        ids[start : start + count] = sorted(ids[start : start + count])
+        start += count
+    return ids
+
+
 def _plain_edges(
-    ctx: GraphContext, lines: dict[str, None], ids: dict[str, str], topology_only: bool, edge_filter: set[str] | None,
+    lines: dict[str, None], ids: IdMap, topology_only: bool, edge_filter: set[str] | None,
 ) -> list[EdgeStub | Edge]:
     """The edges of a walk over plain data in response order; each is an asserted_true
     triple without a statement, so a full edge is its stub with that status."""
-    known, add = ids.get, ctx.ids.to_id
     # Made in IRI order, which the prefixes mostly keep: the sort into ID order is then a
     # pass over runs, and IRI strings sort faster than tuples of IDs.
-    rows = [
-        (ids[s], known(p) or ids.setdefault(p, add(p)), ids[o], p)
-        for s, p, o in map(str.split, sorted(lines), repeat("\t"))
-    ]
-    rows.sort()
     if topology_only:
-        return [{"subject": s, "predicate": p, "object": o} for s, p, o, _ in rows]
+        mapped = iter(list(map(ids.__getitem__, "\t".join(sorted(lines)).split("\t"))))
+        stubs = list(zip(mapped, mapped, mapped))
+        stubs.sort()
+        return [{"subject": s, "predicate": p, "object": o} for s, p, o in stubs]
+    rows = [(ids[s], ids[p], ids[o], p) for s, p, o in map(str.split, sorted(lines), repeat("\t"))]
+    rows.sort()
     return [
         Edge(subject=s, predicate=p, object=o, truth_status="asserted_true")
         if edge_filter is None or iri in edge_filter else {"subject": s, "predicate": p, "object": o}
