@@ -285,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.floors", description=__doc__.split("\n")[0])
     parser.add_argument("--relationships", type=int, default=300_000)
     parser.add_argument("--seeds", type=int, default=4)
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=5)
     output_arguments(parser, HERE / "RESULTS.md")
     args = parser.parse_args(argv)
     rows = measure(args.relationships, args.seeds, args.reps)
