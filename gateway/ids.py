@@ -78,7 +78,10 @@ class IdMap(dict[str, str]):
     """IRI -> ID, a plain dict to read at C speed, that maps an IRI it lacks on lookup."""
 
     __slots__ = ("to_id",)
-    to_id: Callable[[str], str]
+
+    def __init__(self, known: dict[str, str], to_id: Callable[[str], str]) -> None:
+        super().__init__(known)
+        self.to_id = to_id
 
     def __missing__(self, iri: str) -> str:
         found = self[iri] = self.to_id(iri)
@@ -125,9 +128,7 @@ class IdMapper:
         """IRI -> ID for many IRIs (a walk's nodes), filled in for any other IRI looked up:
         `to_id` without a call per IRI."""
         seen, to_id = self._out.get, self.to_id
-        found = IdMap({iri: seen(iri) or to_id(iri) for iri in iris})
-        found.to_id = to_id
-        return found
+        return IdMap({iri: seen(iri) or to_id(iri) for iri in iris}, to_id)
 
     def to_ids(self, iris: Iterable[str]) -> list[str]:
         """Canonical IDs of many IRIs (a closure's): those in the first one's namespace, when
