@@ -7,6 +7,7 @@ from gateway.errors import (
     Forbidden,
     GatewayError,
     InvalidInput,
+    MalformedInput,
     NotFound,
     NotInstalled,
     RateLimited,
@@ -19,5 +20,5 @@ from gateway.settings import Settings
 
 __all__ = [
     "BackendError", "EndpointTimeout", "Forbidden", "Gateway", "GatewayError", "InvalidInput",
-    "NotFound", "NotInstalled", "RateLimited", "Settings", "TooLarge", "Truncated", "Unavailable", "UpstreamError",
+    "MalformedInput", "NotFound", "NotInstalled", "RateLimited", "Settings", "TooLarge", "Truncated", "Unavailable", "UpstreamError",
 ]

@@ -21,7 +21,6 @@ from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
 from gateway.engine.context import GraphContext
 from gateway.errors import InvalidInput
-from gateway.gc_hold import cycle_collector_held
 from gateway.ids import IdMapper
 from gateway.profiles import profile_class
 from gateway.profiles.base import Profile
@@ -142,7 +141,7 @@ class Gateway:
         tool = TOOLS.get(name)
         if tool is None:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", field="tool")
-        with cycle_collector_held(), deadlines.within(self.deadline_for(reader, deadline)):
+        with deadlines.within(self.deadline_for(reader, deadline)):
             return tool.run(self.context_for(reader), validate(tool.input, arguments))
 
     def picture(

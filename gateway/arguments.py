@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from gateway.errors import InvalidInput
+from gateway.errors import InvalidInput, MalformedInput
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -33,15 +33,21 @@ ALIASES: dict[str, tuple[str, ...]] = {
 """Names agents use for a field (from other graph tools), by the field they mean here."""
 
 
+MALFORMED = "blank_id"
+"""The validation error of a malformed argument (`gateway.models.Id`): `MalformedInput`."""
+
+
 def validate(model: type[M], arguments: object) -> M:
-    """Arguments (a model, a dict or None) as `model`, or `InvalidInput` naming the field."""
+    """Arguments (a model, a dict or None) as `model`, or `InvalidInput` naming the field
+    (`MalformedInput` for an argument that cannot be what its field holds)."""
     if isinstance(arguments, model):
         return arguments
     try:
         return model.model_validate(without_nulls(model, arguments) if arguments is not None else {})
     except ValidationError as error:
-        field, message = explain(model, ordered(error.errors())[0])
-        raise InvalidInput(message, field=field) from None
+        first = ordered(error.errors())[0]
+        field, message = explain(model, first)
+        raise (MalformedInput if first["type"] == MALFORMED else InvalidInput)(message, field=field) from None
 
 
 def without_nulls(model: type[BaseModel] | None, arguments: object) -> object:
@@ -77,6 +83,15 @@ def explain(model: type[BaseModel], error: Mapping[str, Any]) -> tuple[str | Non
         return field, f"{field}: no such field{hint}; fields here: {', '.join(known)}"
     if kind == "missing":
         return field, f"{field}: required"
+    if kind == "too_short" and error.get("ctx", {}).get("actual_length") == 0:
+        owner = _model_at(model, location[:-1])
+        info = owner.model_fields.get(location[-1]) if owner is not None else None
+        if info is not None and not info.is_required():
+            return field, (f"{field}: an empty list would match nothing, so it is refused; leave {field} out "
+                           "(or null) for the default, or name at least one")
+        return field, f"{field}: name at least {error['ctx']['min_length']}"
+    if kind == MALFORMED:
+        return field, f"{field}: an ID must not be blank"
     got = error.get("input")
     shown = repr(got) if len(repr(got)) <= 60 else repr(got)[:57] + "..."
     return field, f"{field or 'arguments'}: {error['msg']} (got {shown})"

@@ -2,6 +2,7 @@
 
     GatewayError
     ├── InvalidInput        bad argument from the caller (names the field)
+    │   └── MalformedInput  an argument that cannot be what its field holds (a blank ID)
     ├── NotFound            a named thing is not in the graph (or not readable)
     ├── Unauthorized        no valid credentials
     ├── Forbidden           the reader may not do this
@@ -41,6 +42,13 @@ class InvalidInput(GatewayError):
     """The caller sent an argument the gateway cannot use."""
 
     code = "invalid_input"
+
+
+class MalformedInput(InvalidInput):
+    """An argument that cannot be what its field holds, such as a blank ID: malformed
+    input (HTTP 400), not an ID the graph lacks (404) nor an out-of-range budget (clamped)."""
+
+    code = "malformed_input"
 
 
 class NotFound(GatewayError):

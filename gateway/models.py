@@ -7,9 +7,11 @@ import datetime as dt
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
 
+from gateway.ids import MAX_ID_LENGTH
 from gateway.pictures import Drawable
 
 if TYPE_CHECKING:
@@ -78,13 +80,16 @@ _DATE = re.compile(r"^-?\d{4}-\d{2}-\d{2}$")
 
 
 def _parse_point(value: object) -> object:
-    """A position or time: an integer, or an ISO date / date-time string."""
+    """A position or time: an integer, or an ISO date / date-time string; a blank string is
+    "not given", like null (a strict-mode model must send something for every field)."""
     if isinstance(value, (bool, float)):
         raise ValueError("expected an integer position or an ISO 8601 date or date-time")
     if isinstance(value, (int, dt.date)):
         return value
     if isinstance(value, str):
         text = value.strip()
+        if not text:
+            return None
         if re.fullmatch(r"-?\d+", text):
             return int(text)
         if _DATE.match(text):
@@ -97,11 +102,23 @@ def _parse_point(value: object) -> object:
 
 
 Point = Annotated[
-    int | dt.datetime | dt.date,
+    int | dt.datetime | dt.date | None,
     BeforeValidator(_parse_point),
-    # An integer position, or an ISO 8601 date or date-time (the fields say so).
-    WithJsonSchema({"type": ["integer", "string"]}),
+    # One type for every schema dialect (some refuse a list of types): a string holding an
+    # integer position ("485") or an ISO 8601 date or date-time; a JSON integer is taken too.
+    WithJsonSchema({"type": "string"}),
 ]
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise PydanticCustomError("blank_id", "an ID must not be blank")
+    return value
+
+
+Id = Annotated[str, Field(max_length=MAX_ID_LENGTH), AfterValidator(_not_blank)]
+"""An ID, predicate or type as a caller names it (a CURIE, an IRI, a bare name): at most
+4,096 characters, never blank (a blank one is malformed input, not an ID the graph lacks)."""
 
 
 class Strict(BaseModel):
@@ -133,24 +150,26 @@ class AsRdf(Out):
 
 # -- shared input pieces ----------------------------------------------------------
 class NodeFilter(Strict):
-    entity_types: list[str] = Field(
+    entity_types: list[Id] = Field(
         default_factory=list, description="Types whose nodes get full data."
     )
 
 
 class EdgeFilter(Strict):
-    predicates: list[str] = Field(
+    predicates: list[Id] = Field(
         default_factory=list, description="Predicates whose edges get full data."
     )
 
 
 class TraversalFilters(Strict):
-    """Filters that decide which statements a walk may cross (and so change topology)."""
+    """Filters that decide which statements a walk may cross (and so change topology).
+
+    A list of what may be crossed or matched names at least one item: an empty one would
+    match nothing, so it is refused (leave it out, or null, for the default)."""
 
     truth_status: list[TruthStatus] | None = Field(
-        default=None,
+        default=None, min_length=1,
         description='Statuses crossed; default ["asserted_true"].',
-
     )
     as_of: Point | None = Field(
         default=None,
@@ -165,11 +184,8 @@ class TraversalFilters(Strict):
 class WalkFilters(TraversalFilters):
     """The traversal filters of a walking tool: which predicates it may cross, too."""
 
-    predicates: list[str] = Field(
-        default_factory=list,
-        description="Walk only these.",
-    )
-    exclude_predicates: list[str] = Field(default_factory=list, description="Never walk these.")
+    predicates: list[Id] | None = Field(default=None, min_length=1, description="Walk only these.")
+    exclude_predicates: list[Id] = Field(default_factory=list, description="Never walk these.")
 
 
 # -- tool inputs --------------------------------------------------------------------
@@ -179,12 +195,12 @@ class DescribeSchemaInput(Strict):
 
 class SearchEntitiesInput(Strict):
     query: str = Field(min_length=1, max_length=500, description="A name or words.")
-    entity_types: list[str] = Field(default_factory=list, description="Only entities of these types.")
+    entity_types: list[Id] | None = Field(default=None, min_length=1, description="Only entities of these types.")
     limit: int = Field(default=10, description="1 to 100.")
 
 
 class BfsQueryInput(WalkFilters):
-    seeds: list[str] = Field(min_length=1, description="Entity IDs (CURIEs or URLs).")
+    seeds: list[Id] = Field(min_length=1, description="Entity IDs (CURIEs or URLs), 1 to 256.")
     max_hops: int = Field(default=1, description="0 to 6.")
     direction: Direction = Field(default="both", description="out: along relationships; in: against them.")
     expand_traits: list[Trait] = Field(
@@ -203,11 +219,11 @@ class BfsQueryInput(WalkFilters):
 
 
 class DescribeEntityInput(Strict):
-    id: str = Field(description="An entity or statement ID.")
+    id: Id = Field(description="An entity or statement ID.")
 
 
 class DescribeEntitiesInput(Strict):
-    ids: list[str] = Field(min_length=1, description="IDs (100 at most).")
+    ids: list[Id] = Field(min_length=1, description="IDs, 1 to 100.")
 
 
 class AnswerInput(TraversalFilters):
@@ -216,13 +232,13 @@ class AnswerInput(TraversalFilters):
 
 
 class FetchSliceInput(Strict):
-    entity_id: str = Field(description="A passage or document ID.")
+    entity_id: Id = Field(description="A passage or document ID.")
     window: int | None = Field(default=None, description="Passages, 1 to 64 (default 3).")
     content_max_chars: int | None = Field(default=None, description="Text budget (default 18000).")
 
 
 class IntersectSubgraphsInput(WalkFilters):
-    seeds: list[str] = Field(min_length=2, description="2 to 8 IDs.")
+    seeds: list[Id] = Field(min_length=2, description="IDs, 2 to 8.")
     k: int = Field(default=2, description="1 to 4 hops from each.")
     direction: Direction = "both"
     node_filter: NodeFilter | None = None
@@ -233,28 +249,28 @@ class IntersectSubgraphsInput(WalkFilters):
 
 
 class TransitiveClosureInput(TraversalFilters):
-    start: str = Field(description="An entity ID.")
-    predicate: str = Field(description="e.g. rdfs:subClassOf")
+    start: Id = Field(description="An entity ID.")
+    predicate: Id = Field(description="e.g. rdfs:subClassOf")
     direction: Direction = Field(default="out", description='"out" follows subject to object; "in" the inverse.')
     limit: int = Field(default=10_000, description="1 to 500,000.")
 
 
 class ScanQueryInput(TraversalFilters):
-    node_types: list[str] = Field(default_factory=list, description="Entity types to list.")
-    edge_predicates: list[str] = Field(default_factory=list, description="Predicates whose statements to list.")
+    node_types: list[Id] | None = Field(default=None, min_length=1, description="Entity types to list.")
+    edge_predicates: list[Id] | None = Field(default=None, min_length=1, description="Predicates whose statements to list.")
     limit: int = Field(default=100, description="Per page, 1 to 1,000.")
     cursor: str | None = Field(default=None, max_length=4096, description="next_cursor of the previous page.")
 
 
 class ShortestPathInput(WalkFilters):
-    source: str
-    target: str
+    source: Id
+    target: Id
     max_hops: int = Field(default=4, description="Longest path (1 to 8 hops).")
     direction: Direction = "both"
 
 
 class CommunitiesInput(WalkFilters):
-    seeds: list[str] = Field(default_factory=list, description="Whose neighbourhood (none: the whole graph).")
+    seeds: list[Id] = Field(default_factory=list, description="Whose neighbourhood, up to 256 (none: the whole graph).")
     max_hops: int = Field(default=2, description="Hops around the seeds (1 to 4).")
     resolution: float = Field(default=1.0, gt=0, le=10, description="Higher: smaller communities.")
     level: int = Field(default=0, description="Level to list (0: coarsest).")

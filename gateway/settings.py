@@ -19,12 +19,10 @@ class Settings:
     subtags: "en" takes "en-gb"); after them, a value without a language, then any.
     "mul" is Wikidata's one label for every language (a name spelled the same in all)."""
     max_hops: int = 6
-    max_seeds: int = 256
     default_max_nodes: int = 1000
     max_nodes: int = 10_000
     default_max_edges: int = 2000
     max_edges: int = 50_000
-    max_describe: int = 100
     description: str | None = None
     cursor_secret: str | None = None
     """Seals scan cursors; None: the deployment's key (`gateway.deployment_key`)."""

@@ -20,7 +20,7 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "gateway"
 LAYERS: list[tuple[str, ...]] = [
-    ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.gc_hold", "gateway.settings", "gateway.llm"),
+    ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.settings", "gateway.llm"),
     ("gateway.terms",),
     ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models", "gateway.answer_rdf",
      "gateway.arguments", "gateway.pictures"),
@@ -34,7 +34,8 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 """Bottom to top."""
 MAX_LINES = 600
-PROVIDED_BY = {"starlette": "fastapi", "anyio": "fastapi", "mcp_types": "mcp", "uvicorn": "uvicorn[standard]"}
+PROVIDED_BY = {"starlette": "fastapi", "anyio": "fastapi", "mcp_types": "mcp", "uvicorn": "uvicorn[standard]",
+               "pydantic_core": "pydantic"}
 """Third-party imports that come with a declared dependency rather than being one."""
 DEVELOPMENT_EXTRAS = ("test", "bench")
 """Extras for working on the project; the others add a feature for users."""

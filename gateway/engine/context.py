@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
 
@@ -22,6 +23,32 @@ from gateway.sparql import iri as sparql_iri
 from gateway.terms import BFS, pick_label
 
 T = TypeVar("T")
+
+TOLD = 10
+"""Items of one field told one warning each (an unknown seed, a name that is no ID); the
+rest are counted in one more: 10,000 bad seeds must not make a megabyte of warnings."""
+UNRESOLVED_LISTED = 1000
+"""Unresolved seeds an answer lists at most; a warning counts the rest."""
+
+
+@dataclass
+class Seeds:
+    """A tool's seeds, resolved."""
+
+    iris: list[str]
+    """The IRIs to walk from, in order, once each, within the tool's cap."""
+    missing: list[str] = field(default_factory=list)
+    """Seeds that name nothing in the graph (as given, or as canonical IDs)."""
+    past_cap: list[str] = field(default_factory=list)
+    """Distinct seeds past the tool's cap, as given: neither walked nor looked up."""
+
+    def unresolved(self, field_name: str, warnings: list[str]) -> list[str]:
+        """What an answer lists as unresolved: the missing seeds, then those past the cap,
+        at most `UNRESOLVED_LISTED` (a warning counts the rest)."""
+        every = [*self.missing, *self.past_cap]
+        if len(every) > UNRESOLVED_LISTED:
+            warnings.append(f"{field_name}: {len(every)} seeds are unresolved; the first {UNRESOLVED_LISTED} are listed")
+        return every[:UNRESOLVED_LISTED]
 
 
 class GraphContext:
@@ -117,39 +144,54 @@ class GraphContext:
         return f"; did you mean {', '.join(picks)}?" if picks else ""
 
     # -- seeds ------------------------------------------------------------------------------
-    def resolve_seeds(
-        self, seeds: Sequence[str], plan: HopPlan, field: str, warnings: list[str]
-    ) -> tuple[list[str], list[str]]:
-        """(IRIs of seeds present in the graph, canonical forms of the rest)."""
-        iris_, unresolved = self.seed_iris(seeds, field, warnings)
-        return self.present_seeds(iris_, plan, unresolved), unresolved
+    def resolve_seeds(self, seeds: Sequence[str], plan: HopPlan, field: str, warnings: list[str], *, cap: int) -> Seeds:
+        """The seeds present in the graph (`seed_iris`, then `present_seeds`)."""
+        found = self.seed_iris(seeds, field, warnings, cap=cap)
+        found.iris = self.present_seeds(found.iris, plan, found.missing)
+        return found
 
-    def seed_iris(self, seeds: Sequence[str], field: str, warnings: list[str]) -> tuple[list[str], list[str]]:
-        """(IRIs of the seeds that name one, in order, once each; the rest as given), asking
-        the store nothing: whether each IRI is in the graph is `present_seeds`'s question."""
-        cap = self.settings.max_seeds
-        if len(seeds) > cap:
-            warnings.append(f"{field}: only the first {cap} seeds are walked; the rest are unresolved")
-        iris_: list[str] = []
-        unresolved: list[str] = []
+    def seed_iris(self, seeds: Sequence[str], field: str, warnings: list[str], *, cap: int) -> Seeds:
+        """The IRIs the seeds name, in order, once each (told apart after canonicalization,
+        so `WIKI:X` and its URL are one seed), at most `cap` of them, asking the store
+        nothing: whether each IRI is in the graph is `present_seeds`'s question. A seed past
+        the cap is unresolved as such, never as "not in this graph"."""
+        found = Seeds([])
+        kept: set[str] = set()
+        read: set[str] = set()
+        unreadable = 0
         for i, seed in enumerate(seeds):
+            text = seed.strip()
+            if text in read:
+                continue
+            read.add(text)
             try:
                 resolution = self.ids.resolve(seed, f"{field}[{i}]")
             except InvalidInput as error:  # cannot be an IRI: unresolved, never SPARQL text
                 resolution = Resolution(None, f"{error.message.split(': ', 1)[-1]}; use search_entities to find the ID")
-            if i >= cap or resolution.iri is None:
-                unresolved.append(seed.strip())
+            if resolution.iri is None:
+                found.missing.append(text)
                 if resolution.reason:
-                    warnings.append(f"{field}[{i}]: {quoted(seed)}: {resolution.reason}")
-                continue
-            iris_.append(resolution.iri)
-        return list(dict.fromkeys(iris_)), unresolved
+                    unreadable += 1
+                    if unreadable <= TOLD:
+                        warnings.append(f"{field}[{i}]: {quoted(seed)}: {resolution.reason}")
+            elif resolution.iri not in kept:
+                if len(found.iris) < cap:
+                    kept.add(resolution.iri)
+                    found.iris.append(resolution.iri)
+                else:
+                    found.past_cap.append(text)
+        if unreadable > TOLD:
+            warnings.append(f"{field}: {unreadable - TOLD} more are not IDs of this graph (all in the unresolved list)")
+        if found.past_cap:
+            warnings.append(f"{field}: at most {cap} distinct seeds are walked; {len(found.past_cap)} more were not "
+                            "(listed as unresolved)")
+        return found
 
     def present_seeds(
-        self, iris_: Sequence[str], plan: HopPlan, unresolved: list[str], known: Collection[str] = ()
+        self, iris_: Sequence[str], plan: HopPlan, missing: list[str], known: Collection[str] = ()
     ) -> list[str]:
         """The IRIs in the graph (`known` ones without asking), an IRI another entity declares
-        as its URL replaced by that entity; the rest added to `unresolved` as IDs."""
+        as its URL replaced by that entity; the rest added to `missing` as IDs."""
         asked = [i for i in iris_ if i not in known]
         present = set(known) | (self.profile.existing(asked, plan) if asked else set())
         synonyms = self._url_synonyms([i for i in iris_ if i not in present])
@@ -160,7 +202,7 @@ class GraphContext:
             elif iri in synonyms:
                 resolved.append(synonyms[iri])
             else:
-                unresolved.append(self.ids.to_id(iri))
+                missing.append(self.ids.to_id(iri))
         return list(dict.fromkeys(resolved))
 
     def _url_synonyms(self, iris_: Sequence[str]) -> dict[str, str]:

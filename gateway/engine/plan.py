@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import declared_subproperties
-from gateway.profiles.base import HopPlan
+from gateway.engine.statistics import time_ranges
+from gateway.errors import BackendError
+from gateway.profiles.base import HopPlan, leq
 
 
 def make_plan(ctx: GraphContext, query: object, warnings: list[str], traits: frozenset[str] = frozenset()) -> HopPlan:
@@ -22,7 +25,7 @@ def make_plan(ctx: GraphContext, query: object, warnings: list[str], traits: fro
         if "Inverse" in traits:
             mirrored |= set(declared.inverses)
         mirror_predicates = tuple(sorted(mirrored))
-    return HopPlan(
+    plan = HopPlan(
         direction=getattr(query, "direction", "both"),
         truth_status=frozenset(statuses) if statuses is not None else frozenset({"asserted_true"}),
         as_of=getattr(query, "as_of", None),
@@ -30,6 +33,33 @@ def make_plan(ctx: GraphContext, query: object, warnings: list[str], traits: fro
         mirror_predicates=mirror_predicates,
         **_walked_predicates(ctx, query, warnings),
     )
+    if plan.as_of is not None or plan.valid_at is not None:
+        _time_warnings(ctx, plan, warnings)
+    return plan
+
+
+def _time_warnings(ctx: GraphContext, plan: HopPlan, warnings: list[str]) -> None:
+    """Say when a time filter hides every statement that has a time of its kind: a date
+    where the graph positions its statements by number (the two never compare), or an
+    as_of before the first position. The walk is right; its emptiness would not be
+    told apart from "no such fact"."""
+    try:
+        ranges = time_ranges(ctx)
+    except BackendError:  # advice only: the walk itself reports a store that fails
+        return
+    for name, point, kind, what in (("as_of", plan.as_of, "asserted", "positions"),
+                                    ("valid_at", plan.valid_at, "valid", "validity bounds")):
+        spans = ranges.get(kind)
+        if point is None or not spans:
+            continue
+        first = spans[0]
+        if isinstance(point, dt.date) and not any(span.dated for span in spans):
+            warnings.append(f"{name}: {point.isoformat()} is a date, but the {what} in this graph are numbers "
+                            f"({first.low} to {first.high}): no date compares with them, so every statement that "
+                            f"has one is hidden; give a number")
+        elif name == "as_of" and not leq(first.start, point) and all(not leq(s.start, point) for s in spans):
+            warnings.append(f"as_of: {point} is before the first position in this graph ({first.low}): every "
+                            "statement with a position is hidden")
 
 
 def _walked_predicates(ctx: GraphContext, query: object, warnings: list[str]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from gateway.engine.context import GraphContext, quoted
+from gateway.engine.context import TOLD, GraphContext, quoted
 from gateway.engine.presentation import TypeNames
 from gateway.engine.wikidata_search import LabelSearch, MwapiEntitySearch, entity_search_for
 from gateway.ids import local_name
@@ -80,14 +80,24 @@ def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch | LabelSe
         ctx.backend, fallback, language=ctx.settings.language, mode=mode, host=profile.mwapi_host))
 
 
+SUGGESTED_FROM = 8
+"""Words of an unknown ID a did-you-mean search reads: a name is a few words, and each
+word more costs the full-text search more (an ID of 100,000 words held a worker for
+minutes)."""
+
+
 def suggest_ids(ctx: GraphContext, missing: list[str], field: str, warnings: list[str]) -> None:
-    """A warning for each ID not in the graph, with the entities whose names look like it."""
-    for name in missing:
-        words = local_name(name).replace("_", " ").strip()
+    """A warning for each ID not in the graph (the first `TOLD`; the rest are counted),
+    with the entities whose names look like it."""
+    for name in missing[:TOLD]:
+        words = " ".join(local_name(name).replace("_", " ").split()[:SUGGESTED_FROM])
         hits = search_index(ctx).search(words, None, 3, ctx.ids.to_id) if words else []
         picks = [h.id for h in hits if h.id != name]
         hint = f"did you mean {', '.join(picks)}?" if picks else "search_entities finds IDs by name"
         warnings.append(f"{field}: {quoted(name)} is not in this graph; {hint}")
+    if len(missing) > TOLD:
+        warnings.append(f"{field}: {len(missing) - TOLD} more are not in this graph (listed as unresolved); "
+                        "search_entities finds IDs by name")
 
 
 def normalize(text: str) -> str:

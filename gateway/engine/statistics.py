@@ -25,9 +25,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gateway.profiles.base import NON_EDGE_PREDICATES
+from gateway.profiles.base import NON_EDGE_PREDICATES, as_point
 from gateway.sparql import iris
-from gateway.terms import Literal, status_name
+from gateway.terms import Literal, status_name, text_of
 
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
@@ -168,3 +168,33 @@ def _count_predicates(ctx: GraphContext) -> dict[str, int]:
 
 def _int(term: object) -> int:
     return int(term.value) if isinstance(term, Literal) else 0
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    """The span of one kind of time value (assertion positions, or validity bounds)."""
+
+    low: str | int | float | bool
+    high: str | int | float | bool
+    """As JSON shows them (dates as ISO strings)."""
+    dated: bool
+    """Dates or date-times; else numbers (positions, years): the two never compare."""
+    start: object
+    """`low` as a query's point compares with it (`gateway.profiles.base.as_point`)."""
+
+
+def time_ranges(ctx: GraphContext) -> dict[str, list[TimeRange]]:
+    """"asserted" (positions) and "valid" (validity bounds) -> their spans, numbers first.
+    Empty on a graph without statements of their own or too large to read whole."""
+    if ctx.profile.bounded or not ctx.profile.has_reifiers:
+        return {}
+
+    def read() -> dict[str, list[TimeRange]]:
+        found: dict[str, list[TimeRange]] = {}
+        for kind, dated, low, high in ctx.select("time_ranges"):
+            if isinstance(low, Literal) and isinstance(high, Literal):
+                found.setdefault(str(text_of(kind)), []).append(TimeRange(
+                    low.to_python(), high.to_python(), isinstance(dated, Literal) and dated.value == "true", as_point(low)))
+        return {kind: sorted(spans, key=lambda span: span.dated) for kind, spans in found.items()}
+
+    return ctx.memo("time_ranges", read)

@@ -106,11 +106,11 @@ class HopPlan:
         failed = []
         if status not in self.truth_status:
             failed.append("truth_status")
-        if self.as_of is not None and at is not None and not _leq(as_point(at), self.as_of):
+        if self.as_of is not None and at is not None and not leq(as_point(at), self.as_of):
             failed.append("as_of")
         if self.valid_at is not None and (
-            (vf is not None and not _leq(as_point(vf), self.valid_at))
-            or (vu is not None and not _leq(self.valid_at, as_point(vu)))
+            (vf is not None and not leq(as_point(vf), self.valid_at))
+            or (vu is not None and not leq(self.valid_at, as_point(vu)))
         ):
             failed.append("valid_at")
         return tuple(failed)
@@ -150,7 +150,7 @@ def as_point(term: Term | None) -> object:
     return value
 
 
-def _leq(a: object, b: object) -> bool:
+def leq(a: object, b: object) -> bool:
     """a <= b, where an integer compares with a date or date-time by its year (as the
     templates do, see gateway.sparql.not_after); other incomparable values fail, as in SPARQL."""
     if isinstance(a, dt.date) and isinstance(b, int) and not isinstance(b, bool):

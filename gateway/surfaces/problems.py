@@ -21,13 +21,14 @@ from fastapi.responses import Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from gateway.arguments import explain, ordered
+from gateway.arguments import MALFORMED, explain, ordered
 from gateway.errors import (
     BackendError,
     EndpointTimeout,
     Forbidden,
     GatewayError,
     InvalidInput,
+    MalformedInput,
     ModelError,
     NoModel,
     NotFound,
@@ -46,6 +47,7 @@ PROBLEM_TYPE = "https://w3id.org/bfsql/problems/"
 PROBLEM_JSON = "application/problem+json"
 
 STATUS: dict[type[GatewayError], int] = {
+    MalformedInput: 400,
     InvalidInput: 422,  # it names a field, like a schema validation error
     NotFound: 404,
     Unauthorized: 401,
@@ -137,6 +139,8 @@ def validation_problem(
         for name, error in zip(located, errors)
     ]
     listed = [{"field": name, "message": message} for name, message in zip(located, messages)][:20]
+    if first["type"] == MALFORMED:
+        return Problem(400, "malformed_input", messages[0], located[0], extra={"errors": listed})
     return Problem(422, "invalid_input", messages[0], located[0], extra={"errors": listed})
 
 

@@ -22,6 +22,10 @@ from gateway.models import BfsQueryInput, Edge, EdgeStub, Limits, Node, NodeStub
 from gateway.settings import clamp
 
 
+MAX_SEEDS = 256
+"""Distinct seeds a walk starts from; the rest are unresolved (the models' description says so)."""
+
+
 def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     settings = ctx.settings
     warnings: list[str] = []
@@ -31,11 +35,13 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
                         warnings=warnings),
         max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges, field="max_edges",
                         warnings=warnings),
-        seeds=min(len(query.seeds), settings.max_seeds),
+        seeds=MAX_SEEDS,
     )
     traits = frozenset(query.expand_traits)
     plan = make_plan(ctx, query, warnings, traits)
-    candidates, unresolved = ctx.seed_iris(query.seeds, "seeds", warnings)
+    found = ctx.seed_iris(query.seeds, "seeds", warnings, cap=MAX_SEEDS)
+    limits.seeds = min(len(found.iris) + len(found.missing) + len(found.past_cap), MAX_SEEDS)
+    candidates = found.iris
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
 
     def walked(seeds: list[str]) -> WalkResult:
@@ -45,14 +51,15 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
     # Walk first: a seed the first hop found statements of is in the graph, so the store
     # is asked about the others only (over HTTP, a round trip fewer per walk).
     result = walked(candidates)
-    seeds = ctx.present_seeds(candidates, plan, unresolved, known=result.touched)
+    seeds = ctx.present_seeds(candidates, plan, found.missing, known=result.touched)
     if seeds != candidates:
         if result.cut is not None or any(s not in candidates for s in seeds):
             result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym
         else:
             for absent in set(candidates) - set(seeds):
                 del result.hops[absent]
-    suggest_ids(ctx, unresolved, "seeds", warnings)
+    suggest_ids(ctx, found.missing, "seeds", warnings)
+    unresolved = found.unresolved("unresolved_seeds", warnings)
     if result.hidden_capped:
         warnings.append("hidden_by_filter counts are lower bounds (too many hidden statements to count)")
     per_hop = Counter(result.hops.values())

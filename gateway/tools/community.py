@@ -35,6 +35,8 @@ from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT
 from gateway.settings import clamp
 
 MAX_HOPS = 4
+MAX_SEEDS = 256
+"""Distinct seeds whose neighbourhood is partitioned; the rest are unresolved."""
 LOUVAIN_SEED = 0
 
 
@@ -113,8 +115,10 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
     unresolved: list[str] = []
     nodes: set[str] = set()
     if query.seeds:
-        seeds, unresolved = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings)
-        suggest_ids(ctx, unresolved, "seeds", warnings)
+        found = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
+        seeds = found.iris
+        suggest_ids(ctx, found.missing, "seeds", warnings)
+        unresolved = found.unresolved("unresolved_seeds", warnings)
         hops = clamp(query.max_hops, 2, 1, MAX_HOPS, field="max_hops", warnings=warnings)
         result = walk(ctx.profile, seeds, plan, max_hops=hops,
                       max_nodes=2 * bound + len(seeds), max_edges=bound, count_hidden=False)

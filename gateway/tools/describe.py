@@ -25,16 +25,16 @@ from gateway.sparql import iri, iris
 from gateway.terms import Literal, status_name, text_of
 
 
+MAX_IDS = 100
+"""Distinct IDs one describe_entities call describes; the rest are unresolved."""
+
+
 def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> EntitiesDetail:
     warnings: list[str] = []
-    ids = query.ids
-    cap = ctx.settings.max_describe
-    if len(ids) > cap:
-        warnings.append(f"ids: only the first {cap} are described; the rest are unresolved")
-    plan = HopPlan()
-    present, unresolved = ctx.resolve_seeds(ids[:cap], plan, "ids", warnings)
-    suggest_ids(ctx, unresolved, "ids", warnings)
-    unresolved += [i.strip() for i in ids[cap:]]
+    found = ctx.resolve_seeds(query.ids, HopPlan(), "ids", warnings, cap=MAX_IDS)
+    present = found.iris
+    suggest_ids(ctx, found.missing, "ids", warnings)
+    unresolved = found.unresolved("unresolved", warnings)
     types = node_types(ctx, present)
     details = full_nodes(ctx, present, types, with_bookkeeping=True)
     entities = [

@@ -28,15 +28,14 @@ from gateway.models import (
 )
 from gateway.settings import clamp
 
-MAX_SEEDS = 16
+MAX_SEEDS = 8
+"""Distinct seeds intersected; the rest are unresolved."""
 MAX_K = 4
 
 
 def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> Intersection:
     settings = ctx.settings
     warnings: list[str] = []
-    if len(query.seeds) > MAX_SEEDS:
-        warnings.append(f"seeds: only the first {MAX_SEEDS} are intersected; the rest are unresolved")
     k = clamp(query.k, 2, 1, MAX_K, field="k", warnings=warnings)
     limits = Limits(
         max_hops=k,
@@ -44,12 +43,14 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
                         warnings=warnings),
         max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges, field="max_edges",
                         warnings=warnings),
-        seeds=min(len(query.seeds), MAX_SEEDS),
+        seeds=MAX_SEEDS,
     )
     plan = make_plan(ctx, query, warnings)
-    seeds, unresolved = ctx.resolve_seeds(query.seeds[:MAX_SEEDS], plan, "seeds", warnings)
-    suggest_ids(ctx, unresolved, "seeds", warnings)
-    unresolved += [s.strip() for s in query.seeds[MAX_SEEDS:]]
+    found = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
+    seeds = found.iris
+    limits.seeds = min(len(found.iris) + len(found.missing) + len(found.past_cap), MAX_SEEDS)
+    suggest_ids(ctx, found.missing, "seeds", warnings)
+    unresolved = found.unresolved("unresolved_seeds", warnings)
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
     distances: dict[str, dict[str, int]] = {}
     cut = None

@@ -39,10 +39,10 @@ def shortest_path(ctx: GraphContext, query: ShortestPathInput) -> ShortestPath:
     unresolved: list[str] = []
     ends: list[str | None] = []
     for field, name in (("source", query.source), ("target", query.target)):
-        found, missing = ctx.resolve_seeds([name], plan, field, warnings)
-        suggest_ids(ctx, missing, field, warnings)
-        ends.append(found[0] if found else None)
-        unresolved += missing
+        found = ctx.resolve_seeds([name], plan, field, warnings, cap=1)
+        suggest_ids(ctx, found.missing, field, warnings)
+        ends.append(found.iris[0] if found.iris else None)
+        unresolved += found.missing
     source, target = ends
     to_id = ctx.ids.to_id
     answer = dict(

@@ -30,8 +30,10 @@ from gateway.errors import InvalidInput
 from gateway.models import ScanPage, ScanQueryInput
 from gateway.settings import clamp
 from gateway.sparql import integer, iris, literal
+from gateway.terms import BFS
 
 MAX_PAGE = 1000
+STATEMENT = BFS + "Statement"
 _STATEMENT_FILTERS = ("edge_predicates", "truth_status", "as_of", "valid_at")
 
 
@@ -45,10 +47,17 @@ def scan_query(ctx: GraphContext, query: ScanQueryInput) -> ScanPage:
             f"({', '.join(_STATEMENT_FILTERS)}), not both; got node_types and {', '.join(statement_filters)}",
             field="node_types",
         )
-    kind = "entities" if query.node_types else "statements"
+    types = ctx.resolve_terms(query.node_types, "node_types", kind="type", warnings=warnings) if query.node_types else None
+    if types is not None and STATEMENT in types:
+        # Statements are no entities of a type: a Statement node is one of the statements.
+        if len(types) > 1:
+            raise InvalidInput("node_types: Statement lists statements, the other types list entities: ask for "
+                               "one or the other", field="node_types")
+        types = None
+        warnings.append("node_types: Statement: the statements are listed (as edges, each with its id)")
+    kind = "entities" if types is not None else "statements"
     after = _read_cursor(ctx, query, kind) if query.cursor else None
-    if kind == "entities":
-        types = ctx.resolve_terms(query.node_types, "node_types", kind="type", warnings=warnings)
+    if types is not None:
         return _scan_entities(ctx, sorted(types), after, limit, warnings, query)
     return _scan_statements(ctx, query, after, limit, warnings)
 

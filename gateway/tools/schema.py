@@ -11,7 +11,7 @@ from gateway.engine.bounded import bounded_statistics, configured_graphs, estima
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import declared_subproperties
 from gateway.engine.search import normalize
-from gateway.engine.statistics import statistics
+from gateway.engine.statistics import statistics, time_ranges
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
 from gateway.terms import XSD, Literal, text_of
@@ -52,7 +52,7 @@ def _describe(ctx: GraphContext) -> Schema:
     ]
     counts = StatementCounts(total=stats.total, reified=stats.reified, plain=stats.plain,
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
-    ranges = _ranges(ctx) if ctx.profile.has_reifiers and not bounded else {}
+    ranges = _ranges(ctx)
     graphs = configured_graphs(ctx) if bounded else [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
     prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *types)])
     return Schema(
@@ -90,12 +90,8 @@ def answer_prefixes(ctx: GraphContext, shown: list[str]) -> dict[str, str]:
 
 
 def _ranges(ctx: GraphContext) -> dict[str, Range]:
-    rows = ctx.select("time_ranges")
-    found = {}
-    for kind, low, high in rows:
-        if isinstance(low, Literal) and isinstance(high, Literal):
-            found[text_of(kind)] = Range(min=low.to_python(), max=high.to_python())
-    return found
+    """Each kind's span (of its numbers where it has numbers and dates)."""
+    return {kind: Range(min=spans[0].low, max=spans[0].high) for kind, spans in time_ranges(ctx).items()}
 
 
 def _description(ctx: GraphContext, total: int) -> str:

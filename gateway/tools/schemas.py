@@ -55,24 +55,33 @@ is then loaded once, not six times."""
 
 
 def _undescribed(schema: Any) -> Any:
-    """A shared field as the other tools list it: its shape, without the words and the
-    allowed values spelled out in `EXPLAINED_IN` (the server checks them all the same)."""
+    """A shared field as the other tools list it: its shape (a list's, not its items'),
+    without the words, items and allowed values spelled out in `EXPLAINED_IN` (the server
+    checks them all the same)."""
     if isinstance(schema, list):
         return [_undescribed(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {key: _undescribed(value) for key, value in schema.items() if key not in ("description", "enum")}
+    return {key: _undescribed(value) for key, value in schema.items()
+            if key not in ("description", "enum", "items", "minItems")}
+
+
+UNLISTED_BOUNDS = frozenset({"maxLength", "maxItems"})
+"""Upper length bounds the tool lists leave out: the server enforces them (a 422 naming the
+field) and OpenAPI states them, but an agent never comes near them, and every character
+of the list is paid on every turn."""
 
 
 def lean(schema: Any, *, descriptions: bool = True, depth: int = 0) -> Any:
     """A schema without what pydantic adds and a client does not need: `title`s, null
     defaults, and `anyOf [X, null]` for an optional field (leaving it out is how a caller
-    says "none"); without descriptions if asked. Types, enums and bounds stay."""
+    says "none"), length bounds (`UNLISTED_BOUNDS`); without descriptions if asked.
+    Types, enums and numeric bounds stay."""
     if isinstance(schema, list):
         return [lean(item, descriptions=descriptions, depth=depth + 1) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    dropped = {"title"} if descriptions else {"title", "description"}
+    dropped = {"title", *UNLISTED_BOUNDS} if descriptions else {"title", "description", *UNLISTED_BOUNDS}
     if depth:  # refusing unknown fields is said once, at the root
         dropped = dropped | {"additionalProperties"} if schema.get("additionalProperties") is False else dropped
     kept = {key: lean(value, descriptions=descriptions, depth=depth + 1) for key, value in schema.items()

@@ -29,7 +29,8 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "search_entities": [{"query": "the woman", "limit": 3}, {"query": "Holmes", "entity_types": ["sh:Person"]},
                         {"query": "zzzz nothing"}],
     "bfs_query": [
-        {"seeds": ["wiki:Irene_Adler"], "max_hops": 1, "as_of": 485, "topology_only": True, "layout": "compact"},
+        # A point is a string in the schemas (one type for every dialect); a JSON integer is taken too.
+        {"seeds": ["wiki:Irene_Adler"], "max_hops": 1, "as_of": "485", "topology_only": True, "layout": "compact"},
         {"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 2,
          "truth_status": ["asserted_true", "disputed", "hypothetical", "retracted"]},
         {"seeds": ["wiki:Nonconformist_Clergyman"], "max_hops": 1, "expand_traits": ["Inverse"],
