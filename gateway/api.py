@@ -183,6 +183,9 @@ class Gateway:
     def bfs_query(self, query: models.BfsQueryInput | None = None, **fields: Any) -> models.Subgraph:
         return self.call("bfs_query", query if query is not None else fields)  # type: ignore[return-value]
 
+    def expand_neighbors(self, entity_ids: list[str], **fields: Any) -> models.Neighbors:
+        return self.call("expand_neighbors", {"entity_ids": entity_ids, **fields})  # type: ignore[return-value]
+
     def describe_entity(self, id: str) -> models.EntityDetail:
         return self.call("describe_entity", {"id": id})  # type: ignore[return-value]
 

@@ -29,6 +29,10 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "node_types": ("types", "type", "entity_types", "entity_type"),
     "truth_status": ("truth_statuses", "status", "statuses"),
     "limit": ("max_results", "top_k", "count", "size", "k"),
+    "entity_ids": ("seeds", "seed", "ids", "entities", "entity_id", "nodes", "id"),
+    "relationship_types": ("predicates", "relations", "relationships", "edge_types", "relationship", "predicate"),
+    "types": ("entity_types", "node_types", "type", "entity_type"),
+    "depth": ("max_hops", "hops", "max_depth", "radius", "k"),
 }
 """Names agents use for a field (from other graph tools), by the field they mean here."""
 

@@ -226,6 +226,17 @@ class DescribeEntitiesInput(Strict):
     ids: list[Id] = Field(min_length=1, description="IDs, 1 to 100.")
 
 
+class ExpandNeighborsInput(TraversalFilters):
+    entity_ids: list[Id] = Field(min_length=1, description="Seed IDs, 1 to 8.")
+    relationship_types: list[Id] | None = Field(default=None, min_length=1, description="Walk only these predicates.")
+    types: list[Id] | None = Field(default=None, min_length=1,
+                                   description="List only neighbours of these types (the walk crosses any).")
+    depth: int = Field(default=1, description="1 to 3.")
+    limit: int = Field(default=8, description="1 to 24.")
+    content_max_chars: int = Field(default=500, description="Preview per neighbour, 1 to 4,000.")
+    include_incoming: bool = True
+
+
 class AnswerInput(TraversalFilters):
     question: str = Field(min_length=1, max_length=2000)
     max_batches: int | None = Field(default=None, description="1 to 8 (default 8).")
@@ -378,6 +389,34 @@ class Subgraph(AsRdf, Drawable):
     edge_details: list[Edge] | None = Field(default=None, description="compact: the edges with full data.")
 
 
+class Neighbor(Out):
+    id: str
+    type: str
+    name: str = Field(description="Its label, else a readable form of its ID.")
+    relationship: str = Field(description="The predicate that reached it from a node one hop closer.")
+    direction: Literal["outgoing", "incoming"] = Field(
+        description="That edge seen from the node one hop closer (not from the seed).")
+    distance: int = Field(description="Hops from the nearest seed.")
+    score: float = Field(description="Confidence with depth decay (docs/tools.md).")
+    content: str = Field(description="A preview: the passage text, else the description, else the name.")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    passage_index: int | None = None
+    parent_entity_id: str | None = Field(default=None, description="A passage's document: cite it.")
+    widen_with: str | None = None
+
+
+class Neighbors(Out):
+    origins: list[str] = Field(description="The seeds that resolved.")
+    unresolved: list[str] = Field(default_factory=list)
+    neighbors: list[Neighbor] = Field(description="Best score first, then nearest, then ID.")
+    total: int = Field(description="Neighbours found (of the types asked), before the limit.")
+    depth: int
+    limit: int
+    truncated: bool = Field(description="More neighbours existed than are listed (or a budget cut the walk).")
+    filters: dict[str, Any] = Field(default_factory=dict, description="The filters applied.")
+    warnings: list[str] = Field(default_factory=list)
+
+
 class Passage(Out):
     id: str
     name: str | None = None
@@ -398,6 +437,7 @@ class Slice(Out):
     window_start: int | None = None
     passage_total: int | None = None
     covers_parent: bool
+    total: int = Field(description="Passages of the parent in all (1 when it was never cut).")
     content_chars: int
     warnings: list[str] = Field(default_factory=list)
 

@@ -43,7 +43,7 @@ def random_call(rng: random.Random, nodes: list[str]) -> tuple[str, dict[str, ob
     if rng.random() < 0.5:
         filters["truth_status"] = rng.sample(STATUSES, k=rng.randint(1, 5))
     tool = rng.choice(["bfs_query", "bfs_query", "intersect_subgraphs", "transitive_closure_query",
-                       "shortest_path", "scan_query", "describe_entities", "communities"])
+                       "shortest_path", "scan_query", "describe_entities", "communities", "expand_neighbors"])
     if tool == "bfs_query":
         return tool, {"seeds": rng.sample(nodes, k=min(2, len(nodes))), "max_hops": rng.randint(1, 3),
                       "direction": rng.choice(["both", "out", "in"]), **filters}
@@ -56,6 +56,9 @@ def random_call(rng: random.Random, nodes: list[str]) -> tuple[str, dict[str, ob
         return tool, {"source": rng.choice(nodes), "target": rng.choice(nodes), "max_hops": 4, **filters}
     if tool == "scan_query":
         return tool, {"limit": 1000, **filters}
+    if tool == "expand_neighbors":
+        return tool, {"entity_ids": rng.sample(nodes, k=min(2, len(nodes))), "depth": rng.randint(1, 3),
+                      "limit": 24, "include_incoming": rng.random() < 0.7, **filters}
     if tool == "communities":
         return tool, {"seeds": rng.sample(nodes, k=min(2, len(nodes))), "max_hops": 2, **filters}
     return tool, {"ids": rng.sample(nodes, k=min(3, len(nodes)))}

@@ -12,9 +12,13 @@ from gateway.errors import BackendError
 from gateway.profiles.base import HopPlan, leq
 
 
-def make_plan(ctx: GraphContext, query: object, warnings: list[str], traits: frozenset[str] = frozenset()) -> HopPlan:
+def make_plan(
+    ctx: GraphContext, query: object, warnings: list[str], traits: frozenset[str] = frozenset(), *,
+    predicates: str = "predicates",
+) -> HopPlan:
     """The traversal settings of a query (any input model with the traversal filters);
-    predicate names the graph does not hold become warnings."""
+    predicate names the graph does not hold become warnings. `predicates` names the
+    query's field of predicates to walk."""
     statuses = getattr(query, "truth_status", None)
     mirror_predicates: tuple[str, ...] = ()
     if traits:
@@ -31,7 +35,7 @@ def make_plan(ctx: GraphContext, query: object, warnings: list[str], traits: fro
         as_of=getattr(query, "as_of", None),
         valid_at=getattr(query, "valid_at", None),
         mirror_predicates=mirror_predicates,
-        **_walked_predicates(ctx, query, warnings),
+        **_walked_predicates(ctx, query, warnings, predicates),
     )
     if plan.as_of is not None or plan.valid_at is not None:
         _time_warnings(ctx, plan, warnings)
@@ -62,18 +66,18 @@ def _time_warnings(ctx: GraphContext, plan: HopPlan, warnings: list[str]) -> Non
                             "statement with a position is hidden")
 
 
-def _walked_predicates(ctx: GraphContext, query: object, warnings: list[str]) -> dict[str, Any]:
-    """HopPlan's `predicates` and `excluded` from a query's `predicates` / `exclude_predicates`."""
-    named: list[str] = getattr(query, "predicates", None) or []
+def _walked_predicates(ctx: GraphContext, query: object, warnings: list[str], field: str) -> dict[str, Any]:
+    """HopPlan's `predicates` and `excluded` from a query's `field` / `exclude_predicates`."""
+    named: list[str] = getattr(query, field, None) or []
     unwanted: list[str] = getattr(query, "exclude_predicates", None) or []
     excluded = ctx.resolve_terms(unwanted, "exclude_predicates", kind="predicate", warnings=warnings) if unwanted else set()
     if not named:
         # A predicate the data declares walked only when named (a passage's bfs:passageOf:
-        # a paper's passages would crowd every walk through it) waits for `predicates`.
+        # a paper's passages would crowd every walk through it) waits to be named.
         return {"excluded": tuple(sorted(excluded | declared_subproperties(ctx, "walkedWhenNamed")))}
-    allowed = ctx.resolve_terms(named, "predicates", kind="predicate", warnings=warnings) - excluded
+    allowed = ctx.resolve_terms(named, field, kind="predicate", warnings=warnings) - excluded
     if not allowed:
-        warnings.append("predicates: none of them is a predicate of this graph that is not excluded, so nothing "
+        warnings.append(f"{field}: none of them is a predicate of this graph that is not excluded, so nothing "
                         "was walked (describe_schema lists the predicates)")
     return {"predicates": tuple(sorted(allowed))}
 

@@ -81,7 +81,8 @@ How to work:
    (symmetric / inverse relations never asserted in that direction). Presentation filters
    (node_filter, edge_filter, topology_only) never change which nodes and edges come back.
    hidden_by_filter in a result says how many statements a filter kept out.
-5. Other questions, other tools (the same traversal filters as bfs_query): what several entities
+5. Other questions, other tools (the same traversal filters as bfs_query): the few neighbours
+   worth reading next, ranked, with previews -> expand_neighbors; what several entities
    share -> intersect_subgraphs; everything along one relation however deep (part-of,
    subclass-of) -> transitive_closure_query; a list with no starting point (every disputed
    claim, every Location) -> scan_query; how two entities connect -> shortest_path (no path is

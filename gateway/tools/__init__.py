@@ -18,6 +18,7 @@ from gateway.tools.closure import transitive_closure_query
 from gateway.tools.community import communities
 from gateway.tools.describe import describe_entities, describe_entity, search_entities
 from gateway.tools.intersect import intersect_subgraphs
+from gateway.tools.neighbors import expand_neighbors
 from gateway.tools.path import shortest_path
 from gateway.tools.scan import scan_query
 from gateway.tools.schema import describe_schema
@@ -52,6 +53,11 @@ TOOLS: dict[str, Tool] = {
             "bfs_query", models.BfsQueryInput, models.Subgraph, bfs_query,
             "Walk max_hops relationships from seed IDs. Survey with topology_only or layout compact at "
             "1-2 hops; predicates and direction narrow (TREATS, in: what treats X).",
+        ),
+        Tool(
+            "expand_neighbors", models.ExpandNeighborsInput, models.Neighbors, expand_neighbors,
+            "The seeds' neighbours as a ranked list (best first) with previews, up to depth 3; types narrows "
+            "the list, not the walk.",
         ),
         Tool(
             "describe_entity", models.DescribeEntityInput, models.EntityDetail, describe_entity,

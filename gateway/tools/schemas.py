@@ -100,7 +100,8 @@ def lean(schema: Any, *, descriptions: bool = True, depth: int = 0) -> Any:
 
 def _top_level(schema: dict[str, Any]) -> dict[str, Any]:
     """An object schema whose properties keep their types, but whose nested objects are
-    just objects: looser, so every answer still conforms, and a tenth of the size."""
+    just objects and whose lists are just lists: looser, so every answer still conforms,
+    and a tenth of the size."""
 
     def flat(part: Any) -> Any:
         if isinstance(part, list):
@@ -109,7 +110,14 @@ def _top_level(schema: dict[str, Any]) -> dict[str, Any]:
             return part
         if part.get("type") == "object" or "properties" in part:
             return {"type": "object"}
-        return {key: flat(value) for key, value in part.items()}
+        if part.get("type") == "array":
+            return {"type": "array"}
+        kept = {key: flat(value) for key, value in part.items()}
+        if isinstance(kept.get("anyOf"), list):  # branches the flattening made equal are one
+            options = [o for i, o in enumerate(kept["anyOf"]) if o not in kept["anyOf"][:i]]
+            kept = {**{k: v for k, v in kept.items() if k != "anyOf"}, **options[0]} if len(options) == 1 \
+                else {**kept, "anyOf": options}
+        return kept
 
     properties = {name: flat(value) for name, value in schema.get("properties", {}).items()}
     return {**schema, "properties": properties} if properties else schema

@@ -38,7 +38,7 @@ def fetch_slice(ctx: GraphContext, query: FetchSliceInput) -> Slice:
         text = node.description or node.label or ""
         passage, used = _cut(Passage(id=node.id, name=node.label, content=text), budget)
         return Slice(entity_id=node.id, parent_id=node.id, parent_name=node.label, parent_type=node.entity_type,
-                     passages=[passage], window=window, sliced=False, covers_parent=not passage.truncated,
+                     passages=[passage], window=window, sliced=False, covers_parent=not passage.truncated, total=1,
                      content_chars=used, warnings=warnings + _budget_note(passage.truncated, budget))
     if not ctx.select("own_data", id=iri(document)):
         raise _not_found(query.entity_id)  # the document is not the reader's to read: nor its passages
@@ -59,7 +59,7 @@ def fetch_slice(ctx: GraphContext, query: FetchSliceInput) -> Slice:
     return Slice(
         entity_id=to_id(entity), parent_id=parent.id, parent_name=parent.label, parent_type=parent.entity_type,
         passages=passages, window=window, sliced=True, window_start=start, passage_total=total,
-        covers_parent=covers, content_chars=budget - left,
+        covers_parent=covers, total=total, content_chars=budget - left,
         warnings=warnings + _budget_note(any(p.truncated for p in passages), budget),
     )
 

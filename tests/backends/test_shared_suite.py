@@ -74,6 +74,18 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("shortest_path", {"source": "wiki:Odessa", "target": "wiki:Street_Loafers", "truth_status": ALL}),
     ("shortest_path", {"source": "wiki:Dr_Watson", "target": "obj:cigar_case", "predicates": ["Doubts", "Possesses"]}),
     ("describe_schema", {}),
+    # list filters: empty (refused, naming the field), one value, every value
+    ("bfs_query", {"seeds": ["wiki:Irene_Adler"], "max_hops": 2, "truth_status": []}),
+    ("bfs_query", {"seeds": ["wiki:Irene_Adler"], "max_hops": 2, "truth_status": ["disputed"]}),
+    ("bfs_query", {"seeds": ["wiki:Irene_Adler"], "max_hops": 2, "predicates": []}),
+    ("bfs_query", {"seeds": ["wiki:Irene_Adler"], "max_hops": 2, "predicates": ["Possesses"], "truth_status": ALL}),
+    ("shortest_path", {"source": "wiki:Mrs_Hudson", "target": "wiki:Irene_Adler", "predicates": []}),
+    ("search_entities", {"query": "Irene", "entity_types": []}),
+    ("search_entities", {"query": "Baker", "entity_types": ["sh:Location"]}),
+    ("scan_query", {"node_types": []}),
+    ("scan_query", {"edge_predicates": []}),
+    ("scan_query", {"edge_predicates": ["Possesses", "Knows", "Threatens"], "truth_status": ALL}),
+    ("scan_query", {"node_types": ["Statement"], "limit": 5}),
 ]
 STORES = ["oxigraph-native", "embedded-reification", "virtuoso-reification"]
 PREFIXES = scan_prefixes(DEMO)

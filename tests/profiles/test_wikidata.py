@@ -687,3 +687,18 @@ def test_search_is_mwapi_only_on_wikidatas_query_service(q42: Gateway) -> None:
     finally:
         wikidata.close()
         elsewhere.close()
+
+
+def test_list_filters_on_wikidata(q42: Gateway) -> None:
+    """An empty list is refused; one status and every status answer as they say (ranks:
+    preferred and normal are asserted_true, deprecated retracted)."""
+    walk = {"seeds": ["wd:Q42"], "max_hops": 1, "topology_only": True}
+    with pytest.raises(InvalidInput, match="truth_status"):
+        q42.bfs_query(**walk, truth_status=[])
+    with pytest.raises(InvalidInput, match="predicates"):
+        q42.bfs_query(**walk, predicates=[])
+    assert q42.bfs_query(**walk, truth_status=["asserted_true"]).model_dump() == q42.bfs_query(**walk).model_dump()
+    every = q42.bfs_query(**walk, truth_status=ALL_STATUSES)
+    retracted = q42.bfs_query(**walk, truth_status=["retracted"])
+    assert every.edge_count == q42.bfs_query(**walk).edge_count + retracted.edge_count
+    assert q42.bfs_query(**walk, predicates=["wdt:P69"]).edge_count == 2  # educated at: two schools

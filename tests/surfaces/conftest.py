@@ -38,6 +38,9 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
         {"seeds": ["wiki:Irene_Adler", "wiki:Moriarty"], "direction": "out", "node_filter": {"entity_types": ["sh:Person"]},
          "valid_at": "1890-06-01", "max_nodes": 5},
     ],
+    "expand_neighbors": [{"entity_ids": ["wiki:Irene_Adler"]},
+                         {"entity_ids": ["wiki:Irene_Adler", "wiki:Moriarty"], "depth": 2, "types": ["sh:Object"],
+                          "relationship_types": ["Knows", "Possesses"], "limit": 30, "include_incoming": False}],
     "describe_entity": [{"id": "wiki:Irene_Adler"}, {"id": "https://example.org/wiki/Irene_Adler"}, {"id": "stmt:s13"}],
     "describe_entities": [{"ids": ["stmt:s13", "wiki:Moriarty"]}, {"ids": ["wiki:Dr_Watson"]}],
     "intersect_subgraphs": [{"seeds": ["wiki:Sherlock_Holmes", "wiki:Irene_Adler"], "k": 1},
@@ -68,6 +71,8 @@ REFUSED: list[tuple[str, dict[str, Any]]] = [
     ("intersect_subgraphs", {"seeds": ["wiki:Irene_Adler"]}),
     ("communities", {"resolution": 0}),
     ("describe_entity", {}),
+    ("expand_neighbors", {"entity_ids": []}),
+    ("describe_entity", {"id": 7}),
 ]
 """Requests the Python API refuses: the published schemas refuse them too."""
 

@@ -31,7 +31,7 @@ async def exercise(client: Client, gateway: Gateway) -> None:
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.output_schema and tool.output_schema.get("type") == "object"
         assert tool.input_schema.get("additionalProperties") is False
-        assert len(tool.description or "") > 80  # says what the tool answers (the list is held to 9,000 characters)
+        assert len(tool.description or "") > 80  # says what the tool answers (the list is held to 10,000 characters)
     for name in TOOLS:
         result = await client.call_tool(name, EXAMPLES[name])
         assert not result.is_error, (name, result.content)
@@ -136,7 +136,7 @@ def test_tools_list_and_the_http_tool_list_carry_the_same_schemas(client: Any) -
 
 
 def test_the_tool_list_an_agent_loads_is_light() -> None:
-    """What an MCP client receives for every tool, as compact JSON: at most 9,000 characters
+    """What an MCP client receives for every tool, as compact JSON: at most 10,000 characters
     without the output schemas, 25,000 with them (49,685 and 20,131 before the diet)."""
 
     async def listed() -> list[dict[str, Any]]:
@@ -150,4 +150,4 @@ def test_the_tool_list_an_agent_loads_is_light() -> None:
         return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
     assert size(tools) <= 25_000
-    assert size([{k: v for k, v in tool.items() if k != "outputSchema"} for tool in tools]) <= 9_000
+    assert size([{k: v for k, v in tool.items() if k != "outputSchema"} for tool in tools]) <= 10_000
