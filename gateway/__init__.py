@@ -19,6 +19,6 @@ from gateway.errors import (
 from gateway.settings import Settings
 
 __all__ = [
-    "BackendError", "EndpointTimeout", "Forbidden", "Gateway", "GatewayError", "InvalidInput",
-    "MalformedInput", "NotFound", "NotInstalled", "RateLimited", "Settings", "TooLarge", "Truncated", "Unavailable", "UpstreamError",
+    "BackendError", "EndpointTimeout", "Forbidden", "Gateway", "GatewayError", "InvalidInput", "MalformedInput",
+    "NotFound", "NotInstalled", "RateLimited", "Settings", "TooLarge", "Truncated", "Unavailable", "UpstreamError",
 ]

@@ -21,7 +21,6 @@ from gateway.ids import IdMap, local_name
 from gateway.models import BfsQueryInput, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
 from gateway.settings import clamp
 
-
 MAX_SEEDS = 256
 """Distinct seeds a walk starts from; the rest are unresolved (the models' description says so)."""
 

@@ -30,8 +30,8 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
     limit = clamp(query.limit, 10_000, 1, MAX_LIMIT, field="limit", warnings=warnings)
     predicates = ctx.resolve_terms([query.predicate], "predicate", kind="predicate", warnings=warnings)
     plan = make_plan(ctx, query, warnings)
-    found = ctx.resolve_seeds([query.start], plan, "start", warnings, cap=1)
-    starts, unresolved = found.iris, found.missing
+    start = ctx.resolve_seeds([query.start], plan, "start", warnings, cap=1)
+    starts, unresolved = start.iris, start.missing
     suggest_ids(ctx, unresolved, "start", warnings)
     to_id = ctx.ids.to_id
     answer = dict(

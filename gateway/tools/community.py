@@ -5,10 +5,11 @@ seeds, every statement passing the filters. Over the configured edge bound it is
 refused, never sampled. Direction is dropped, self-loops and the structural edges of
 statement nodes are left out, and two entities are joined with a weight equal to the
 number of distinct (predicate, direction) statements between them, so a relation
-asserted by three sources counts once. Louvain runs over integer node numbers given in
-ID order with a fixed seed, so the answer does not depend on hashing; after each level,
-every community is split into its connected components, which never lowers modularity.
-Levels are reported coarsest first.
+asserted by three sources counts once. Louvain (`gateway.engine.louvain`) visits the
+nodes in ID order and breaks ties by rule, not by a random seed, so the answer repeats
+across machines and library versions; after each level, every community is split into
+its connected components, which never lowers modularity. Levels are reported coarsest
+first.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from gateway.engine.context import GraphContext
+from gateway.engine.louvain import louvain_levels
 from gateway.engine.plan import make_plan
 from gateway.engine.search import suggest_ids
 from gateway.engine.statements import statement_rows
@@ -37,7 +39,6 @@ from gateway.settings import clamp
 MAX_HOPS = 4
 MAX_SEEDS = 256
 """Distinct seeds whose neighbourhood is partitioned; the rest are unresolved."""
-LOUVAIN_SEED = 0
 
 
 LISTED = 20
@@ -149,11 +150,14 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
     to_id = ctx.ids.to_id
     order = sorted(nodes, key=to_id)
     number = {node: i for i, node in enumerate(order)}
+    weights: dict[tuple[int, int], float] = {}
+    for (a, b), kinds in relations.items():
+        low, high = sorted((number[a], number[b]))
+        weights[(low, high)] = len(kinds)
     graph = nx.Graph()
     graph.add_nodes_from(range(len(order)))
-    for (a, b), kinds in sorted(relations.items(), key=lambda item: (number[item[0][0]], number[item[0][1]])):
-        graph.add_edge(number[a], number[b], weight=len(kinds))
-    levels = [_connected_parts(graph, part) for part in _partitions(graph, query.resolution)]
+    graph.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weights.items()))
+    levels = louvain_levels(len(order), weights, query.resolution)
     levels.reverse()
     modularity = [
         round(nx.community.modularity(graph, [set(p) for p in parts], weight="weight", resolution=query.resolution), 6)
@@ -161,16 +165,3 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
         for parts in levels
     ]
     return Partition(order, keys, graph, levels, modularity, unresolved)
-
-
-def _partitions(graph: nx.Graph, resolution: float) -> list[list[set[int]]]:
-    if graph.number_of_edges() == 0:
-        return [[{n} for n in graph.nodes]]
-    return list(nx.community.louvain_partitions(graph, weight="weight", resolution=resolution, seed=LOUVAIN_SEED))
-
-
-def _connected_parts(graph: nx.Graph, partition: list[set[int]]) -> list[list[int]]:
-    """Each community split into its connected components, largest first, then by first member."""
-    parts = [sorted(component) for community in partition for component in nx.connected_components(graph.subgraph(community))]
-    parts.sort(key=lambda members: (-len(members), members[0]))
-    return parts

@@ -24,7 +24,6 @@ from gateway.settings import clamp
 from gateway.sparql import iri, iris
 from gateway.terms import Literal, status_name, text_of
 
-
 MAX_IDS = 100
 """Distinct IDs one describe_entities call describes; the rest are unresolved."""
 

@@ -46,11 +46,11 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
         seeds=MAX_SEEDS,
     )
     plan = make_plan(ctx, query, warnings)
-    found = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
-    seeds = found.iris
-    limits.seeds = min(len(found.iris) + len(found.missing) + len(found.past_cap), MAX_SEEDS)
-    suggest_ids(ctx, found.missing, "seeds", warnings)
-    unresolved = found.unresolved("unresolved_seeds", warnings)
+    asked = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
+    seeds = asked.iris
+    limits.seeds = min(len(asked.iris) + len(asked.missing) + len(asked.past_cap), MAX_SEEDS)
+    suggest_ids(ctx, asked.missing, "seeds", warnings)
+    unresolved = asked.unresolved("unresolved_seeds", warnings)
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
     distances: dict[str, dict[str, int]] = {}
     cut = None

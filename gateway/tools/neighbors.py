@@ -101,7 +101,7 @@ class _Walk:
 class _Reach:
     """How a neighbour was reached: its best edge, from which node, and its score."""
 
-    __slots__ = ("edge", "confidence", "origin", "score", "status")
+    __slots__ = ("confidence", "edge", "origin", "score", "status")
 
     def __init__(self, edge: EdgeKey, origin: str, score: float, confidence: float | None, status: str | None) -> None:
         self.edge, self.origin, self.score, self.confidence, self.status = edge, origin, score, confidence, status

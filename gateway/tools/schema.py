@@ -14,7 +14,7 @@ from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics, time_ranges
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
-from gateway.terms import XSD, Literal, text_of
+from gateway.terms import XSD, Literal
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
