@@ -16,7 +16,10 @@ from gateway.errors import (
     Unavailable,
     UpstreamError,
 )
+from gateway.resources import package_version
 from gateway.settings import Settings
+
+__version__ = package_version()
 
 __all__ = [
     "BackendError", "EndpointTimeout", "Forbidden", "Gateway", "GatewayError", "InvalidInput", "MalformedInput",

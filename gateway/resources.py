@@ -1,4 +1,5 @@
-"""Where the project's data files live: beside the package in a checkout, inside it in a wheel."""
+"""Where the project's data files live (beside the package in a checkout, inside it in a
+wheel), and which version of it is installed."""
 
 from __future__ import annotations
 
@@ -15,6 +16,16 @@ def resource_dir(name: str) -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"the gateway's {name}/ directory is missing from this installation")
+
+
+def package_version() -> str:
+    """The installed distribution's version ("0+unknown" in a checkout never installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bfsql-gateway")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def demo_path() -> Path:

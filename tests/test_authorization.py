@@ -17,8 +17,8 @@ import pytest
 from gateway import Gateway
 from gateway.auth import Reader, Readers, hash_token, new_token
 from gateway.errors import Unauthorized
-from tests.synth import STATUSES, random_graph
 from tests.conftest import DEMO
+from tests.synth import STATUSES, random_graph
 
 GRAPHS = [f"http://graphs.example/g{i}" for i in range(4)]
 WALKS_PER_GRAPH = 12
@@ -48,17 +48,30 @@ def random_call(rng: random.Random, nodes: list[str]) -> tuple[str, dict[str, ob
         return tool, {"seeds": rng.sample(nodes, k=min(2, len(nodes))), "max_hops": rng.randint(1, 3),
                       "direction": rng.choice(["both", "out", "in"]), **filters}
     if tool == "intersect_subgraphs":
-        return tool, {"seeds": rng.sample(nodes, k=min(2, len(nodes))) * (1 if len(nodes) > 1 else 2), "k": rng.randint(1, 2), **filters}
+        return tool, {
+            "seeds": rng.sample(nodes, k=min(2, len(nodes))) * (1 if len(nodes) > 1 else 2),
+            "k": rng.randint(1, 2),
+            **filters,
+        }
     if tool == "transitive_closure_query":
-        return tool, {"start": rng.choice(nodes), "predicate": f"http://synth.example/p/{rng.randint(0, 3)}",
-                      "direction": rng.choice(["out", "in", "both"]), **filters}
+        return tool, {
+            "start": rng.choice(nodes),
+            "predicate": f"http://synth.example/p/{rng.randint(0, 3)}",
+            "direction": rng.choice(["out", "in", "both"]),
+            **filters,
+        }
     if tool == "shortest_path":
         return tool, {"source": rng.choice(nodes), "target": rng.choice(nodes), "max_hops": 4, **filters}
     if tool == "scan_query":
         return tool, {"limit": 1000, **filters}
     if tool == "expand_neighbors":
-        return tool, {"entity_ids": rng.sample(nodes, k=min(2, len(nodes))), "depth": rng.randint(1, 3),
-                      "limit": 24, "include_incoming": rng.random() < 0.7, **filters}
+        return tool, {
+            "entity_ids": rng.sample(nodes, k=min(2, len(nodes))),
+            "depth": rng.randint(1, 3),
+            "limit": 24,
+            "include_incoming": rng.random() < 0.7,
+            **filters,
+        }
     if tool == "communities":
         return tool, {"seeds": rng.sample(nodes, k=min(2, len(nodes))), "max_hops": 2, **filters}
     return tool, {"ids": rng.sample(nodes, k=min(3, len(nodes)))}
@@ -67,7 +80,9 @@ def random_call(rng: random.Random, nodes: list[str]) -> tuple[str, dict[str, ob
 def post_filtered_bfs(full: Gateway, scoped_store: ox.Store, arguments: dict[str, object]) -> dict[str, object]:
     """Negative control: walk everything, then hide what the reader cannot see."""
     result = full.bfs_query(**arguments).model_dump()
-    visible = {str(q.subject.value) for q in scoped_store} | {str(q.object.value) for q in scoped_store if isinstance(q.object, ox.NamedNode)}
+    visible = {str(q.subject.value) for q in scoped_store} | {
+        str(q.object.value) for q in scoped_store if isinstance(q.object, ox.NamedNode)
+    }
     result["nodes"] = [n for n in result["nodes"] if n["id"] in visible]
     keep = {n["id"] for n in result["nodes"]}
     result["edges"] = [e for e in result["edges"] if e["subject"] in keep and e["object"] in keep]
@@ -114,8 +129,15 @@ def test_absent_and_forbidden_seeds_answer_identically() -> None:
     forbidden = gateway.call("bfs_query", {"seeds": ["stmt:s42"]}, reader=canon)  # exists, in casebook only
     absent = gateway.call("bfs_query", {"seeds": ["stmt:s99"]}, reader=canon)
     assert forbidden.model_dump_json().replace("s42", "sX") == absent.model_dump_json().replace("s99", "sX")
-    canon_walk = gateway.call("bfs_query", {"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 2,
-                                            "truth_status": ["asserted_true", "disputed", "hypothetical", "retracted"]}, reader=canon)
+    canon_walk = gateway.call(
+        "bfs_query",
+        {
+            "seeds": ["wiki:Sherlock_Holmes"],
+            "max_hops": 2,
+            "truth_status": ["asserted_true", "disputed", "hypothetical", "retracted"],
+        },
+        reader=canon,
+    )
     assert (canon_walk.node_count, canon_walk.edge_count) == (26, 35)  # data/README.md: no s40 for canon readers
 
 

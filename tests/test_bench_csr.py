@@ -15,7 +15,9 @@ from bench.csr import Csr
 def _graph(seed: int) -> tuple[np.ndarray, nx.Graph, nx.DiGraph]:
     rng = random.Random(seed)
     n = rng.randint(2, 40)
-    edges = np.unique(np.array([[rng.randrange(n), rng.randrange(3), rng.randrange(n)] for _ in range(rng.randint(1, 80))]), axis=0)
+    edges = np.unique(
+        np.array([[rng.randrange(n), rng.randrange(3), rng.randrange(n)] for _ in range(rng.randint(1, 80))]), axis=0
+    )
     undirected, directed = nx.Graph(), nx.DiGraph()
     undirected.add_edges_from((s, o) for s, _, o in edges.tolist())
     directed.add_edges_from((s, o) for s, _, o in edges.tolist())

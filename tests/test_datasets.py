@@ -71,7 +71,9 @@ def compact(entries: dict[str, object], *, ascii_only: bool = False) -> bytes:
     return json.dumps(entries, separators=(",", ":"), ensure_ascii=ascii_only).encode()
 
 
-def entry(label: str, ancestors: dict[str, int], *, synonyms: list[str] | None = None, deprecated: bool = False) -> dict[str, object]:
+def entry(
+    label: str, ancestors: dict[str, int], *, synonyms: list[str] | None = None, deprecated: bool = False
+) -> dict[str, object]:
     value: dict[str, object] = {"ancestors": ancestors, "label": label}
     if synonyms is not None:
         value["synonyms"] = synonyms
@@ -138,8 +140,10 @@ def test_ntriples_leave_out_deprecated_and_escape_labels(tmp_path: Path) -> None
     "document",
     [
         b'{"NCBITaxon:1":{"label":"x","ancestors":{},"deprecated":false}}',  # another key order
-        b'{"NCBITaxon:1":{"ancestors":{},"label":"x","deprecated":false},"NCBITaxon:2":{"ancestors":{},"label":"y","deprecated":false,"extra":1}}',
-        b'{"NCBITaxon:1":{"ancestors":{},"label":"x","deprecated":false} , "NCBITaxon:2":{"ancestors":{},"label":"y","deprecated":false}}',
+        b'{"NCBITaxon:1":{"ancestors":{},"label":"x","deprecated":false},'
+        b'"NCBITaxon:2":{"ancestors":{},"label":"y","deprecated":false,"extra":1}}',
+        b'{"NCBITaxon:1":{"ancestors":{},"label":"x","deprecated":false} , '
+        b'"NCBITaxon:2":{"ancestors":{},"label":"y","deprecated":false}}',
         b'["NCBITaxon:1"]',
     ],
 )
@@ -363,7 +367,9 @@ def test_slice_counts(annotated: Annotated) -> None:
     assert sum(1 for line in lines if line.endswith(f"{TRUTH_STATUS} {ASSERTED_FALSE} .")) == len(negated) > 0
     diseases = {r["database_id"] for r in rows}
     assert counts[LABEL] == len(diseases)
-    assert counts["<http://www.w3.org/2004/02/skos/core#altLabel>"] == len({(r["database_id"], r["disease_name"]) for r in rows}) - len(diseases)
+    assert counts["<http://www.w3.org/2004/02/skos/core#altLabel>"] == len(
+        {(r["database_id"], r["disease_name"]) for r in rows}
+    ) - len(diseases)
     positive = {(r["database_id"], r["aspect"], r["hpo_id"]) for r in rows if r["qualifier"] != "NOT"}
     base = [line for line in lines if line.split(" ")[1].startswith("<https://w3id.org/bfsql/hpo#has_")]
     assert len(base) == len(positive)
@@ -406,7 +412,9 @@ def expected_edge(row: dict[str, str]) -> dict[str, object]:
     refs: list[str] = []
     for ref in dict.fromkeys(row["reference"].split(";")):
         prefix, _, local = ref.partition(":")
-        refs.append(ref if prefix in ("PMID", "OMIM", "ORPHA", "DECIPHER") else f"ISBN:{local}" if prefix.startswith("ISBN") else ref)
+        refs.append(
+            ref if prefix in ("PMID", "OMIM", "ORPHA", "DECIPHER") else f"ISBN:{local}" if prefix.startswith("ISBN") else ref
+        )
     provenance: dict[str, list[str]] = {"bfs:sourceDocument": sorted(refs), "hpoa:evidence": [row["evidence"]]}
     for column in ("onset", "frequency", "sex"):
         if row[column]:
@@ -431,8 +439,14 @@ def test_every_rows_qualifiers_round_trip(annotated: Annotated) -> None:
         walk = gateway.bfs_query(seeds=[disease], max_hops=1, truth_status=statuses, max_edges=1_000)
         assert not walk.truncated
         got = sorted(
-            (json.dumps(e.model_dump(include={"subject", "predicate", "object", "truth_status", "asserted_at", "provenance"}), sort_keys=True, default=str)
-             for e in walk.edges),  # type: ignore[union-attr]
+            (
+                json.dumps(
+                    e.model_dump(include={"subject", "predicate", "object", "truth_status", "asserted_at", "provenance"}),
+                    sort_keys=True,
+                    default=str,
+                )
+                for e in walk.edges
+            ),  # type: ignore[union-attr]
         )
         expected = sorted(json.dumps(expected_edge(r), sort_keys=True) for r in rows if r["database_id"] == disease)
         assert got == expected, disease
@@ -444,7 +458,8 @@ def test_known_row_through_sparql(annotated: Annotated) -> None:
         PREFIX bfs: <https://w3id.org/bfsql#>
         SELECT ?status ?at ?doc ?freq ?evidence WHERE {
           ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies>
-             <<( <https://omim.org/entry/619340> <https://w3id.org/bfsql/hpo#has_phenotype> <http://purl.obolibrary.org/obo/HP_0011097> )>> ;
+             <<( <https://omim.org/entry/619340> <https://w3id.org/bfsql/hpo#has_phenotype>
+                 <http://purl.obolibrary.org/obo/HP_0011097> )>> ;
              bfs:truthStatus ?status ; bfs:assertedAt ?at ; bfs:sourceDocument ?doc ;
              <https://w3id.org/bfsql/hpo#frequency> ?freq ; <https://w3id.org/bfsql/hpo#evidence> ?evidence .
         }"""

@@ -9,6 +9,7 @@ other in a circle. docs/development.md draws the layers.
 from __future__ import annotations
 
 import ast
+import itertools
 import sys
 import tomllib
 from collections.abc import Iterator
@@ -118,7 +119,7 @@ def test_no_module_imports_itself_round_about() -> None:
 
 def _through_package_face(cycle: str) -> bool:
     steps = cycle.split(" -> ")
-    return any(b.startswith(a + ".") or a.startswith(b + ".") for a, b in zip(steps, steps[1:]))
+    return any(b.startswith(a + ".") or a.startswith(b + ".") for a, b in itertools.pairwise(steps))
 
 
 @pytest.mark.parametrize(("module", "path"), list(modules()), ids=[m for m, _ in modules()])

@@ -17,6 +17,16 @@ from collections.abc import Set as AbstractSet
 import pyoxigraph as ox
 import pytest
 
+from tests.oracle import (
+    RDF_OBJECT,
+    RDF_SUBJECT,
+    Edge,
+    existing_nodes,
+    inverse_partners,
+    is_traversable,
+    reference_bfs,
+    reference_closure,
+)
 from tests.synth import (
     BFS,
     BFS_ASSERTED_AT,
@@ -36,16 +46,6 @@ from tests.synth import (
     default_status,
     power_law_ntriples,
     random_graph,
-)
-from tests.oracle import (
-    RDF_OBJECT,
-    RDF_SUBJECT,
-    Edge,
-    existing_nodes,
-    inverse_partners,
-    is_traversable,
-    reference_bfs,
-    reference_closure,
 )
 
 

@@ -43,6 +43,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -108,17 +109,17 @@ def is_bundle(path: Path) -> bool:
     return path.is_dir() and ((path / "entities.jsonl").is_file() or (path / "manifest.json").is_file())
 
 
-def open_bundle(source: Path, *, lenient: bool = False) -> Gateway:
+def open_bundle(source: Path, *, lenient: bool = False, **options: Any) -> Gateway:
     """A Gateway over a bundle directory (imported to a temporary TriG, loaded into
-    memory), or over an RDF file or store directory as `Gateway.open` takes them."""
-    from gateway.api import Gateway
-
+    memory), or over an RDF file or store directory as `Gateway.open` takes them
+    (`options` go to `Gateway.open`: prefixes, settings, in_memory)."""
     source = Path(source)
     if not is_bundle(source):
-        return Gateway.open(source, lenient=lenient)
+        return Gateway.open(source, lenient=lenient, **options)
+    options.pop("in_memory", None)  # a bundle is read into memory anyway
     with tempfile.TemporaryDirectory(prefix="bfsql-bundle-") as scratch:
         report = import_bundle(source, Path(scratch) / f"{source.resolve().name}.trig", lenient=lenient)
-        return Gateway.open(report.out)
+        return Gateway.open(report.out, **options)
 
 
 def find_medlit(start: Path | None = None) -> Path:

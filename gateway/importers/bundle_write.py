@@ -137,6 +137,13 @@ def _statement(statement: Statement, terms: Terms) -> Iterator[str]:
         yield from _block(part, terms)
 
 
+def _umask() -> int:
+    """The process's umask (reading it means setting it: set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(out: Path, lines: Iterator[str]) -> int:
     """Write to a temporary file beside `out`, parse it back, and only then rename it:
     a failure never leaves a half graph where the graph should be."""
@@ -149,6 +156,7 @@ def write_atomically(out: Path, lines: Iterator[str]) -> int:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.writelines(lines)
         quads = sum(1 for _ in ox.parse(path=temporary, format=ox.RdfFormat.TRIG))
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600: give it the mode open() would
         os.replace(temporary, out)
         return quads
     except BadRow as problem:  # only the manifest's text is checked this late

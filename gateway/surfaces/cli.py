@@ -20,10 +20,11 @@ from pathlib import Path
 from gateway.api import Gateway
 from gateway.errors import GatewayError, InvalidInput
 from gateway.pictures import FORMATS
-from gateway.resources import demo_path
+from gateway.resources import demo_path, package_version
 from gateway.settings import Settings
 from gateway.tools import TOOLS
 
+SOURCE_HELP = "an RDF file, a store directory or a bundle directory (default: the demo graph)"
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
@@ -43,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bfsql", description="BFS-QL gateway: graph traversal tools for LLM agents.")
+    parser.add_argument("--version", action="version", version=f"bfsql {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     query = commands.add_parser("query", help="run one tool and print its result as JSON")
@@ -71,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
 
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout")
-    mcp.add_argument("source", nargs="?", default=None, help="an RDF file or store directory (default: the demo graph)")
+    mcp.add_argument("source", nargs="?", default=None, help=SOURCE_HELP)
     mcp.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
     mcp.set_defaults(run=_mcp)
 
@@ -82,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     bundle.set_defaults(run=import_bundle_command)
 
     serve = commands.add_parser("serve", help="serve the HTTP tool API and /sparql (default: the demo graph on 127.0.0.1:8000)")
-    serve.add_argument("source", nargs="?", default=None, help="an RDF file or store directory (default: the demo graph)")
+    serve.add_argument("source", nargs="?", default=None, help=SOURCE_HELP)
     serve.add_argument("--host", default="127.0.0.1", help="the address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="the port to bind (default: 8000)")
     serve.add_argument("--readers", type=Path, default=None, help="a readers file: bearer tokens and the graphs they read")
@@ -186,10 +188,11 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    from gateway.importers.bundle import open_bundle
     from gateway.surfaces.mcp import run_stdio
 
     # stdout carries the protocol: nothing else may be printed there.
-    gateway = Gateway.open(args.source or demo_path(), lenient=args.lenient)
+    gateway = open_bundle(Path(args.source) if args.source else demo_path(), lenient=args.lenient)
     for warning in gateway.load_warnings():
         print(f"bfsql: {warning}", file=sys.stderr)
     run_stdio(gateway)

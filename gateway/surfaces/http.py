@@ -160,6 +160,7 @@ def create_app(
     sparql_max_running: int = 2,
     sparql_memory_bytes: int = 1 << 30,
     request_timeout: float = 30.0,
+    mcp_sessions: bool = True,
 ) -> FastAPI:
     """The HTTP API over `gateway`.
 
@@ -170,6 +171,8 @@ def create_app(
     on CORS for them. A request without an Origin header is always let through.
     The SPARQL endpoint is added when the backend is an embedded store; its sandbox
     processes are started here, while the process is still single-threaded.
+    `mcp_sessions` keeps MCP sessions for handshake-era clients (see `_mcp`); a server of
+    several worker processes turns it off, since a session lives in one process.
     """
     schemas = tool_schemas()
     tools_listing = tool_list(schemas)
@@ -178,12 +181,14 @@ def create_app(
     sparql = _sparql_endpoint(gateway, authenticate, SandboxLimits(
         workers=sparql_max_running, deadline=sparql_timeout, memory_bytes=sparql_memory_bytes,
     ), max_response_bytes)
-    mcp_endpoint, mcp_session_manager = _mcp(gateway, authenticate)
+    mcp_endpoint, mcp_session_managers = _mcp(gateway, authenticate, sessions=mcp_sessions)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         try:
-            async with mcp_session_manager.run():
+            async with contextlib.AsyncExitStack() as running:
+                for manager in mcp_session_managers:
+                    await running.enter_async_context(manager.run())
                 yield
         finally:
             if sparql is not None:
@@ -193,13 +198,16 @@ def create_app(
         title="BFS-QL gateway",
         version="1",
         description="Bounded graph-traversal tools for LLM agents over an RDF 1.2 graph.",
-        redoc_url=None,
+        # No /docs or /redoc: both load their script from a CDN (blank offline, and against
+        # the rule that a page of this server talks to this server only). /openapi.json
+        # is the document; any OpenAPI viewer reads it.
+        docs_url=None, redoc_url=None,
         lifespan=lifespan,
     )
     # MCP over streamable HTTP; the Guard below applies the same Host/Origin/body rules.
-    # Stateless: no session to resume (GET would open an event stream that never ends) or
-    # to end (DELETE), so only POST is answered; the others get 405.
-    app.router.routes.append(Route("/mcp", endpoint=mcp_endpoint, methods=["POST"]))
+    # POST, and DELETE to end a session; GET (a standalone event stream that never ends)
+    # gets 405, which the protocol allows.
+    app.router.routes.append(Route("/mcp", endpoint=mcp_endpoint, methods=["POST", "DELETE"] if mcp_sessions else ["POST"]))
 
     async def problem_handler(request: Request, error: Exception) -> Response:
         return problem_response(error, credentials_sent="authorization" in request.headers)
@@ -229,6 +237,7 @@ def create_app(
 
     app.add_api_route(
         "/v1/tools", list_tools, methods=["GET"], tags=["tools"], summary="The tools, for OpenAI and MCP clients",
+        operation_id="list_tools",
         responses={"200": {"content": {"application/json": {"schema": TOOL_LIST_SCHEMA}}}, **problem_responses()},
     )
 
@@ -236,7 +245,7 @@ def create_app(
         return {"status": "ok"}
 
     app.add_api_route(
-        "/healthz", healthz, methods=["GET"], summary="Liveness",
+        "/healthz", healthz, methods=["GET"], summary="Liveness", operation_id="healthz",
         responses={"200": {"content": {"application/json": {"schema": {
             "type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}}}}},
             **problem_responses()},
@@ -279,24 +288,46 @@ def _sparql_endpoint(
     return SparqlEndpoint(store_opener(backend.store, path), authenticate, limits=limits, max_bytes=max_bytes)
 
 
-def _mcp(gateway: Gateway, authenticate: Authenticate) -> tuple[ASGIApp, Any]:
-    """The MCP endpoint (stateless streamable HTTP: every request carries its own reader)
-    and its session manager, which the app's lifespan runs."""
+MCP_SESSION_IDLE = 300.0
+"""Seconds an MCP session with nothing in flight is kept."""
+MCP_SESSIONS_KEPT = 1000
+"""MCP sessions open at once; past it a new one is refused (503) until one ends."""
+
+
+def _mcp(gateway: Gateway, authenticate: Authenticate, *, sessions: bool) -> tuple[ASGIApp, list[Any]]:
+    """The MCP endpoint and its session managers, which the app's lifespan runs.
+
+    Requests are answered statelessly (every request carries what it needs; the newest
+    protocol's `answer` asks the client's model between rounds, in input-required results).
+    A handshake-era client can be asked only within a session: with `sessions`, its
+    `initialize`, and every request naming the session it opened, go to a manager that
+    keeps sessions (a few, briefly: `MCP_SESSION_IDLE`, `MCP_SESSIONS_KEPT`) and answers
+    as event streams, so `answer` samples such a client as it does over stdio. Every
+    request is still authorized by its own bearer token, whatever session it names."""
     server = create_mcp_server(gateway)
-    starlette = server.streamable_http_app(
-        streamable_http_path="/mcp", stateless_http=True, json_response=True,
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
-    endpoint = next(route.endpoint for route in starlette.routes if isinstance(route, Route) and route.path == "/mcp")
-    return _AsReader(endpoint, authenticate), server.session_manager
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+    def app(**options: Any) -> tuple[ASGIApp, Any]:
+        starlette = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, **options)
+        route = next(r.endpoint for r in starlette.routes if isinstance(r, Route) and r.path == "/mcp")
+        return route, server.session_manager  # the manager of the app just made
+
+    stateless, manager = app(stateless_http=True, json_response=True)
+    if not sessions:
+        return _AsReader(stateless, authenticate), [manager]
+    kept, keeper = app(stateless_http=False, json_response=False, session_idle_timeout=MCP_SESSION_IDLE,
+                       max_sessions=MCP_SESSIONS_KEPT)
+    return _AsReader(stateless, authenticate, sessions=kept), [manager, keeper]
 
 
 class _AsReader:
     """Runs an ASGI app with the request's reader and deadline in `gateway.surfaces.mcp`'s
-    context variables, once the JSON-RPC envelope is checked."""
+    context variables, once the JSON-RPC envelope is checked; a handshake and the requests
+    of the session it opens go to `sessions` (see `_mcp`)."""
 
-    def __init__(self, app: ASGIApp, authenticate: Authenticate) -> None:
+    def __init__(self, app: ASGIApp, authenticate: Authenticate, *, sessions: ASGIApp | None = None) -> None:
         self.app = app
+        self.sessions = sessions
         self.authenticate = authenticate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -308,32 +339,42 @@ class _AsReader:
             await problem_response(error, credentials_sent="authorization" in request.headers)(scope, receive, send)
             return
         body = await request.body()
-        if not _valid_ids(body):
+        messages = _messages(body)
+        if not _valid_ids(messages):
             # The SDK takes a message with an unusable id for a notification and answers 202
             # with nothing: the caller would wait for an answer that never comes.
             refusal = {"jsonrpc": "2.0", "id": None,
-                       "error": {"code": -32600, "message": "Invalid Request: an id must be a string or a number"}}
+                       "error": {"code": -32600, "message": "Invalid Request: an id must be a string or an integer"}}
             await Response(json.dumps(refusal), status_code=400, media_type="application/json")(scope, receive, send)
             return
+        app = self.app
+        if self.sessions is not None and ("mcp-session-id" in request.headers or request.method == "DELETE"
+                                          or any(m.get("method") == "initialize" for m in messages)):
+            app = self.sessions
         tokens = current_reader.set(reader), current_deadline.set(deadline)
         try:
-            await self.app(scope, replay_body(body, receive), send)
+            await app(scope, replay_body(body, receive), send)
         finally:
             current_reader.reset(tokens[0])
             current_deadline.reset(tokens[1])
 
 
-def _valid_ids(body: bytes) -> bool:
-    """Whether every JSON-RPC message in `body` has no id or a string or number one (JSON
-    that does not parse is left to the SDK, which says so in JSON-RPC)."""
+def _messages(body: bytes) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of a body (none when it is not JSON: the SDK says so in JSON-RPC)."""
     try:
         data = json.loads(body)
     except ValueError:
-        return True
-    for message in data if isinstance(data, list) else [data]:
-        if isinstance(message, dict) and "id" in message:
+        return []
+    return [m for m in (data if isinstance(data, list) else [data]) if isinstance(m, dict)]
+
+
+def _valid_ids(messages: list[dict[str, Any]]) -> bool:
+    """Whether every JSON-RPC message has no id or a string or integer one (the protocol's
+    ids: the SDK takes 1.5 or 1e308 for a notification's and never answers)."""
+    for message in messages:
+        if "id" in message:
             value = message["id"]
-            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            if isinstance(value, bool) or not isinstance(value, (str, int)):
                 return False
     return True
 

@@ -23,7 +23,6 @@ import warnings
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import partial
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import anyio
@@ -54,8 +53,9 @@ from gateway import deadline as deadlines
 from gateway import llm
 from gateway.api import Gateway
 from gateway.auth import Reader
-from gateway.errors import EndpointTimeout, GatewayError, InvalidInput, ModelError
+from gateway.errors import EndpointTimeout, GatewayError, InvalidInput, ModelError, NoModel
 from gateway.llm import Model
+from gateway.resources import package_version
 from gateway.tools import TOOLS
 from gateway.tools.schemas import tool_list, tool_schemas
 
@@ -124,6 +124,12 @@ def create_mcp_server(gateway: Gateway) -> Server[Any]:
             result = await anyio.to_thread.run_sync(call)
         except llm.NeedInput as need:
             return _ask(gateway, need, params)
+        except NoModel as error:
+            if request.session.client_capabilities is None:  # stateless HTTP: the handshake is not known here
+                return _error(f"{error.code}: {error.message}; this server's /mcp keeps no sessions (it runs several "
+                              "workers), so a handshake-era client's own model cannot be asked here: connect with "
+                              "the newest protocol (its model is asked between rounds) or over stdio (bfsql mcp)")
+            return _error(f"{error.code}: {error.message}")
         except GatewayError as error:
             where = f" (field: {error.field})" if error.field else ""
             return _error(f"{error.code}: {error.message}{where}")
@@ -133,7 +139,7 @@ def create_mcp_server(gateway: Gateway) -> Server[Any]:
         )
 
     return Server(
-        "bfsql-gateway", version=_version(), title="BFS-QL gateway", instructions=INSTRUCTIONS,
+        "bfsql-gateway", version=package_version(), title="BFS-QL gateway", instructions=INSTRUCTIONS,
         on_list_tools=list_tools, on_call_tool=call_tool,
     )
 
@@ -228,12 +234,6 @@ def _with_model(model: Model, call: Callable[[], BaseModel]) -> BaseModel:
 def _error(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
-
-def _version() -> str:
-    try:
-        return version("bfsql-gateway")
-    except PackageNotFoundError:
-        return "0"
 
 
 def run_stdio(gateway: Gateway) -> None:

@@ -36,6 +36,7 @@ from gateway.auth import Readers
 from gateway.backends.embedded import fits_in_memory, read_prefix_file
 from gateway.deployment_key import deployment_key
 from gateway.errors import InvalidInput
+from gateway.importers.bundle import is_bundle, open_bundle
 from gateway.resources import demo_path
 from gateway.settings import Settings
 from gateway.surfaces.http import create_app
@@ -98,8 +99,10 @@ def build_app(config: ServeConfig) -> FastAPI:
         # A store directory is served from memory when every worker's copy fits in half the
         # free memory: walks are 2.3-2.6x faster than from disk (bench/RESULTS.md).
         source = Path(config.source) if config.source else demo_path()
-        in_memory = not config.on_disk and source.is_dir() and fits_in_memory(source, copies=config.workers)
-        gateway = Gateway.open(source, lenient=config.lenient, prefixes=prefixes, in_memory=in_memory, settings=settings)
+        in_memory = (not config.on_disk and source.is_dir() and not is_bundle(source)
+                     and fits_in_memory(source, copies=config.workers))
+        # An RDF file, a store directory or a JSON-lines bundle, as `bfsql query --data` takes them.
+        gateway = open_bundle(source, lenient=config.lenient, prefixes=prefixes, in_memory=in_memory, settings=settings)
         if in_memory:
             logger.info("%s: copied into memory (--on-disk keeps it on disk)", source)
     for warning in gateway.load_warnings():
@@ -116,6 +119,7 @@ def build_app(config: ServeConfig) -> FastAPI:
         sparql_timeout=config.sparql_timeout,
         sparql_max_running=config.sparql_workers,
         sparql_memory_bytes=config.sparql_memory_mb << 20,
+        mcp_sessions=config.workers == 1,
     )
 
 
@@ -204,13 +208,13 @@ def serve(config: ServeConfig) -> int:
         deployment_key()  # made once here, so every worker seals scan cursors alike
         if config.source and not Path(config.source).exists():
             raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
-        logger.info("serving %s with %d workers at %s",
-                    config.endpoint or config.source or "the demo graph", config.workers, where)
+        logger.info("serving %s with %d workers at %s (explorer: %s/, tools: %s/v1/tools, MCP: %s/mcp, SPARQL: %s/sparql)",
+                    config.endpoint or config.source or "the demo graph", config.workers, where, where, where, where, where)
         return _serve_workers(config, options)
     HeaderTimeout.timeout = config.request_timeout
     app = build_app(config)
-    logger.info("serving %s at %s (tools: %s/v1/tools, SPARQL: %s/sparql)", config.endpoint or config.source or "the demo graph",
-                where, where, where)
+    logger.info("serving %s at %s (explorer: %s/, tools: %s/v1/tools, MCP: %s/mcp, SPARQL: %s/sparql)",
+                config.endpoint or config.source or "the demo graph", where, where, where, where, where)
     server = _Server(uvicorn.Config(app, **options))
     server.run()
     return 0 if server.started else 1

@@ -38,6 +38,7 @@ as it is over.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qsl
@@ -139,8 +140,13 @@ def run_query(store: ox.Store, request: dict[str, Any]) -> tuple[dict[str, Any],
         result = store.query(request["query"], **_dataset_arguments(request["dataset"]))
     except SyntaxError as error:
         return {"refused": "syntax", "message": str(error)}, b""
-    offers: Sequence[tuple[str, Any]] = GRAPH_TYPES if isinstance(result, ox.QueryTriples) else RESULTS_TYPES
+    graph = isinstance(result, ox.QueryTriples)
+    offers: Sequence[tuple[str, Any]] = GRAPH_TYPES if graph else RESULTS_TYPES
     media = negotiate(request["accept"], [m for m, _ in offers])
+    if media is None and graph and negotiate(request["accept"], [m for m, _ in RESULTS_TYPES]) is not None:
+        # A client that names only result formats (roqet does) asked as for a SELECT: a
+        # graph comes back in the default RDF syntax rather than not at all.
+        media = GRAPH_TYPES[0][0]
     if media is None:
         return {"refused": "not_acceptable", "offers": [m for m, _ in offers]}, b""
     sink = _Sink(request["max_bytes"])
@@ -148,9 +154,23 @@ def run_query(store: ox.Store, request: dict[str, Any]) -> tuple[dict[str, Any],
         result.serialize(sink, format=dict(offers)[media])
     except _Overflow:
         return {"refused": "too_large"}, b""
-    except (OSError, RuntimeError) as error:
+    except OSError as error:
+        if dict(offers)[media] == ox.RdfFormat.JSON_LD:  # "JSON-LD does not support RDF 1.2 yet"
+            return {"refused": "not_acceptable", "offers": [m for m, f in offers if f != ox.RdfFormat.JSON_LD],
+                    "why": f"the answer cannot be written as JSON-LD ({error})"}, b""
         return {"refused": "failed", "message": str(error)}, b""
-    return {"media": media}, sink.getvalue()
+    except RuntimeError as error:
+        return {"refused": "failed", "message": str(error)}, b""
+    body = sink.getvalue()
+    if media.endswith("xml") and _NOT_XML.search(body.decode("utf-8", "replace")):
+        return {"refused": "not_acceptable", "offers": [m for m, _ in offers if not m.endswith("xml")],
+                "why": "the answer holds characters XML 1.0 cannot carry (control characters or noncharacters)"}, b""
+    return {"media": media}, body
+
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""A character XML 1.0 does not allow: Oxigraph writes such a literal as it is, which no
+XML parser reads."""
 
 
 def _dataset_arguments(request: dict[str, Any]) -> dict[str, Any]:
@@ -183,9 +203,9 @@ class SparqlEndpoint:
 
     def add_routes(self, app: FastAPI) -> None:
         app.add_api_route("/sparql", self.get, methods=["GET"], tags=["sparql"], summary="SPARQL query (GET)",
-                          openapi_extra=_GET_DOC)
+                          operation_id="sparql_get", openapi_extra=_GET_DOC)
         app.add_api_route("/sparql", self.post, methods=["POST"], tags=["sparql"], summary="SPARQL query (POST)",
-                          openapi_extra=_POST_DOC)
+                          operation_id="sparql_post", openapi_extra=_POST_DOC)
 
     def close(self) -> None:
         self.sandbox.close()
@@ -245,7 +265,8 @@ class SparqlEndpoint:
                 raise Problem(403, "read_only", "this endpoint is read-only: SPARQL Update is not accepted", "query")
             raise Problem(400, "malformed_query", f"the query is not valid SPARQL: {header['message']}", "query")
         if refused == "not_acceptable":
-            raise Problem(406, "not_acceptable", "this answer is available as " + ", ".join(header["offers"]))
+            why = f"{header['why']}; it" if "why" in header else "this answer"
+            raise Problem(406, "not_acceptable", f"{why} is available as " + ", ".join(header["offers"]))
         if refused == "too_large":
             raise TooLarge(f"the answer is over this server's bound of {self.max_bytes} bytes; "
                            "add a LIMIT or ask for fewer variables", field="query")

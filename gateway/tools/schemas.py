@@ -226,9 +226,15 @@ def strict(schema: Any, *, required: bool = True) -> Any:
     if not isinstance(schema, dict):
         return schema
     converted = {key: value for key, value in schema.items() if key not in STRICT_UNSUPPORTED}
-    if "default" in schema and schema["default"] is not None:
+    if not required:
+        # A strict model must send every field: say which value means "not given", so it
+        # never invents one (an as_of of 0 would hide every positioned statement).
         said = converted.get("description", "")
-        converted["description"] = f"{said} Default {json.dumps(schema['default'])}.".strip()
+        known = schema.get("default")
+        if known is not None and known != []:
+            converted["description"] = f"{said} Default {json.dumps(known)}; null gives the default.".strip()
+        else:
+            converted["description"] = f"{said} Null when not wanted.".strip()
     if "items" in converted:
         converted["items"] = strict(converted["items"])
     if "anyOf" in converted:

@@ -46,10 +46,14 @@ def test_a_store_and_text_convert_alike() -> None:
     assert set(from_store) == set(from_file)  # the same graph (a store writes 1.0 as "1")
 
 
-@pytest.mark.parametrize("text", [
-    "<http://e/r> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( <http://e/s> <http://e/p> <<( <http://e/a> <http://e/b> <http://e/c> )>> )>> .",
-    "<http://e/x> <http://e/says> <<( <http://e/s> <http://e/p> <http://e/o> )>> .",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<http://e/r> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> "
+        "<<( <http://e/s> <http://e/p> <<( <http://e/a> <http://e/b> <http://e/c> )>> )>> .",
+        "<http://e/x> <http://e/says> <<( <http://e/s> <http://e/p> <http://e/o> )>> .",
+    ],
+)
 def test_triple_terms_reification_cannot_say_are_refused(text: str) -> None:
     with pytest.raises(InvalidInput):
         native_to_reification(text)

@@ -377,13 +377,19 @@ def test_cut_json_is_truncated() -> None:
         fails_with(Truncated, fake)
 
 
-@pytest.mark.parametrize(("reply", "kind"), [
-    (Reply(body=b"Virtuoso 42000 Error The estimated execution time exceeds the limit", content_type="text/plain"), UpstreamError),
-    (Reply(body=b"Virtuoso S1T00 Error SR171: Transaction timed out", content_type=JSON), EndpointTimeout),
-    (Reply(body=GOOD_TSV + JAVA_TIMEOUT.encode()), EndpointTimeout),   # Blazegraph: results, then the trace
-    (Reply(body=b"<html><body>Internal error</body></html>", content_type="text/html"), UpstreamError),
-    (Reply(body=b"Virtuoso 22023 Error SR...: something broke\n", content_type=TSV), UpstreamError),
-])
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        (
+            Reply(body=b"Virtuoso 42000 Error The estimated execution time exceeds the limit", content_type="text/plain"),
+            UpstreamError,
+        ),
+        (Reply(body=b"Virtuoso S1T00 Error SR171: Transaction timed out", content_type=JSON), EndpointTimeout),
+        (Reply(body=GOOD_TSV + JAVA_TIMEOUT.encode()), EndpointTimeout),  # Blazegraph: results, then the trace
+        (Reply(body=b"<html><body>Internal error</body></html>", content_type="text/html"), UpstreamError),
+        (Reply(body=b"Virtuoso 22023 Error SR...: something broke\n", content_type=TSV), UpstreamError),
+    ],
+)
 def test_200_carrying_an_error_text_is_an_error(reply: Reply, kind: type[Exception]) -> None:
     with FakeEndpoint(reply) as fake:
         fails_with(kind, fake)
@@ -392,7 +398,7 @@ def test_200_carrying_an_error_text_is_an_error(reply: Reply, kind: type[Excepti
 def test_virtuoso_row_cap_is_truncation() -> None:
     capped = Reply(headers={"X-SPARQL-MaxRows": "2"})
     with FakeEndpoint(capped) as fake:
-        error = fails_with(Truncated, fake)                                     # LIMIT 10, 2 rows: cut
+        error = fails_with(Truncated, fake)  # LIMIT 10, 2 rows: cut
         assert "X-SPARQL-MaxRows" in error.message  # type: ignore[attr-defined]
         assert backend(fake).select("SELECT ?x ?n WHERE { ?x ?p ?n } LIMIT 2")[1] == GOOD_ROWS  # asked 2: whole
 
@@ -416,6 +422,7 @@ def test_206_partial_results_are_truncated() -> None:
 def test_truncation_reaches_the_tool_as_an_error_not_a_short_walk() -> None:
     def answer(body: bytes) -> Reply:
         return Reply(body=b"?x\n<http://example.org/a>") if b"VALUES" in body else Reply(body=b"?r\n")
+
     with FakeEndpoint(answer) as fake:
         gateway = Gateway.connect(fake.url)
         with pytest.raises(Truncated):
@@ -455,7 +462,7 @@ def _hammer(client: RemoteBackend, threads: int = 6, each: int = 3) -> None:
         try:
             for _ in range(each):
                 client.select(QUERY)
-        except BaseException as error:  # noqa: BLE001 - reported below
+        except BaseException as error:
             errors.append(error)
 
     workers = [threading.Thread(target=run) for _ in range(threads)]

@@ -34,7 +34,9 @@ def _graph(reified: bool) -> str:
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["plain", "rdf12"])
-def pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Gateway, Gateway, list[str]]]:
+def pair(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Gateway, Gateway, list[str]]]:
     path = Path(tmp_path_factory.mktemp("round-trips")) / "graph.nt"
     path.write_text(_graph(request.param), encoding="utf-8")
     server = OxigraphServer([path])
@@ -65,7 +67,7 @@ def test_an_uncut_walk_asks_once_per_hop_and_once_for_types(pair: tuple[Gateway,
 def test_a_cut_walk_keeps_what_the_walk_in_process_keeps(pair: tuple[Gateway, Gateway, list[str]]) -> None:
     """The node budget cuts within a slice whose rows the store returns whole (a cut by
     the rows' LIMIT keeps what the store returns first, docs/tools.md)."""
-    embedded, remote, log = pair
+    embedded, remote, _log = pair
     for max_nodes in (60, 150):
         answer = _same(embedded, remote, seeds=[f"{EX}hub"], max_hops=2, topology_only=True, max_nodes=max_nodes)
         assert answer["truncated"] is True and answer["truncation"]["reason"] == "max_nodes"  # type: ignore[index]

@@ -180,7 +180,9 @@ def plain_virtuoso(virtuoso_server: Any) -> Gateway:
 
 
 @pytest.mark.parametrize(("tool", "arguments"), PLAIN_CALLS, ids=[f"{i:02d}-{c[0]}" for i, c in enumerate(PLAIN_CALLS)])
-def test_plain_profile_on_virtuoso(plain_reference: Gateway, plain_virtuoso: Gateway, tool: str, arguments: dict[str, Any]) -> None:
+def test_plain_profile_on_virtuoso(
+    plain_reference: Gateway, plain_virtuoso: Gateway, tool: str, arguments: dict[str, Any]
+) -> None:
     assert _answer(plain_virtuoso, tool, arguments) == _answer(plain_reference, tool, arguments)
 
 

@@ -8,7 +8,7 @@ import pytest
 from gateway import Gateway
 from gateway.engine.walk import HIDDEN_CAP
 from gateway.models import Subgraph
-from tests.conftest import listed_nodes, listed_edges
+from tests.conftest import listed_edges, listed_nodes
 
 HUB = "http://example.org/hub"
 FANOUT = 100_000
@@ -23,7 +23,9 @@ def star(reified: bool) -> str:
             lines.append(
                 f"<http://example.org/s/{i}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( {triple} )>> ."
             )
-            lines.append(f"<http://example.org/s/{i}> <https://w3id.org/bfsql#truthStatus> <https://w3id.org/bfsql#asserted_true> .")
+            lines.append(
+                f"<http://example.org/s/{i}> <https://w3id.org/bfsql#truthStatus> <https://w3id.org/bfsql#asserted_true> ."
+            )
     return "\n".join(lines)
 
 
@@ -67,7 +69,9 @@ def star_of_stars(arms: int, leaves: int) -> Gateway:
     lines = []
     for a in range(arms):
         lines.append(f"<{HUB}> <http://example.org/links> <http://example.org/a{a:02}> .")
-        lines += [f"<http://example.org/a{a:02}> <http://example.org/links> <http://example.org/a{a:02}/{n}> ." for n in range(leaves)]
+        lines += [
+            f"<http://example.org/a{a:02}> <http://example.org/links> <http://example.org/a{a:02}/{n}> ." for n in range(leaves)
+        ]
     store = ox.Store()
     store.load("\n".join(lines).encode(), format=ox.RdfFormat.N_TRIPLES)
     return Gateway.open(store)

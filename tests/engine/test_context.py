@@ -9,8 +9,8 @@ import pytest
 
 from gateway import Gateway
 from gateway.profiles.base import NON_EDGE_PREDICATES
-from tests.synth import random_graph
 from tests.conftest import DEMO, gateway_from_ntriples
+from tests.synth import random_graph
 
 
 def _verdicts(gateway: Gateway, names: list[str], *, probe: bool) -> list[set[str]]:

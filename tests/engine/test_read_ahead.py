@@ -27,7 +27,7 @@ def hub_graph(rng: random.Random) -> list[str]:
     for hub in ("hubA", "hubB"):
         for arm in range(60):
             lines.append(f"<{E}{hub}> <{rng.choice(LINKS)}> <{E}{hub}-arm{arm:02}> .")
-            for leaf in range(rng.randint(5, 60)):
+            for _leaf in range(rng.randint(5, 60)):
                 lines.append(f"<{E}{hub}-arm{arm:02}> <{rng.choice(LINKS)}> <{E}leaf{rng.randint(0, 3000)}> .")
     lines += [f"<{E}leaf{rng.randint(0, 3000)}> <{LINKS[0]}> <{E}hubA-arm{rng.randint(0, 59):02}> ." for _ in range(300)]
     return lines

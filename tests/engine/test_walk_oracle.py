@@ -7,9 +7,9 @@ import random
 import pytest
 
 from gateway.models import Subgraph
-from tests.synth import random_graph
 from tests.conftest import gateway_from_ntriples, listed_edges, listed_nodes, random_filters
 from tests.oracle import existing_nodes, reference_bfs
+from tests.synth import random_graph
 
 GRAPHS = 240
 
@@ -70,7 +70,13 @@ def test_bfs_matches_networkx(number: int) -> None:
         to_id = gateway.context.ids.to_id
         hops = {to_id(n): h for n, h in hops.items()}
         edges = {
-            (to_id(s), to_id(p), to_id(o), stmt and to_id(stmt), d and d.split("(")[0] + f"({to_id(d[len(d.split('(')[0]) + 1:-1])})")
+            (
+                to_id(s),
+                to_id(p),
+                to_id(o),
+                stmt and to_id(stmt),
+                d and d.split("(")[0] + f"({to_id(d[len(d.split('(')[0]) + 1 : -1])})",
+            )
             for s, p, o, stmt, d in edges
         }
         assert node_hops(result) == hops, query
@@ -126,9 +132,13 @@ def test_hidden_counts_match_reference(number: int) -> None:
         query.pop("expand_traits", None)
         result = gateway.bfs_query(topology_only=True, **query)
         hops, _ = reference_bfs(
-            graph, query["seeds"], query["max_hops"], direction=query["direction"],  # type: ignore[arg-type]
+            graph,
+            query["seeds"],
+            query["max_hops"],
+            direction=query["direction"],  # type: ignore[arg-type]
             truth_status=frozenset(query.get("truth_status", ["asserted_true"])),  # type: ignore[arg-type]
-            as_of=query.get("as_of"), valid_at=query.get("valid_at"),  # type: ignore[arg-type]
+            as_of=query.get("as_of"),
+            valid_at=query.get("valid_at"),  # type: ignore[arg-type]
             predicates=set(query["predicates"]) if "predicates" in query else None,  # type: ignore[call-overload]
             exclude_predicates=set(query.get("exclude_predicates", [])),  # type: ignore[call-overload]
         )

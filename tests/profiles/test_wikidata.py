@@ -221,7 +221,8 @@ def test_a_statement_node_as_seed_leads_to_its_subject_and_object(q42: Gateway) 
     assert {(e.predicate, e.object) for e in listed_edges(result)} == {("rdf:subject", "wd:Q42"), ("rdf:object", BRENTWOOD)}  # type: ignore[union-attr]
     statement = q42.describe_entity("wds:Q42-32490F12-D9B5-498A-91A8-839F9149F600")
     assert statement.entity_type == "Statement" and statement.statement is not None
-    assert (statement.statement.subject, statement.statement.predicate, statement.statement.object) == ("wd:Q42", "wdt:P69", BRENTWOOD)
+    edge = statement.statement
+    assert (edge.subject, edge.predicate, edge.object) == ("wd:Q42", "wdt:P69", BRENTWOOD)
 
 
 # -- ranks ---------------------------------------------------------------------------------------
@@ -246,8 +247,9 @@ def test_a_deprecated_item_statement_is_hidden_counted_and_crossed_when_asked(de
     ids = node_ids(default.nodes)
     assert ST_JOHNS not in ids and BRENTWOOD in ids
     assert default.hidden_by_filter == {"truth_status": 1}
-    wide = gateway.bfs_query(seeds=["wd:Q42"], max_hops=1, truth_status=["asserted_true", "retracted"],
-                             edge_filter={"predicates": ["P69"]})
+    wide = gateway.bfs_query(
+        seeds=["wd:Q42"], max_hops=1, truth_status=["asserted_true", "retracted"], edge_filter={"predicates": ["P69"]}
+    )
     crossed = {e.object: e for e in listed_edges(wide) if e.predicate == "wdt:P69"}  # type: ignore[union-attr]
     assert crossed[ST_JOHNS].truth_status == "retracted" and crossed[BRENTWOOD].truth_status == "asserted_true"
     assert crossed[ST_JOHNS].rank == "deprecated" and crossed[BRENTWOOD].rank == "normal"
@@ -328,7 +330,12 @@ def test_the_zh_classical_file_loads_leniently_with_everything_kept(q513: Gatewa
     report = q513.backend.report  # type: ignore[attr-defined]
     assert report.quads == 2154 and report.invalid_language_tags == {"zh-classical": 1}
     store = q513.backend.store  # type: ignore[attr-defined]
-    labels = [q.object for q in store.quads_for_pattern(ox.NamedNode(WD + "Q513"), ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), None)]
+    labels = [
+        q.object
+        for q in store.quads_for_pattern(
+            ox.NamedNode(WD + "Q513"), ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), None
+        )
+    ]
     assert "珠穆朗瑪峰" in {label.value for label in labels if label.language == "zh-classical"}
     everest = q513.describe_entity("wd:Q513")
     assert everest.label == "Mount Everest" and everest.entity_type in ("wd:Q570116", "wd:Q8502")
@@ -336,8 +343,14 @@ def test_the_zh_classical_file_loads_leniently_with_everything_kept(q513: Gatewa
 
 
 def test_every_form_of_an_entity_id_is_one_id(q42: Gateway) -> None:
-    forms = ["https://www.wikidata.org/wiki/Q42", "http://www.wikidata.org/entity/Q42",
-             "https://www.wikidata.org/wiki/Special:EntityData/Q42", "wd:Q42", "WD:Q42", "<http://www.wikidata.org/entity/Q42>"]
+    forms = [
+        "https://www.wikidata.org/wiki/Q42",
+        "http://www.wikidata.org/entity/Q42",
+        "https://www.wikidata.org/wiki/Special:EntityData/Q42",
+        "wd:Q42",
+        "WD:Q42",
+        "<http://www.wikidata.org/entity/Q42>",
+    ]
     for form in forms:
         assert q42.bfs_query(seeds=[form], max_hops=0).seeds == ["wd:Q42"]
     described = q42.describe_entities(forms)
@@ -374,7 +387,10 @@ def test_closure_and_shortest_path_on_real_data(q42: Gateway) -> None:
     assert writers.reachable == ["wd:Q42"]
     path = q42.shortest_path(source=BRENTWOOD, target=ST_JOHNS)
     assert path.found and path.hops == 2 and path.nodes == [BRENTWOOD, "wd:Q42", ST_JOHNS]
-    assert [e.id for e in listed_edges(path)] == ["wds:Q42-32490F12-D9B5-498A-91A8-839F9149F600", "wds:q42-0E9C4724-C954-4698-84A7-5CE0D296A6F2"]
+    assert [e.id for e in listed_edges(path)] == [
+        "wds:Q42-32490F12-D9B5-498A-91A8-839F9149F600",
+        "wds:q42-0E9C4724-C954-4698-84A7-5CE0D296A6F2",
+    ]
     assert not q42.shortest_path(source=BRENTWOOD, target=ST_JOHNS, valid_at=1960).found
 
 
@@ -447,11 +463,13 @@ def test_symmetric_and_inverse_mirrors() -> None:
     gateway = fixture_gateway()
     spouse = gateway.bfs_query(seeds=["wd:Q101"], max_hops=1, direction="out", expand_traits=["Symmetric"], topology_only=True)
     assert [e.model_dump(exclude_none=True) for e in listed_edges(spouse)] == [  # type: ignore[union-attr]
-        {"subject": "wd:Q101", "predicate": "wdt:P26", "object": "wd:Q100", "derived_via": "Symmetric(wdt:P26)"}]
+        {"subject": "wd:Q101", "predicate": "wdt:P26", "object": "wd:Q100", "derived_via": "Symmetric(wdt:P26)"}
+    ]
     father = gateway.bfs_query(seeds=["wd:Q102"], max_hops=1, direction="out", expand_traits=["Inverse"])
     mirrored = [e for e in listed_edges(father) if e.derived_via]  # type: ignore[union-attr]
     assert [(e.subject, e.predicate, e.object, e.derived_via, e.id) for e in mirrored] == [
-        ("wd:Q102", "wdt:P22", "wd:Q100", "Inverse(wdt:P40)", "wds:s2")]
+        ("wd:Q102", "wdt:P22", "wd:Q100", "Inverse(wdt:P40)", "wds:s2")
+    ]
 
 
 def test_somevalue_and_novalue_are_properties_not_edges() -> None:
@@ -460,7 +478,9 @@ def test_somevalue_and_novalue_are_properties_not_edges() -> None:
     assert parent.properties == {"wdt:P1038": ["novalue"], "wdt:P25": ["somevalue"], "wdt:P3373": ["somevalue"]}
     assert {(r.predicate, r.direction) for r in parent.relationships} == {("wdt:P26", "out"), ("wdt:P40", "out")}
     assert stub_triples(gateway, seeds=["wd:Q100"], max_hops=1) == {
-        ("wd:Q100", "wdt:P26", "wd:Q101"), ("wd:Q100", "wdt:P40", "wd:Q102")}
+        ("wd:Q100", "wdt:P26", "wd:Q101"),
+        ("wd:Q100", "wdt:P40", "wd:Q102"),
+    }
     novalue = gateway.describe_entity("wds:n1")
     assert novalue.properties and novalue.properties["wdno:P1038"] == ["novalue"]
 
@@ -594,13 +614,15 @@ def _tsv_row(qid: str, ordinal: int, label: str, match: str, type_: str | None) 
     return f'<{WD}{qid}>\t"{ordinal}"^^{integer}\t"{label}"\t"{match}"\t"{label}"\t{kind}\n'
 
 
-CANNED_TSV = "?item\t?ordinal\t?label\t?matched\t?matchText\t?type\n" + "".join((
-    _tsv_row("Q42", 0, "Douglas Adams", "label", "Q5"),
-    _tsv_row("Q28421831", 1, "Douglas Adams", "label", "Q5"),
-    _tsv_row("Q21506347", 2, "Douglas Adams Award", "label", "Q618779"),
-    _tsv_row("Q21506347", 2, "Douglas Adams Award", "label", "Q4220917"),  # a second P31 value: a second row
-    _tsv_row("Q5301558", 3, "Douglas Adams", "alias", None),
-))
+CANNED_TSV = "?item\t?ordinal\t?label\t?matched\t?matchText\t?type\n" + "".join(
+    (
+        _tsv_row("Q42", 0, "Douglas Adams", "label", "Q5"),
+        _tsv_row("Q28421831", 1, "Douglas Adams", "label", "Q5"),
+        _tsv_row("Q21506347", 2, "Douglas Adams Award", "label", "Q618779"),
+        _tsv_row("Q21506347", 2, "Douglas Adams Award", "label", "Q4220917"),  # a second P31 value: a second row
+        _tsv_row("Q5301558", 3, "Douglas Adams", "alias", None),
+    )
+)
 CANNED_JSON = (
     '{"head": {"vars": ["item", "ordinal", "label", "matched", "matchText", "type"]}, "results": {"bindings": ['
     '{"item": {"type": "uri", "value": "http://www.wikidata.org/entity/Q42"},'
@@ -641,9 +663,13 @@ class CannedEndpoint:
         self.server.server_close()
 
 
-@pytest.mark.parametrize(("body", "content_type"), [
-    (CANNED_TSV, "text/tab-separated-values; charset=utf-8"), (CANNED_JSON, "application/sparql-results+json"),
-])
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (CANNED_TSV, "text/tab-separated-values; charset=utf-8"),
+        (CANNED_JSON, "application/sparql-results+json"),
+    ],
+)
 def test_mwapi_entity_search_against_a_canned_endpoint(body: str, content_type: str) -> None:
     endpoint = CannedEndpoint(body, content_type)
     backend = RemoteBackend(endpoint.url, result_format="auto")
@@ -659,15 +685,18 @@ def test_mwapi_entity_search_against_a_canned_endpoint(body: str, content_type: 
     assert hits[0].id == "wd:Q42" and hits[0].label == "Douglas Adams" and hits[0].entity_type == "wd:Q5"
     if body is CANNED_TSV:
         assert [(h.id, h.match) for h in hits] == [
-            ("wd:Q42", "exact_label"), ("wd:Q28421831", "exact_label"), ("wd:Q5301558", "alt_label"),
-            ("wd:Q21506347", "prefix")]
+            ("wd:Q42", "exact_label"),
+            ("wd:Q28421831", "exact_label"),
+            ("wd:Q5301558", "alt_label"),
+            ("wd:Q21506347", "prefix"),
+        ]
         assert hits[3].entity_type == "wd:Q4220917"  # one hit per entity, its first type
         assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
 def test_mwapi_query_filters_types_and_escapes(q42: Gateway) -> None:
     search = MwapiEntitySearch(q42.backend, language="en-gb")
-    text = search.query("x\" } DROP ALL #", {WD + "Q5"}, 500)
+    text = search.query('x" } DROP ALL #', {WD + "Q5"}, 500)
     assert 'mwapi:search "x\\" } DROP ALL #"' in text and "mwapi:limit 50" in text
     assert "FILTER(?type IN (<http://www.wikidata.org/entity/Q5>))" in text
     assert search.search("anything", set(), 10, str) == []  # no such type: nothing, no query

@@ -150,7 +150,7 @@ def test_quantities_keep_their_unit_and_bounds(parts: tuple[str, str], lenient: 
                                                 "unit": None if unit == WD + "Q199" else "wd:" + unit[len(WD):]})
     shown = {
         p: [{"amount": float(v["amount"]), "unit": v.get("unit")} for v in
-            ((x["value"] if "value" in x else x) for x in values if isinstance(x, dict))
+            ((x.get("value", x)) for x in values if isinstance(x, dict))
             if isinstance(v, dict) and "amount" in v]
         for p, values in properties.items()
     }
@@ -228,10 +228,13 @@ def test_aliases_follow_the_chain(today: Path) -> None:
     store = ox.Store()
     store.load(path=str(today), format=ox.RdfFormat.N_QUADS)
     aliases = defaultdict(set)
-    for quad in store.quads_for_pattern(ox.NamedNode(WD + "Q42"), ox.NamedNode("http://www.w3.org/2004/02/skos/core#altLabel"), None):
+    alt_label = ox.NamedNode("http://www.w3.org/2004/02/skos/core#altLabel")
+    for quad in store.quads_for_pattern(ox.NamedNode(WD + "Q42"), alt_label, None):
         aliases[quad.object.language].add(quad.object.value)
     shown = set(open_today(today).describe_entity("wd:Q42").alt_labels or [])
-    wanted = {a for language, values in aliases.items() if language in ("en", "mul") or language.startswith("en-") for a in values}
+    wanted = {
+        a for language, values in aliases.items() if language in ("en", "mul") or language.startswith("en-") for a in values
+    }
     assert shown == wanted and wanted
 
 
@@ -254,8 +257,11 @@ def test_valid_at_marks_the_bounds_a_statement_does_not_state() -> None:
         edge = next((e for e in listed_edges(walk) if e.id == to_id(statement)), None)
         if edge is None:
             continue
-        stated = {q.predicate.value[len(qualifier):] for q in store.quads_for_pattern(ox.NamedNode(statement), None, None)
-                  if q.predicate.value.startswith(qualifier)}
+        stated = {
+            q.predicate.value[len(qualifier) :]
+            for q in store.quads_for_pattern(ox.NamedNode(statement), None, None)
+            if q.predicate.value.startswith(qualifier)
+        }
         expected = [bound for bound, names in (("start", {"P580", "P585"}), ("end", {"P582", "P585"})) if not stated & names]
         assert (edge.open_bounds or []) == expected, statement
         marked += bool(expected) and len(expected) < 2
@@ -292,8 +298,11 @@ def test_novalue_keeps_its_qualifiers_and_obeys_valid_at() -> None:
     store = ox.Store()
     store.load(NOVALUE_PARTY.encode(), format=ox.RdfFormat.TURTLE)
     gateway = Gateway(EmbeddedBackend.from_store(store), profile=WikidataProfile)
-    none = {"value": "novalue", "id": "wds:none",
-            "qualifiers": {"pq:P580": ["2021-01-01T00:00:00Z"], "pq:P582": ["2022-01-01T00:00:00Z"]}}
+    none = {
+        "value": "novalue",
+        "id": "wds:none",
+        "qualifiers": {"pq:P580": ["2021-01-01T00:00:00Z"], "pq:P582": ["2022-01-01T00:00:00Z"]},
+    }
     assert (gateway.describe_entity("wd:Q1").properties or {})["wdt:P102"] == [none]
     for year, shown in ((1960, False), (2021, True), (2023, False)):
         walk = gateway.bfs_query(seeds=["wd:Q1"], max_hops=1, valid_at=year)
@@ -302,8 +311,7 @@ def test_novalue_keeps_its_qualifiers_and_obeys_valid_at() -> None:
         # The item-valued party statement obeys the same rule as an edge.
         assert any(e.object == "wd:Q2" for e in listed_edges(walk)) is (1990 <= year <= 2020), year
     # An office with no dates is kept at any time, marked as known through neither bound.
-    office = next(e for e in listed_edges(gateway.bfs_query(seeds=["wd:Q1"], max_hops=1, valid_at=1960))
-                  if e.object == "wd:Q3")
+    office = next(e for e in listed_edges(gateway.bfs_query(seeds=["wd:Q1"], max_hops=1, valid_at=1960)) if e.object == "wd:Q3")
     assert office.open_bounds == ["start", "end"]
 
 

@@ -26,34 +26,68 @@ CASEBOOK = "https://example.org/graph/casebook"
 
 EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "describe_schema": [{}],
-    "search_entities": [{"query": "the woman", "limit": 3}, {"query": "Holmes", "entity_types": ["sh:Person"]},
-                        {"query": "zzzz nothing"}],
+    "search_entities": [
+        {"query": "the woman", "limit": 3},
+        {"query": "Holmes", "entity_types": ["sh:Person"]},
+        {"query": "zzzz nothing"},
+    ],
     "bfs_query": [
         # A point is a string in the schemas (one type for every dialect); a JSON integer is taken too.
         {"seeds": ["wiki:Irene_Adler"], "max_hops": 1, "as_of": "485", "topology_only": True, "layout": "compact"},
-        {"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 2,
-         "truth_status": ["asserted_true", "disputed", "hypothetical", "retracted"]},
-        {"seeds": ["wiki:Nonconformist_Clergyman"], "max_hops": 1, "expand_traits": ["Inverse"],
-         "edge_filter": {"predicates": ["DisguisedAs"]}},
-        {"seeds": ["wiki:Irene_Adler", "wiki:Moriarty"], "direction": "out", "node_filter": {"entity_types": ["sh:Person"]},
-         "valid_at": "1890-06-01", "max_nodes": 5},
+        {
+            "seeds": ["wiki:Sherlock_Holmes"],
+            "max_hops": 2,
+            "truth_status": ["asserted_true", "disputed", "hypothetical", "retracted"],
+        },
+        {
+            "seeds": ["wiki:Nonconformist_Clergyman"],
+            "max_hops": 1,
+            "expand_traits": ["Inverse"],
+            "edge_filter": {"predicates": ["DisguisedAs"]},
+        },
+        {
+            "seeds": ["wiki:Irene_Adler", "wiki:Moriarty"],
+            "direction": "out",
+            "node_filter": {"entity_types": ["sh:Person"]},
+            "valid_at": "1890-06-01",
+            "max_nodes": 5,
+        },
     ],
-    "expand_neighbors": [{"entity_ids": ["wiki:Irene_Adler"]},
-                         {"entity_ids": ["wiki:Irene_Adler", "wiki:Moriarty"], "depth": 2, "types": ["sh:Object"],
-                          "relationship_types": ["Knows", "Possesses"], "limit": 30, "include_incoming": False}],
+    "expand_neighbors": [
+        {"entity_ids": ["wiki:Irene_Adler"]},
+        {
+            "entity_ids": ["wiki:Irene_Adler", "wiki:Moriarty"],
+            "depth": 2,
+            "types": ["sh:Object"],
+            "relationship_types": ["Knows", "Possesses"],
+            "limit": 30,
+            "include_incoming": False,
+        },
+    ],
     "describe_entity": [{"id": "wiki:Irene_Adler"}, {"id": "https://example.org/wiki/Irene_Adler"}, {"id": "stmt:s13"}],
     "describe_entities": [{"ids": ["stmt:s13", "wiki:Moriarty"]}, {"ids": ["wiki:Dr_Watson"]}],
-    "intersect_subgraphs": [{"seeds": ["wiki:Sherlock_Holmes", "wiki:Irene_Adler"], "k": 1},
-                            {"seeds": ["wiki:Sherlock_Holmes", "wiki:Dr_Watson"], "k": 2, "topology_only": True}],
-    "transitive_closure_query": [{"start": "wiki:Briony_Lodge", "predicate": "rel:PartOf"},
-                                 {"start": "wiki:England", "predicate": "PartOf", "direction": "in", "limit": 2}],
+    "intersect_subgraphs": [
+        {"seeds": ["wiki:Sherlock_Holmes", "wiki:Irene_Adler"], "k": 1},
+        {"seeds": ["wiki:Sherlock_Holmes", "wiki:Dr_Watson"], "k": 2, "topology_only": True},
+    ],
+    "transitive_closure_query": [
+        {"start": "wiki:Briony_Lodge", "predicate": "rel:PartOf"},
+        {"start": "wiki:England", "predicate": "PartOf", "direction": "in", "limit": 2},
+    ],
     "scan_query": [{"truth_status": ["disputed", "hypothetical"], "limit": 2}, {"node_types": ["sh:Person"], "limit": 3}],
-    "shortest_path": [{"source": "wiki:Irene_Adler", "target": "wiki:Dr_Watson"},
-                      {"source": "wiki:Irene_Adler", "target": "wiki:Moriarty", "max_hops": 2}],
+    "shortest_path": [
+        {"source": "wiki:Irene_Adler", "target": "wiki:Dr_Watson"},
+        {"source": "wiki:Irene_Adler", "target": "wiki:Moriarty", "max_hops": 2},
+    ],
     "communities": [{"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 2}, {"resolution": 2}],
-    "answer": [{"question": "Who is Irene Adler?"}, {"question": "What did Irene Adler keep?", "truth_status": ["asserted_true", "hypothetical"]}],
-    "fetch_slice": [{"entity_id": "wiki:A_Scandal_in_Bohemia"}, {"entity_id": "wiki:Irene_Adler", "window": 99,
-                                                                "content_max_chars": 5}],
+    "answer": [
+        {"question": "Who is Irene Adler?"},
+        {"question": "What did Irene Adler keep?", "truth_status": ["asserted_true", "hypothetical"]},
+    ],
+    "fetch_slice": [
+        {"entity_id": "wiki:A_Scandal_in_Bohemia"},
+        {"entity_id": "wiki:Irene_Adler", "window": 99, "content_max_chars": 5},
+    ],
 }
 """Requests the Python API accepts, per tool: every tool is called over HTTP with each."""
 
@@ -121,7 +155,10 @@ def start_server(directory: Path, *args: str, wait: float = 90) -> Served:
     with open(log, "wb") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "gateway.surfaces.cli", "serve", *args, "--port", str(port)],
-            stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=ROOT,
         )
     served = Served(process, port, log)
     deadline = time.monotonic() + wait
@@ -170,7 +207,7 @@ class Listener(http.server.ThreadingHTTPServer):
 @pytest.fixture()
 def listener() -> Iterator[Listener]:
     class Answer(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the standard library's name
+        def do_POST(self) -> None:
             server.hits.append(self.path)
             body = b'{"head":{"vars":[]},"results":{"bindings":[{}]}}'
             self.send_response(200)

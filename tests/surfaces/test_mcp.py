@@ -151,3 +151,25 @@ def test_the_tool_list_an_agent_loads_is_light() -> None:
 
     assert size(tools) <= 25_000
     assert size([{k: v for k, v in tool.items() if k != "outputSchema"} for tool in tools]) <= 10_000
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_answer_over_streamable_http_samples_a_client_that_offers_it(server: Any, mode: str) -> None:
+    """The newest protocol is asked between rounds; a handshake-era client ("legacy")
+    within its session, as over stdio: either way the client's own model answers."""
+    from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
+
+    asked: list[str] = []
+
+    async def sample(_: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
+        asked.append(params.system_prompt or "")
+        return CreateMessageResult(role="assistant", model="scripted",
+                                   content=TextContent(type="text", text='{"findings": []}'))
+
+    async def run() -> Any:
+        async with Client(f"{server.url}/mcp", sampling_callback=sample, mode=mode) as client:
+            return await client.call_tool("answer", {"question": "Who is Irene Adler?"})
+
+    result = asyncio.run(run())
+    assert not result.is_error, result.content
+    assert asked and result.structured_content["model_calls"] == len(asked)  # type: ignore[index]

@@ -272,7 +272,23 @@ def test_post_content_types(client: httpx2.Client) -> None:
 
 def test_an_unacceptable_accept_is_406(client: httpx2.Client) -> None:
     assert_problem(client.get("/sparql", params={"query": "ASK {}"}, headers={"Accept": "image/png"}), 406)
-    assert_problem(client.get("/sparql", params={"query": CONSTRUCT}, headers={"Accept": "text/csv"}), 406)
+    assert_problem(client.get("/sparql", params={"query": CONSTRUCT}, headers={"Accept": "image/png"}), 406)
+
+
+@pytest.mark.parametrize("accept", ["text/csv", "application/sparql-results+xml, application/sparql-results+json;q=0.9"])
+def test_a_graph_asked_with_only_result_formats_comes_back_as_turtle(client: httpx2.Client, accept: str) -> None:
+    """roqet names only result formats for any query: CONSTRUCT falls back to Turtle."""
+    answer = client.get("/sparql", params={"query": CONSTRUCT}, headers={"Accept": accept})
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/turtle")
+    assert list(ox.parse(answer.content, format=ox.RdfFormat.TURTLE))
+
+
+def test_json_ld_over_rdf_1_2_is_406_naming_what_works(client: httpx2.Client) -> None:
+    reifies = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies>"
+    query = f"CONSTRUCT {{ ?r {reifies} ?t }} WHERE {{ ?r {reifies} ?t }} LIMIT 3"
+    problem = assert_problem(client.get("/sparql", params={"query": query}, headers={"Accept": "application/ld+json"}), 406)
+    assert "JSON-LD" in problem["detail"] and "text/turtle" in problem["detail"]
+    assert client.get("/sparql", params={"query": query}, headers={"Accept": "text/turtle"}).status_code == 200
 
 
 # -- SERVICE, however it is written (tests/surfaces/test_sparql_text.py checks the reading against pyoxigraph) --

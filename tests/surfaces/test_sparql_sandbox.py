@@ -49,7 +49,7 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
 
 
 def _pids(box: Sandbox) -> list[int]:
-    queue = box._queue()  # noqa: SLF001 - which processes serve is the point here
+    queue = box._queue()
     return sorted(w.pid for w in queue._queue if w is not None)  # type: ignore[attr-defined]
 
 
@@ -125,7 +125,7 @@ def test_an_on_disk_store_is_opened_read_only_by_each_worker(tmp_path: Path) -> 
     box = Sandbox(store_opener(ox.Store.read_only(str(directory)), str(directory)), run_query,
                   SandboxLimits(workers=2, deadline=10))
     try:
-        header, body = _run(box, "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+        _header, body = _run(box, "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
         assert b'"50"' in body
     finally:
         box.close()

@@ -3,6 +3,7 @@ across hash seeds and input orders, connected, and as modular as networkx's Louv
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -16,8 +17,8 @@ import pytest
 from gateway import Gateway, Settings, TooLarge
 from gateway.models import CommunitiesInput
 from gateway.tools.community import partition
-from tests.synth import random_graph
 from tests.conftest import ROOT, gateway_from_ntriples
+from tests.synth import random_graph
 
 SCRIPT = """
 import json, random, sys
@@ -74,7 +75,7 @@ def test_communities_are_connected_and_their_modularity_is_networkxs_reading(num
     for (a, b), kinds in weights.items():
         g[a][b]["weight"] = len(kinds)
     for level, parts in zip(result.levels, every_level(gateway), strict=True):
-        assert sorted(n for p in parts for n in p) == sorted(set(n for p in parts for n in p))  # a partition
+        assert sorted(n for p in parts for n in p) == sorted({n for p in parts for n in p})  # a partition
         for part in parts:
             sub = g.subgraph(part)
             assert len(part) == 1 or nx.is_connected(sub)
@@ -104,7 +105,7 @@ def naive_levels(n: int, weights: dict[tuple[int, int], int]) -> list[list[list[
             graph.add_edge(x, y, weight=old + w)
         community = list(range(len(members)))
 
-        def quality() -> float:
+        def quality(graph: nx.Graph = graph, community: list[int] = community) -> float:
             groups: dict[int, set[int]] = {}
             for node, c in enumerate(community):
                 groups.setdefault(c, set()).add(node)
@@ -181,12 +182,12 @@ def test_the_answer_does_not_depend_on_the_order_statements_are_stored() -> None
 
 def test_levels_are_nested_coarsest_first(demo: Gateway) -> None:
     result = demo.communities(seeds=["wiki:Sherlock_Holmes"], max_hops=2)
-    assert [l.level for l in result.levels] == list(range(len(result.levels)))
-    sizes = [l.community_count for l in result.levels]
+    assert [level.level for level in result.levels] == list(range(len(result.levels)))
+    sizes = [level.community_count for level in result.levels]
     assert sizes == sorted(sizes)  # coarser levels have fewer communities
     levels = every_level(demo, seeds=["wiki:Sherlock_Holmes"], max_hops=2)
     assert [len(parts) for parts in levels] == sizes
-    for coarse, fine in zip(levels, levels[1:]):
+    for coarse, fine in itertools.pairwise(levels):
         owner = {m: i for i, part in enumerate(coarse) for m in part}
         for part in fine:
             assert len({owner[m] for m in part}) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable
 
@@ -9,7 +10,6 @@ import networkx as nx
 import pytest
 
 from gateway import Gateway
-from tests.synth import predicate, random_graph
 from tests.conftest import gateway_from_ntriples, random_filters
 from tests.oracle import (
     existing_nodes,
@@ -19,6 +19,7 @@ from tests.oracle import (
     structural_edges,
     traversable_edges,
 )
+from tests.synth import predicate, random_graph
 
 GRAPHS = 210
 
@@ -75,8 +76,16 @@ def test_closure_matches_networkx(number: int) -> None:
             assert not expected and not result.reachable
 
 
-def oracle_path(graph: object, source: str, target: str, max_hops: int, direction: str,
-                chosen: dict[str, object], predicates: list[str] | None, to_id: Callable[[str], str]) -> list[tuple[str, ...]] | None:
+def oracle_path(
+    graph: object,
+    source: str,
+    target: str,
+    max_hops: int,
+    direction: str,
+    chosen: dict[str, object],
+    predicates: list[str] | None,
+    to_id: Callable[[str], str],
+) -> list[tuple[str, ...]] | None:
     f = oracle_filters(chosen)
     edges = traversable_edges(graph, f["truth_status"], f["as_of"], f["valid_at"], frozenset())  # type: ignore[arg-type]
     structural = structural_edges(graph, f["truth_status"], f["as_of"], f["valid_at"])  # type: ignore[arg-type]
@@ -97,9 +106,11 @@ def oracle_path(graph: object, source: str, target: str, max_hops: int, directio
     best = None
     for path in paths:
         steps = []
-        for u, v in zip(path, path[1:]):
+        for u, v in itertools.pairwise(path):
             edge = min(nav[u][v], key=lambda e: step_key(e, v))
-            steps.append((step_key(edge, v), (to_id(edge[0]), to_id(edge[1]), to_id(edge[2]), to_id(edge[3]) if edge[3] else None)))
+            steps.append(
+                (step_key(edge, v), (to_id(edge[0]), to_id(edge[1]), to_id(edge[2]), to_id(edge[3]) if edge[3] else None))
+            )
         keyed = tuple(k for k, _ in steps)
         if best is None or keyed < best[0]:
             best = (keyed, [e for _, e in steps])

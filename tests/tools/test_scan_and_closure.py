@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-
 import random
 
 import pytest
 
 from gateway import Gateway, InvalidInput
-from tests.synth import random_graph
 from tests.conftest import gateway_from_ntriples
+from tests.synth import random_graph
 
 
 def test_example_5_partof_closure(demo: Gateway) -> None:
@@ -55,7 +54,9 @@ def pages(gateway: Gateway, size: int, **query: object) -> list[str]:
 def test_paging_yields_every_item_exactly_once(demo: Gateway, size: int) -> None:
     everything = pages(demo, 10_000, truth_status=["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"])
     assert len(everything) == len(set(everything)) == 46
-    assert pages(demo, size, truth_status=["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]) == everything
+    assert (
+        pages(demo, size, truth_status=["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]) == everything
+    )
     people = pages(demo, size, node_types=["Person", "Location"])
     assert len(people) == len(set(people)) == 20
 
@@ -114,8 +115,9 @@ def test_path_edge_cases(demo: Gateway) -> None:
 
 
 def test_the_weakest_edge_points_into_the_path(medlit_gateway: Gateway) -> None:
-    path = medlit_gateway.shortest_path(source="RxNorm:3251", target="DBPedia:Cushing's_disease",
-                                        truth_status=["asserted_true", "hypothetical", "disputed"])
+    path = medlit_gateway.shortest_path(
+        source="RxNorm:3251", target="DBPedia:Cushing's_disease", truth_status=["asserted_true", "hypothetical", "disputed"]
+    )
     assert path.found and path.edges and path.weakest_edge is not None
     confidences = [edge.confidence for edge in path.edges]
     assert path.weakest_edge.confidence == min(confidences)  # type: ignore[type-var]

@@ -98,7 +98,7 @@ def test_example_1_author_publications_with_provenance(demo: Gateway) -> None:
     )
     assert hops(result) == {
         "wiki:Dr_Watson": 0, "wiki:Sherlock_Holmes": 1, "wiki:Mary_Morstan": 1,
-        "wiki:221B_Baker_Street": 1, "stmt:s12": 1, **{s: 1 for s in STORIES},
+        "wiki:221B_Baker_Street": 1, "stmt:s12": 1, **dict.fromkeys(STORIES, 1),
     }
     full = {n.id for n in listed_nodes(result) if not is_stub_node(n)}
     assert full == set(STORIES)
@@ -215,7 +215,8 @@ def test_example_8_inverse_trait_surfaces_a_derived_edge(demo: Gateway) -> None:
     out = bfs(gateway, seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, direction="out")
     assert out.edge_count == 0
     out_traits = bfs(gateway, seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, direction="out", expand_traits=["Inverse"])
-    assert [(e.predicate, e.derived_via) for e in listed_edges(out_traits)] == [("rel:HasTrueIdentity", "Inverse(rel:DisguisedAs)")]
+    derived = [(e.predicate, e.derived_via) for e in listed_edges(out_traits)]
+    assert derived == [("rel:HasTrueIdentity", "Inverse(rel:DisguisedAs)")]
     stub = bfs(gateway, seeds=["wiki:Nonconformist_Clergyman"], max_hops=1, expand_traits=["Inverse"], topology_only=True)
     assert any(e.derived_via == "Inverse(rel:DisguisedAs)" for e in listed_edges(stub))  # stubs keep derived_via
 
@@ -247,13 +248,18 @@ def test_valid_at_filters_edges_in_force(demo: Gateway) -> None:
 def test_presentation_filters_never_change_topology(demo: Gateway) -> None:
     base = {"seeds": ["wiki:Sherlock_Holmes", "obj:photograph"], "max_hops": 2}
     variants = [
-        {}, {"topology_only": True}, {"node_filter": {"entity_types": ["Person"]}},
-        {"edge_filter": {"predicates": ["Knows"]}}, {"node_filter": {"entity_types": []}, "edge_filter": {"predicates": []}},
+        {},
+        {"topology_only": True},
+        {"node_filter": {"entity_types": ["Person"]}},
+        {"edge_filter": {"predicates": ["Knows"]}},
+        {"node_filter": {"entity_types": []}, "edge_filter": {"predicates": []}},
     ]
     shapes = set()
     for variant in variants:
         result = bfs(demo, **base, **variant)
-        shapes.add((tuple(n.id for n in listed_nodes(result)), tuple((e.subject, e.predicate, e.object) for e in listed_edges(result))))
+        shapes.add(
+            (tuple(n.id for n in listed_nodes(result)), tuple((e.subject, e.predicate, e.object) for e in listed_edges(result)))
+        )
     assert len(shapes) == 1
 
 

@@ -1,0 +1,146 @@
+"""The tools' inputs: what each call takes, checked before any work (unknown fields refused)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from gateway.models.shared import Direction, Id, Layout, Point, Strict, Trait, TruthStatus
+
+
+class NodeFilter(Strict):
+    entity_types: list[Id] = Field(
+        default_factory=list, description="Types whose nodes get full data."
+    )
+
+
+class EdgeFilter(Strict):
+    predicates: list[Id] = Field(
+        default_factory=list, description="Predicates whose edges get full data."
+    )
+
+
+class TraversalFilters(Strict):
+    """Filters that decide which statements a walk may cross (and so change topology).
+
+    A list of what may be crossed or matched names at least one item: an empty one would
+    match nothing, so it is refused (leave it out, or null, for the default)."""
+
+    truth_status: list[TruthStatus] | None = Field(
+        default=None, min_length=1,
+        description='Statuses crossed; default ["asserted_true"].',
+    )
+    as_of: Point | None = Field(
+        default=None,
+        description="Only what was asserted by then (position or ISO date).",
+    )
+    valid_at: Point | None = Field(
+        default=None,
+        description="Only what held then (year or ISO date).",
+    )
+
+
+class WalkFilters(TraversalFilters):
+    """The traversal filters of a walking tool: which predicates it may cross, too."""
+
+    predicates: list[Id] | None = Field(default=None, min_length=1, description="Walk only these.")
+    exclude_predicates: list[Id] = Field(default_factory=list, description="Never walk these.")
+
+
+# -- tool inputs --------------------------------------------------------------------
+class DescribeSchemaInput(Strict):
+    pass
+
+
+class SearchEntitiesInput(Strict):
+    query: str = Field(min_length=1, max_length=500, description="A name or words.")
+    entity_types: list[Id] | None = Field(default=None, min_length=1, description="Only entities of these types.")
+    limit: int = Field(default=10, description="1 to 100.")
+
+
+class BfsQueryInput(WalkFilters):
+    seeds: list[Id] = Field(min_length=1, description="Entity IDs (CURIEs or URLs), 1 to 256.")
+    max_hops: int = Field(default=1, description="0 to 6.")
+    direction: Direction = Field(default="both", description="out: along relationships; in: against them.")
+    expand_traits: list[Trait] = Field(
+        default_factory=list,
+        description="Add implied edges (derived_via).",
+    )
+    node_filter: NodeFilter | None = None
+    edge_filter: EdgeFilter | None = None
+    topology_only: bool = Field(default=False, description="All stubs: the cheapest survey.")
+    max_nodes: int | None = Field(default=None, description="Node budget (clamped).")
+    max_edges: int | None = Field(default=None, description="Edge budget (clamped).")
+    layout: Layout = Field(
+        default="default",
+        description='"compact": stubs grouped, with labels.',
+    )
+
+
+class DescribeEntityInput(Strict):
+    id: Id = Field(description="An entity or statement ID.")
+
+
+class DescribeEntitiesInput(Strict):
+    ids: list[Id] = Field(min_length=1, description="IDs, 1 to 100.")
+
+
+class ExpandNeighborsInput(TraversalFilters):
+    entity_ids: list[Id] = Field(min_length=1, description="Seed IDs, 1 to 8.")
+    relationship_types: list[Id] | None = Field(default=None, min_length=1, description="Walk only these predicates.")
+    types: list[Id] | None = Field(default=None, min_length=1,
+                                   description="List only neighbours of these types (the walk crosses any).")
+    depth: int = Field(default=1, description="1 to 3.")
+    limit: int = Field(default=8, description="1 to 24.")
+    content_max_chars: int = Field(default=500, description="Preview per neighbour, 1 to 4,000.")
+    include_incoming: bool = True
+
+
+class AnswerInput(TraversalFilters):
+    question: str = Field(min_length=1, max_length=2000)
+    max_batches: int | None = Field(default=None, description="1 to 8 (default 8).")
+
+
+class FetchSliceInput(Strict):
+    entity_id: Id = Field(description="A passage or document ID.")
+    window: int | None = Field(default=None, description="Passages, 1 to 64 (default 3).")
+    content_max_chars: int | None = Field(default=None, description="Text budget (default 18000).")
+
+
+class IntersectSubgraphsInput(WalkFilters):
+    seeds: list[Id] = Field(min_length=2, description="IDs, 2 to 8.")
+    k: int = Field(default=2, description="1 to 4 hops from each.")
+    direction: Direction = "both"
+    node_filter: NodeFilter | None = None
+    edge_filter: EdgeFilter | None = None
+    topology_only: bool = False
+    max_nodes: int | None = Field(default=None, description="Node budget per seed walk (clamped).")
+    max_edges: int | None = Field(default=None, description="Edge budget per seed walk (clamped).")
+
+
+class TransitiveClosureInput(TraversalFilters):
+    start: Id = Field(description="An entity ID.")
+    predicate: Id = Field(description="e.g. rdfs:subClassOf")
+    direction: Direction = Field(default="out", description='"out" follows subject to object; "in" the inverse.')
+    limit: int = Field(default=10_000, description="1 to 500,000.")
+
+
+class ScanQueryInput(TraversalFilters):
+    node_types: list[Id] | None = Field(default=None, min_length=1, description="Entity types to list.")
+    edge_predicates: list[Id] | None = Field(default=None, min_length=1, description="Predicates whose statements to list.")
+    limit: int = Field(default=100, description="Per page, 1 to 1,000.")
+    cursor: str | None = Field(default=None, max_length=4096, description="next_cursor of the previous page.")
+
+
+class ShortestPathInput(WalkFilters):
+    source: Id
+    target: Id
+    max_hops: int = Field(default=4, description="Longest path (1 to 8 hops).")
+    direction: Direction = "both"
+
+
+class CommunitiesInput(WalkFilters):
+    seeds: list[Id] = Field(default_factory=list, description="Whose neighbourhood, up to 256 (none: the whole graph).")
+    max_hops: int = Field(default=2, description="Hops around the seeds (1 to 4).")
+    resolution: float = Field(default=1.0, gt=0, le=10, description="Higher: smaller communities.")
+    level: int = Field(default=0, description="Level to list (0: coarsest).")
+    community: int | None = Field(default=None, description="One community of that level, in full.")
