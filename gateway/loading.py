@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 from rich.console import Console
@@ -24,6 +25,7 @@ from gateway.backends.embedded import (
     LoadReport,
     load_files,
     rdf_format,
+    read_meta,
     scan_prefixes,
     write_meta,
 )
@@ -42,7 +44,11 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
             raise InvalidInput(f"{path}: no such file", field="files")
         rdf_format(path)
     directory.mkdir(parents=True, exist_ok=True)
-    previous = json.loads((directory / META_FILE).read_text()) if (directory / META_FILE).is_file() else {}
+    previous = read_meta(directory) or {}
+    # Said first, cleared last: a load that dies leaves a store that says so on open.
+    write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
+               generation=previous.get("generation"), loading=True)
+    generation = uuid.uuid4().hex
     store = ox.Store(str(directory / STORE_DIR))
     total = sum(p.stat().st_size for p in files)
     with Progress(
@@ -51,36 +57,53 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
     ) as progress:
         task = progress.add_task("load", total=total)
         scan = reifiers.start([(path, rdf_format(path)) for path in files], lenient=lenient)
-        report = load_files(store, files, lenient=lenient, bulk=True, progress=lambda n: progress.advance(task, n))
+        before = len(store)
+        try:
+            report = load_files(store, files, lenient=lenient, bulk=True, progress=lambda n: progress.advance(task, n))
+        except InvalidInput:
+            if len(store) == before:  # refused before any quad went in: the store is as it was
+                _restore(directory, previous)
+            raise
     store.flush()
     prefixes = dict(previous.get("prefixes", {}))
     for path in files:
         if rdf_format(path) in (ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3):
             prefixes.update(scan_prefixes(path))
-    before = previous.get("report", {})
-    report.files = [*before.get("files", []), *report.files]
+    earlier = previous.get("report", {})
+    report.files = [*earlier.get("files", []), *report.files]
     report.quads = len(store)
-    for tag, count in before.get("invalid_language_tags", {}).items():
+    for tag, count in earlier.get("invalid_language_tags", {}).items():
         report.invalid_language_tags[tag] = report.invalid_language_tags.get(tag, 0) + count
-    write_meta(directory, prefixes, report)
     write_key_file(directory / KEY_FILE)  # kept if it exists: cursors stay valid across loads
     context = GraphContext(backend := EmbeddedBackend(store, prefixes=prefixes), NativeProfile(backend))
-    SearchIndex.build(context, directory / SEARCH_FILE).close()
-    _keep_reifier_scan(directory, store, scan.result(), fresh=not previous)
+    SearchIndex.build(context, directory / SEARCH_FILE, generation=generation).close()
+    _keep_reifier_scan(directory, store, scan.result(), previous, generation)
     # Counted here, once, rather than on the first describe_schema of every process.
-    statistics.write(statistics.store_file(directory, context.profile.name), statistics.count(context))
+    statistics.write(statistics.store_file(directory, context.profile.name), statistics.count(context),
+                     generation=generation)
+    write_meta(directory, prefixes, report, generation=generation)  # last: the side files are in place
     return report
 
 
-def _keep_reifier_scan(directory: Path, store: ox.Store, found: reifiers.ReifierScan, *, fresh: bool) -> None:
+def _restore(directory: Path, previous: dict[str, Any]) -> None:
+    if previous:
+        write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
+                   generation=previous.get("generation"))
+    else:
+        (directory / META_FILE).unlink(missing_ok=True)
+
+
+def _keep_reifier_scan(
+    directory: Path, store: ox.Store, found: reifiers.ReifierScan, previous: dict[str, object], generation: str,
+) -> None:
     """Keep the reifier-only statements beside the store, so that opening it costs nothing
     extra. A load onto an earlier one adds to what that kept; the statements are then
     checked against the whole store (a new file may assert an old reifier's triple)."""
     path = directory / reifiers.FILE
-    if not fresh:
-        before = reifiers.read(path)
+    if previous:
+        before = reifiers.read(path, str(previous.get("generation")))
         if before is None:
             path.unlink(missing_ok=True)  # the earlier load kept none: the profile asks SPARQL
             return
         found = reifiers.ReifierScan([*before.unasserted, *found.unasserted], before.namespaces | found.namespaces)
-    reifiers.write(path, reifiers.unasserted_in(store, found))
+    reifiers.write(path, reifiers.unasserted_in(store, found), generation)

@@ -92,3 +92,144 @@ def test_a_store_directory_copied_into_memory_answers_the_same(tmp_path: Path, m
     build_app(ServeConfig(source=str(directory)))
     assert opened == [True, False, False]
 
+
+
+# -- a load that dies leaves nothing stale ------------------------------------------------------
+def _load_and_kill(tmp_path: Path, data: Path, store: Path, after: float) -> int:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    process = subprocess.Popen([sys.executable, "-m", "gateway.surfaces.cli", "load", str(data), "--store", str(store)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(after)
+    process.send_signal(signal.SIGKILL)
+    return process.wait()
+
+
+@pytest.mark.parametrize("after", [1.5, 3.0, 4.2])
+def test_a_killed_load_is_refused_or_whole_never_stale(tmp_path: Path, after: float) -> None:
+    """`kill -9` at a point of the load: opening the store either says the load did not
+    finish, or (when it had finished) gives the statistics and names a fresh count gives."""
+    from tests.synth import power_law_ntriples
+
+    data = tmp_path / "graph.nt"
+    data.write_text("".join(power_law_ntriples(100_000, seed=3, reified=True)), encoding="utf-8")
+    store = tmp_path / "store"
+    code = _load_and_kill(tmp_path, data, store, after)
+    try:
+        opened = Gateway.open(store)
+    except InvalidInput as refused:  # killed while loading (or before the store was made)
+        assert code != 0 and (("did not finish" in refused.message and "run the same load again" in refused.message)
+                              or not store.exists()), refused.message
+        load_store([data], store, show_progress=False)  # what the message says to do
+        opened = Gateway.open(store)
+    schema = opened.describe_schema()
+    fresh = Gateway.open(data).describe_schema()
+    assert schema.statements == fresh.statements and schema.truth_statuses == fresh.truth_statuses
+    hit = opened.search_entities("e1").results
+    assert hit == Gateway.open(data).search_entities("e1").results
+
+
+def test_side_files_of_another_load_are_not_believed(tmp_path: Path) -> None:
+    """A store whose statistics, index and reifier scan were made for an earlier load (here:
+    copied back from it) reads its data again instead of answering from them."""
+    import shutil
+
+    from gateway.engine.search import SEARCH_FILE
+    from gateway.engine.statistics import store_file
+
+    first, second = tmp_path / "a.nt", tmp_path / "b.nt"
+    first.write_text("<http://x.example/a> <http://x.example/p> <http://x.example/b> .\n", encoding="utf-8")
+    second.write_text("<http://x.example/c> <http://x.example/q> <http://x.example/d> .\n"
+                      '<http://x.example/c> <http://www.w3.org/2000/01/rdf-schema#label> "Cecil" .\n', encoding="utf-8")
+    store = tmp_path / "store"
+    load_store([first], store, show_progress=False)
+    old = tmp_path / "old"
+    old.mkdir()
+    for name in (SEARCH_FILE, store_file(store, "native").name):
+        shutil.copy(store / name, old / name)
+    load_store([second], store, show_progress=False)
+    for name in (SEARCH_FILE, store_file(store, "native").name):
+        shutil.copy(old / name, store / name)
+    opened = Gateway.open(store)
+    assert opened.describe_schema().statements.total == 2
+    assert opened.search_entities("Cecil").results[0].id == "http://x.example/c"
+
+
+def test_a_corrupt_meta_json_is_one_line(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    load_store([DEMO], store, show_progress=False)
+    (store / "meta.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"meta\.json: cannot be read"):
+        Gateway.open(store)
+
+
+def test_a_load_that_dies_after_its_quads_leaves_a_store_that_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dead between the quads and the side files (the probe's 2,378-of-202,378 case)."""
+    from gateway.engine import search
+
+    store = tmp_path / "store"
+    load_store([DEMO], store, show_progress=False)
+
+    def dies(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(search.SearchIndex, "build", dies)
+    with pytest.raises(KeyboardInterrupt):
+        load_store([DEMO], store, show_progress=False)
+    with pytest.raises(InvalidInput, match="did not finish"):
+        Gateway.open(store)
+    monkeypatch.undo()
+    load_store([DEMO], store, show_progress=False)
+    assert Gateway.open(store).describe_schema().statements == Gateway.open(DEMO).describe_schema().statements
+
+
+# -- what pyoxigraph would crash on, or a file that is not what it says -------------------------
+def _nested(depth: int) -> str:
+    # A comment and a string with the brackets in them count for nothing.
+    return ("@prefix x: <http://x.example/> .\n# <<( <<( <<(\nx:s x:p \"<<( >> )>>\" .\n"
+            "x:s x:p " + "<<( x:a x:b " * depth + "x:c" + " )>>" * depth + " .\n")
+
+
+def test_triple_terms_nested_past_the_bound_are_refused_before_parsing(tmp_path: Path) -> None:
+    """10,000 deep killed the process (a segfault in a query over it); 64 deep loads."""
+    from gateway.backends.file_checks import MAX_TRIPLE_TERM_DEPTH
+
+    ok, deep = tmp_path / "ok.ttl", tmp_path / "deep.ttl"
+    ok.write_text(_nested(MAX_TRIPLE_TERM_DEPTH), encoding="utf-8")
+    deep.write_text(_nested(10_000), encoding="utf-8")
+    assert Gateway.open(ok).backend.report.quads == 2  # type: ignore[attr-defined]
+    for path in (deep, _gzipped(deep)):
+        with pytest.raises(InvalidInput, match=r"line 4: triple terms nest deeper than 64"):
+            Gateway.open(path)
+    with pytest.raises(InvalidInput, match="nest deeper"):
+        load_store([deep], tmp_path / "store", show_progress=False)
+
+
+def _gzipped(path: Path) -> Path:
+    import gzip
+
+    packed = path.with_name(path.name + ".gz")
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    return packed
+
+
+def test_files_that_are_not_what_they_say_are_one_line(tmp_path: Path) -> None:
+    whole = _gzipped(DEMO)
+    cut = tmp_path / "cut.trig.gz"
+    cut.write_bytes(whole.read_bytes()[:200])
+    fake = tmp_path / "fake.trig.gz"
+    fake.write_bytes(DEMO.read_bytes())
+    big = tmp_path / "big.nt"
+    big.write_text('<http://x.example/s> <http://x.example/p> "' + "a" * (17 << 20) + '" .\n', encoding="utf-8")
+    for path, said in ((cut, "not a whole gzip file"), (fake, "not a whole gzip file"), (big, "larger than the parser")):
+        with pytest.raises(InvalidInput, match=said):
+            Gateway.open(path)
+    store = tmp_path / "store"
+    with pytest.raises(InvalidInput, match="larger than the parser"):
+        load_store([big], store, show_progress=False)
+    load_store([DEMO], store, show_progress=False)  # a refused load left the store as it was
+    assert Gateway.open(store).describe_schema().statements.total > 0
+    whole.unlink()

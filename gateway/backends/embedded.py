@@ -10,7 +10,9 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import re
+import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
@@ -21,6 +23,7 @@ import pyoxigraph as ox
 
 from gateway.backends import reifiers
 from gateway.backends.base import QueryLog, Rows
+from gateway.backends.file_checks import check_triple_terms
 from gateway.errors import InvalidInput, UpstreamError
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph
 
@@ -152,14 +155,19 @@ class EmbeddedBackend:
 
     @classmethod
     def _open_directory(cls, directory: Path) -> EmbeddedBackend:
-        meta_path = directory / META_FILE
-        if meta_path.is_file():
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            store = ox.Store.read_only(str(directory / STORE_DIR))
-            report = LoadReport(**meta.get("report", {}))
+        meta = read_meta(directory)
+        if meta is not None:
+            if meta.get("loading"):
+                raise InvalidInput(f"{directory}: the last `bfsql load` into this store did not finish, so its data "
+                                   "may be incomplete: run the same load again", field="path")
+            try:
+                store = ox.Store.read_only(str(directory / STORE_DIR))
+                report = LoadReport(**meta.get("report", {}))
+            except (OSError, TypeError) as error:
+                raise InvalidInput(f"{directory}: not a store `bfsql load` made ({error})", field="path") from None
             backend = cls(store, prefixes=meta.get("prefixes", {}), report=report, directory=directory,
                           store_path=directory / STORE_DIR)
-            found = reifiers.read(directory / reifiers.FILE)
+            found = reifiers.read(directory / reifiers.FILE, meta.get("generation"))
             backend._reifier_scan = None if found is None else reifiers.done(found)
             return backend
         try:
@@ -346,6 +354,7 @@ def load_files(
         fmt = rdf_format(path)
         load = store.bulk_load if bulk else store.load
         try:
+            check_triple_terms(path, fmt)
             if progress is None and path.suffix.lower() != ".gz":
                 # pyoxigraph reads the file itself, without the GIL (reifiers.scan runs beside it)
                 load(path=str(path), format=fmt, lenient=lenient)
@@ -355,6 +364,13 @@ def load_files(
         except SyntaxError as error:
             hint = "" if lenient else " (a lenient load may accept it)"
             raise InvalidInput(f"{path.name}: {error}{hint}", field="path") from None
+        except (EOFError, gzip.BadGzipFile, zlib.error) as error:  # a cut or false .gz
+            raise InvalidInput(f"{path.name}: not a whole gzip file ({error or 'it ends early'})", field="path") from None
+        except MemoryError:
+            raise InvalidInput(f"{path.name}: a term in it is larger than the parser takes (16 MiB)",
+                               field="path") from None
+        except OSError as error:
+            raise InvalidInput(f"{path.name}: cannot be read ({error})", field="path") from None
     report.quads = len(store) - before
     if lenient:
         report.invalid_language_tags = invalid_language_tags(store)
@@ -406,6 +422,38 @@ def _open_counting(path: Path, progress: Callable[[int], None] | None) -> io.Buf
     return io.BufferedReader(_Counting(handle, progress), buffer_size=1 << 20)
 
 
-def write_meta(directory: Path, prefixes: dict[str, str], report: LoadReport) -> None:
-    meta = {"prefixes": prefixes, "report": asdict(report)}
-    (directory / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+def write_meta(
+    directory: Path, prefixes: dict[str, str], report: LoadReport, *, generation: str | None, loading: bool = False,
+) -> None:
+    """meta.json: the prefixes, the load report and the store's `generation` (every side
+    file records the one it was made for); `loading` while a load is under way, so a load
+    that dies leaves a store that says so. Written whole or not at all."""
+    meta: dict[str, Any] = {"prefixes": prefixes, "report": asdict(report), "generation": generation}
+    if loading:
+        meta["loading"] = True
+    temporary = directory / f".{META_FILE}.{os.getpid()}"
+    temporary.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    temporary.replace(directory / META_FILE)
+
+
+def read_meta(directory: Path) -> dict[str, Any] | None:
+    """A store directory's meta.json (None where there is none), or `InvalidInput` saying it
+    cannot be read."""
+    path = directory / META_FILE
+    if not path.is_file():
+        return None
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+        return meta
+    except (OSError, ValueError) as error:
+        raise InvalidInput(f"{path}: cannot be read ({error}); load the store again", field="path") from None
+
+
+def store_generation(directory: Path | None) -> str | None:
+    """The generation of a `bfsql load` store (what its side files must have been made for)."""
+    if directory is None:
+        return None
+    meta = read_meta(directory)
+    return str(meta["generation"]) if meta and meta.get("generation") else None

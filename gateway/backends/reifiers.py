@@ -99,17 +99,22 @@ def done(found: ReifierScan) -> Future[ReifierScan]:
     return future
 
 
-def write(path: Path, found: ReifierScan) -> None:
-    data = {"unasserted": [[r.value, s, p, o] for r, s, p, o in found.unasserted], "namespaces": sorted(found.namespaces)}
+def write(path: Path, found: ReifierScan, generation: str) -> None:
+    """Keep a scan for the store of this `generation` (`gateway.backends.embedded.write_meta`)."""
+    data = {"unasserted": [[r.value, s, p, o] for r, s, p, o in found.unasserted], "namespaces": sorted(found.namespaces),
+            "generation": generation}
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
     temporary.write_text(json.dumps(data), encoding="utf-8")
     temporary.replace(path)  # atomic: a reader never sees half a file
 
 
-def read(path: Path) -> ReifierScan | None:
-    """What `write` kept; None when there is no such file or it cannot be read."""
+def read(path: Path, generation: str | None) -> ReifierScan | None:
+    """What `write` kept for this `generation`; None when there is no such file, it cannot
+    be read, or it was made for another generation of the store (then SPARQL is asked)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if generation is None or data.get("generation") != generation:
+            return None
         unasserted = [(ox.NamedNode(r), str(s), str(p), str(o)) for r, s, p, o in data["unasserted"]]
         return ReifierScan(unasserted, frozenset(str(n) for n in data["namespaces"]))
     except (OSError, ValueError, KeyError, TypeError):

@@ -17,6 +17,8 @@ left.
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 import sqlite3
 import threading
@@ -25,6 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from gateway.backends.embedded import store_generation
 from gateway.engine.context import TOLD, GraphContext, quoted
 from gateway.engine.presentation import TypeNames
 from gateway.engine.wikidata_search import LabelSearch, MwapiEntitySearch, entity_search_for
@@ -34,10 +37,11 @@ from gateway.profiles.base import NON_EDGE_PREDICATES
 from gateway.sparql import iris
 from gateway.terms import Literal, pick_label
 
+logger = logging.getLogger("gateway.search")
 SEARCH_FILE = "search.sqlite"
 """The index a store directory made by `bfsql load` keeps beside its data."""
 
-FORMAT = 3
+FORMAT = 4
 """The index layout (`PRAGMA user_version`); an older index file is rebuilt in memory."""
 SCHEMA = """
 CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL,
@@ -45,6 +49,7 @@ CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT
 CREATE TABLE name(entity INTEGER NOT NULL, kind INTEGER NOT NULL, norm TEXT NOT NULL);
 CREATE TABLE type(entity INTEGER NOT NULL, type TEXT NOT NULL);
 CREATE VIRTUAL TABLE fulltext USING fts5(entity UNINDEXED, text, tokenize="porter unicode61 remove_diacritics 2");
+CREATE TABLE made_for(generation TEXT);
 """
 INDEXES = """
 CREATE INDEX name_norm ON name(norm);
@@ -67,9 +72,13 @@ def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch | LabelSe
         directory = ctx.backend.directory
         if directory is not None and (directory / SEARCH_FILE).is_file():
             stored = SearchIndex.open(directory / SEARCH_FILE)
-            if stored.format == FORMAT:
+            if stored.format == FORMAT and stored.generation == store_generation(directory):
                 return stored
-            stored.close()  # made by an older version: read the names again
+            # Made by an older version, or for another load of the store (one that died
+            # before it was rebuilt): read the names again.
+            logger.warning("%s is not this store's index; names are read again (bfsql load rebuilds it)",
+                           directory / SEARCH_FILE)
+            stored.close()
         return SearchIndex.build(ctx)
 
     profile = ctx.profile
@@ -126,11 +135,13 @@ class SearchIndex:
         return cls(sqlite3.connect(uri, uri=True, check_same_thread=False))
 
     @classmethod
-    def build(cls, ctx: GraphContext, path: Path | None = None) -> SearchIndex:
-        """Read every name in the graph into a new index (in memory unless `path`)."""
-        if path is not None and path.exists():
-            path.unlink()
-        db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False)
+    def build(cls, ctx: GraphContext, path: Path | None = None, *, generation: str | None = None) -> SearchIndex:
+        """Read every name in the graph into a new index (in memory unless `path`, made
+        beside it and moved into place whole, for the store's `generation`)."""
+        building = path.with_name(f".{path.name}.{os.getpid()}") if path is not None else None
+        if building is not None:
+            building.unlink(missing_ok=True)
+        db = sqlite3.connect(str(building) if building else ":memory:", check_same_thread=False)
         db.executescript(SCHEMA)
         names: dict[str, list[tuple[str, Literal]]] = defaultdict(list)
         rows = ctx.select("names")
@@ -171,13 +182,26 @@ class SearchIndex:
                     _insert(db, batch)
             _insert(db, batch)
             db.executescript(INDEXES)
+            db.execute("INSERT INTO made_for VALUES (?)", (generation,))
             db.execute(f"PRAGMA user_version = {FORMAT}")
+        if building is not None and path is not None:
+            building.replace(path)
         return cls(db)
 
     @property
     def format(self) -> int:
         with self._lock:
             return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    @property
+    def generation(self) -> str | None:
+        """The store generation the index was made for (None: not a store's)."""
+        with self._lock:
+            try:
+                row = self._db.execute("SELECT generation FROM made_for").fetchone()
+            except sqlite3.Error:  # an older layout
+                return None
+            return str(row[0]) if row and row[0] is not None else None
 
     def close(self) -> None:
         self._db.close()

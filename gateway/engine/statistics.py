@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gateway.backends.embedded import store_generation
 from gateway.profiles.base import NON_EDGE_PREDICATES, as_point
 from gateway.sparql import iris
 from gateway.terms import Literal, status_name, text_of
@@ -68,17 +69,19 @@ def store_file(directory: Path, profile: str) -> Path:
     return directory / f"statistics-{profile}.json"
 
 
-def write(path: Path, stats: Statistics) -> None:
+def write(path: Path, stats: Statistics, *, generation: str | None = None) -> None:
+    """Keep statistics; in a store directory, for the store's `generation` (only a file of
+    the current one is read back: a load that died leaves none that misleads)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    temporary.write_text(json.dumps({"version": VERSION, **asdict(stats)}), encoding="utf-8")
+    temporary.write_text(json.dumps({"version": VERSION, "generation": generation, **asdict(stats)}), encoding="utf-8")
     temporary.replace(path)  # atomic: a reader never sees half a file
 
 
 def _load_or_count(ctx: GraphContext) -> Statistics:
     places = _places(ctx)
     for path in places:
-        found = _read(path)
+        found = _read(path, store_generation(ctx.backend.directory) if path.parent == ctx.backend.directory else None)
         if found is not None:
             return found
     stats = count(ctx)
@@ -105,10 +108,11 @@ def _places(ctx: GraphContext) -> list[Path]:
     return places
 
 
-def _read(path: Path) -> Statistics | None:
+def _read(path: Path, generation: str | None) -> Statistics | None:
+    """What `write` kept (for the store of this `generation`, where one is given)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data.pop("version", None) != VERSION:
+        if data.pop("version", None) != VERSION or data.pop("generation", None) != generation:
             return None
         data["connects"] = {p: [tuple(pair) for pair in pairs] for p, pairs in data["connects"].items()}
         return Statistics(**data)

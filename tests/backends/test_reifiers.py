@@ -11,7 +11,7 @@ import pytest
 
 from gateway import Gateway
 from gateway.backends import reifiers
-from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.embedded import EmbeddedBackend, store_generation
 from gateway.loading import load_store
 from gateway.profiles.native import NativeProfile
 from tests import synth
@@ -95,11 +95,11 @@ def test_bfsql_load_keeps_the_scan_and_a_later_load_can_assert_a_triple(tmp_path
     second.write_text(f"<{EX}a> <{EX}p> <{EX}b> .\n<{EX}r3> <{REIFIES}> <<( <{EX}a> <{EX}p> <{EX}d> )>> .\n", encoding="utf-8")
     directory = tmp_path / "store"
     load_store([first], directory, show_progress=False)
-    kept = reifiers.read(directory / reifiers.FILE)
+    kept = reifiers.read(directory / reifiers.FILE, store_generation(directory))
     assert kept is not None
     assert scanned(kept) == {(f"{EX}r1", f"{EX}a", f"{EX}p", f"{EX}b"), (f"{EX}r2", f"{EX}a", f"{EX}p", f"{EX}c")}
     load_store([second], directory, show_progress=False)
-    kept = reifiers.read(directory / reifiers.FILE)
+    kept = reifiers.read(directory / reifiers.FILE, store_generation(directory))
     assert kept is not None
     opened = Gateway.open(directory)
     assert scanned(kept) == oracle(opened.backend.store) == {  # type: ignore[attr-defined]
