@@ -30,8 +30,10 @@ MAX_ID_LENGTH = 4096
 
 # Characters that can never appear in an IRI (RFC 3987) and would break out of `<...>`.
 _FORBIDDEN = re.compile(r'[\x00-\x20\x7f<>"{}|^`\\]')
-# Control, format (bidi overrides, zero-width), separator, private-use and surrogate characters.
+# Control, format (bidi overrides, zero-width), separator, private-use and surrogate characters:
+# an ID holding one is shown with it escaped (`\u202E`), so it never displays as another.
 _INVISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cs"})
+_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _BARE = re.compile(r"^[A-Za-z_][\w\-]*$")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 # IRIs whose scheme is one of these are taken as IRIs even without "//".
@@ -122,6 +124,8 @@ class IdMapper:
                 cached = iri[len(self.vocabulary) :]
             else:
                 cached = self.converter.compress(iri, passthrough=True) or iri
+            if not cached.isascii() or _FORBIDDEN.search(cached):
+                cached = shown(cached)
             if len(known) >= ID_CACHE_SIZE:
                 known = self._out = {}  # replaced, not cleared: a call reading the old one keeps it
             known[iri] = cached
@@ -151,7 +155,8 @@ class IdMapper:
         if not usable:
             return [to_id(iri) for iri in iris]
         prefix, cut = head + ":", len(namespace)
-        return [prefix + iri[cut:] if iri.startswith(namespace) else to_id(iri) for iri in iris]
+        return [prefix + iri[cut:] if iri.startswith(namespace) and iri.isascii() and not _FORBIDDEN.search(iri)
+                else to_id(iri) for iri in iris]
 
     @cached_property
     def _leaf_namespaces(self) -> frozenset[str]:
@@ -162,6 +167,10 @@ class IdMapper:
         )
 
     # -- input ----------------------------------------------------------------
+    def knows_prefix(self, prefix: str) -> bool:
+        """Whether `prefix` (in any case) names a namespace here."""
+        return prefix.casefold() in self._prefix_by_fold
+
     def register_local_names(self, iris: Iterable[str]) -> None:
         """Let predicates and types be named by their bare local name."""
         names: dict[str, list[str]] = {}
@@ -178,6 +187,8 @@ class IdMapper:
         Raises `InvalidInput` when the value cannot be an ID at all.
         """
         text = check_id_text(value, field)
+        if "\\" in text:  # an ID as the gateway shows it, with its invisible characters escaped
+            text = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
         if text.startswith("<") and text.endswith(">"):
             text = check_id_text(text[1:-1], field)
         elif "<" in text or ">" in text:
@@ -190,6 +201,11 @@ class IdMapper:
             elif len(matches) > 1:
                 options = ", ".join(self.to_id(m) for m in matches[:5])
                 return Resolution(None, f"the name {text!r} is ambiguous: {options}")
+        if iri is None and not allow_local_name and ":" in text and _is_iri(text):
+            # An entity ID with no prefix of its name: an IRI of its own scheme (javascript:,
+            # did:, tel:), as the gateway returns one. A predicate or type so written is
+            # more likely a misspelt prefix, and is told as one.
+            iri = text
         if iri is None:
             if ":" in text:
                 prefix = text.split(":", 1)[0]
@@ -230,16 +246,40 @@ def check_id_text(value: object, field: str) -> str:
 
 
 def check_iri(iri: str, field: str) -> str:
-    """An IRI safe to write as `<iri>` in SPARQL, or `InvalidInput`."""
-    if _FORBIDDEN.search(iri) or not _SCHEME.match(iri) or (
-        not iri.isascii() and any(unicodedata.category(c) in _INVISIBLE for c in iri)  # ASCII: _FORBIDDEN covers it
-    ):
-        raise InvalidInput(f"{field}: {_show(iri)} is not a valid IRI", field=field)
+    """An IRI safe to write as `<iri>` in SPARQL, or `InvalidInput`. Invisible characters
+    (a zero-width space, a bidi override) are let through: they cannot break out of `<...>`,
+    and the store may hold IRIs with them (the gateway shows such IDs escaped)."""
+    if _FORBIDDEN.search(iri):
+        raise InvalidInput(f"{field}: {shown(iri)} holds a character no IRI may (a space, a control character or one "
+                           "of <>\"{}|^`\\)", field=field)
+    if not _SCHEME.match(iri):
+        raise InvalidInput(f"{field}: {shown(iri)} is not a valid IRI", field=field)
     try:
         ox.NamedNode(iri)
     except ValueError as error:
         raise InvalidInput(f"{field}: {_show(iri)} is not a valid IRI ({error})", field=field) from None
     return iri
+
+
+def _is_iri(text: str) -> bool:
+    if _FORBIDDEN.search(text) or not _SCHEME.match(text):
+        return False
+    try:
+        ox.NamedNode(text)
+    except ValueError:
+        return False
+    return True
+
+
+def shown(text: str) -> str:
+    """An ID as answers show it: every invisible character (control, format such as a bidi
+    override or a zero-width space, separator, private use), and every character no IRI
+    may hold (kept by a lenient load), written `\\uXXXX`; `IdMapper.resolve` reads it back."""
+    return "".join(_escaped(c) if unicodedata.category(c) in _INVISIBLE or c in '<>"{}|^`\\' else c for c in text)
+
+
+def _escaped(c: str) -> str:
+    return f"\\u{ord(c):04X}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08X}"
 
 
 def local_name(iri: str) -> str:

@@ -14,8 +14,9 @@ answer always draws the same picture.
 from __future__ import annotations
 
 import math
+import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,12 +128,56 @@ def render(picture: Picture, fmt: str) -> str:
     return {"dot": to_dot, "graphml": to_graphml, "mermaid": to_mermaid, "svg": to_svg}[fmt](picture)
 
 
+# -- what data may put in a picture ----------------------------------------------------------------
+# One rule per format, applied to every text an answer brings (IDs, labels, types,
+# predicates): a label is data, so it can never break the file, run as markup or restyle it.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ufffe\uffff]")
+_MERMAID_PLAIN = re.compile("[A-Za-z0-9 _.,:;/()+=?!@'-]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04X}"
+
+
+def _xml_text(text: str) -> str:
+    """Text XML 1.0 can hold: a character it cannot (a control character, U+FFFE) written `\\uXXXX`."""
+    return _NOT_XML.sub(_visible, text)
+
+
+def _dot_text(text: str) -> str:
+    """Text for a DOT string: control characters (a NUL ends Graphviz's input) written `\\uXXXX`."""
+    return _CONTROL.sub(_visible, text.replace("\n", " "))
+
+
+def _mermaid_text(text: str) -> str:
+    """Text for a Mermaid label: every character but letters, digits, spaces and plain
+    punctuation as an entity code (`#60;`), so no HTML tag, link, directive (`%%{init}%%`)
+    or Markdown string in a label is read as one."""
+    return "".join(c if _MERMAID_PLAIN.fullmatch(c) else f"#{ord(c)};" for c in text.replace("\n", " "))
+
+
+def _cleaned(picture: Picture, clean: Callable[[str], str]) -> Picture:
+    """The picture with `clean` applied to every text in it."""
+
+    def maybe(text: str | None) -> str | None:
+        return None if text is None else clean(text)
+
+    return Picture(
+        clean(picture.title),
+        {clean(node): (maybe(label), clean(kind), group) for node, (label, kind, group) in picture.nodes.items()},
+        [(clean(s), clean(p), clean(o), clean(status), maybe(derived), maybe(statement))
+         for s, p, o, status, derived, statement in picture.edges],
+    )
+
+
 # -- DOT --------------------------------------------------------------------------------------
 def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def to_dot(picture: Picture) -> str:
+    picture = _cleaned(picture, _dot_text)
     lines = [f"digraph {_quoted(picture.title)} {{", "  node [shape=box, style=rounded, fontname=Helvetica];",
              "  edge [fontname=Helvetica, fontsize=10];"]
     for node, (label, kind, _) in sorted(picture.nodes.items()):
@@ -148,16 +193,12 @@ def to_dot(picture: Picture) -> str:
 
 
 # -- Mermaid ------------------------------------------------------------------------------------
-def _mermaid_text(text: str) -> str:
-    return text.replace('"', "#quot;").replace("\n", " ")
-
-
 def to_mermaid(picture: Picture) -> str:
     number = {node: f"n{i}" for i, node in enumerate(sorted(picture.nodes))}
     lines = ["graph LR"]
     for node, (label, _, _) in sorted(picture.nodes.items()):
-        shown = f"{label}<br/>{node}" if label and label != node else node
-        lines.append(f'  {number[node]}["{_mermaid_text(shown)}"]')
+        shown = f"{_mermaid_text(label)}<br/>{_mermaid_text(node)}" if label and label != node else _mermaid_text(node)
+        lines.append(f'  {number[node]}["{shown}"]')
     for s, p, o, status, derived, _ in picture.edges:
         arrow = "-.->" if derived or status != "asserted_true" else "-->"
         label = p if status == "asserted_true" else f"{p} ({status})"
@@ -173,6 +214,7 @@ _KEYS = (("id", "node", "entity_id"), ("label", "node", "label"), ("type", "node
 
 
 def to_graphml(picture: Picture) -> str:
+    picture = _cleaned(picture, _xml_text)
     ET.register_namespace("", GRAPHML)
     root = ET.Element(f"{{{GRAPHML}}}graphml")
     for key, target, name in _KEYS:
@@ -226,6 +268,7 @@ def layout(picture: Picture) -> dict[str, tuple[float, float]]:
 
 
 def to_svg(picture: Picture) -> str:
+    picture = _cleaned(picture, _xml_text)
     places = layout(picture)
     xs = [x for x, _ in places.values()] or [0.0]
     ys = [y for _, y in places.values()] or [0.0]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 
 import pyoxigraph as ox
@@ -46,6 +46,19 @@ def iris(values: Iterable[str], separator: str = " ") -> Sparql:
         for value in values:
             iri(value)
     return Sparql("<" + f">{separator}<".join(values) + ">")
+
+
+_UNWRITABLE = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+"""What no IRI written as `<...>` in a query may hold (an IRI from data loaded leniently may)."""
+
+
+def writable(values: Sequence[str]) -> list[str]:
+    """The IRIs that can be written in a query, in order: all of them, unless the data was
+    loaded leniently and holds IRIs with spaces or brackets (those cannot be asked about by
+    IRI at all; the walk says how many it could not expand)."""
+    if not _UNWRITABLE.search("".join(values)):
+        return list(values)
+    return [value for value in values if not _UNWRITABLE.search(value)]
 
 
 def triples(rows: Iterable[tuple[str, str, str]]) -> Sparql:

@@ -30,9 +30,15 @@ def test_every_form_maps_to_one_canonical_id(ids: IdMapper, given: str, expected
     assert ids.to_id(resolution.iri) == expected
 
 
-def test_unknown_prefix_is_unresolved_not_an_error(ids: IdMapper) -> None:
-    resolution = ids.resolve("nosuch:thing", "seeds[0]")
-    assert resolution.iri is None and "unknown prefix" in (resolution.reason or "")
+def test_an_unknown_prefix_is_an_iri_of_its_own_scheme(ids: IdMapper) -> None:
+    """An ID the gateway returns whole (`javascript:x`, `did:web:x`, `tel:+1`) must come
+    back: with no prefix of its name it is taken as the IRI it is, and said so."""
+    for given in ("nosuch:thing", "javascript:alert(1)", "did:example:123", "tel:+1-555-0100", "geo:48.2,16.3"):
+        assert ids.resolve(given, "seeds[0]").iri == given
+        assert not ids.knows_prefix(given.split(":")[0])
+    assert ids.knows_prefix("wiki") and ids.knows_prefix("WIKI")
+    assert ids.resolve("nosuch:a thing", "seeds[0]").iri is None  # no IRI either: the prefix is said
+    assert "unknown prefix" in (ids.resolve("nosuch:a thing", "seeds[0]").reason or "")
 
 
 def test_bare_local_names_resolve_only_when_unambiguous(ids: IdMapper) -> None:

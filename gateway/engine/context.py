@@ -18,7 +18,7 @@ from gateway.errors import InvalidInput
 from gateway.ids import IdMapper, Resolution, build_converter, local_name
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, Profile
 from gateway.settings import Settings
-from gateway.sparql import Sparql, iris
+from gateway.sparql import Sparql, iris, writable
 from gateway.sparql import iri as sparql_iri
 from gateway.terms import BFS, pick_label
 
@@ -41,6 +41,8 @@ class Seeds:
     """Seeds that name nothing in the graph (as given, or as canonical IDs)."""
     past_cap: list[str] = field(default_factory=list)
     """Distinct seeds past the tool's cap, as given: neither walked nor looked up."""
+    not_ids: set[str] = field(default_factory=set)
+    """Missing seeds that cannot be IDs at all (each said why in a warning of its own)."""
 
     def unresolved(self, field_name: str, warnings: list[str]) -> list[str]:
         """What an answer lists as unresolved: the missing seeds, then those past the cap,
@@ -168,6 +170,7 @@ class GraphContext:
                 resolution = self.ids.resolve(seed, f"{field}[{i}]")
             except InvalidInput as error:  # cannot be an IRI: unresolved, never SPARQL text
                 resolution = Resolution(None, f"{error.message.split(': ', 1)[-1]}; use search_entities to find the ID")
+                found.not_ids.add(text)
             if resolution.iri is None:
                 found.missing.append(text)
                 if resolution.reason:
@@ -209,10 +212,11 @@ class GraphContext:
         """Entities that declare these URLs as their own (`bfs:urlSynonym`), e.g. a canonical_url."""
         if not iris_:
             return {}
-        return {str(u): str(x) for u, x in self.select("url_synonyms", ids=iris(iris_)) if isinstance(x, str)}
+        return {str(u): str(x) for u, x in self.select("url_synonyms", ids=iris(writable(iris_))) if isinstance(x, str)}
 
     def labels(self, iris_: Sequence[str]) -> dict[str, str]:
         """The preferred label of each IRI that has one."""
+        iris_ = writable(iris_)
         if not iris_:
             return {}
         rows = self.select("labels", ids=iris(iris_))

@@ -27,7 +27,7 @@ from gateway.engine.values import (
 from gateway.engine.walk import EdgeKey
 from gateway.models import Claim, Datum, Edge, Node
 from gateway.profiles.base import Hit, HopPlan, Point
-from gateway.sparql import iri, iris, triples
+from gateway.sparql import iri, iris, triples, writable
 from gateway.terms import (
     BFS,
     OWL,
@@ -348,5 +348,7 @@ def _pick(values: list[tuple[str, Term]], predicates: Sequence[str], languages: 
 
 
 def _chunks(items: Sequence[str], size: int = 2000) -> Iterable[Sequence[str]]:
+    """IRIs in slices for VALUES blocks, those no query can name left out (`sparql.writable`)."""
+    items = writable(items)
     for start in range(0, len(items), size):
         yield items[start : start + size]

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gateway.backends.embedded import store_generation
-from gateway.engine.context import TOLD, GraphContext, quoted
+from gateway.engine.context import TOLD, GraphContext, Seeds, quoted
 from gateway.engine.presentation import TypeNames
 from gateway.engine.wikidata_search import LabelSearch, MwapiEntitySearch, entity_search_for
 from gateway.ids import local_name
@@ -95,18 +95,32 @@ word more costs the full-text search more (an ID of 100,000 words held a worker 
 minutes)."""
 
 
-def suggest_ids(ctx: GraphContext, missing: list[str], field: str, warnings: list[str]) -> None:
-    """A warning for each ID not in the graph (the first `TOLD`; the rest are counted),
-    with the entities whose names look like it."""
+def suggest_ids(ctx: GraphContext, seeds: Seeds, field: str, warnings: list[str]) -> None:
+    """A warning for each seed that names nothing in the graph (the first `TOLD`; the rest
+    are counted), with the entities whose names look like it (a seed that is no ID at all
+    has had its own warning)."""
+    missing = seeds.missing
     for name in missing[:TOLD]:
         words = " ".join(local_name(name).replace("_", " ").split()[:SUGGESTED_FROM])
         hits = search_index(ctx).search(words, None, 3, ctx.ids.to_id) if words else []
         picks = [h.id for h in hits if h.id != name]
+        if name in seeds.not_ids:  # no ID at all: its own warning said why; a name like it may help
+            if picks:
+                warnings.append(f"{field}: {quoted(name)}: did you mean {', '.join(picks)}?")
+            continue
         hint = f"did you mean {', '.join(picks)}?" if picks else "search_entities finds IDs by name"
-        warnings.append(f"{field}: {quoted(name)} is not in this graph; {hint}")
+        warnings.append(f"{field}: {quoted(name)} is not in this graph{_prefix_note(ctx, name)}; {hint}")
     if len(missing) > TOLD:
         warnings.append(f"{field}: {len(missing) - TOLD} more are not in this graph (listed as unresolved); "
                         "search_entities finds IDs by name")
+
+
+def _prefix_note(ctx: GraphContext, name: str) -> str:
+    """For an ID read as an IRI of its own scheme: that no prefix of that name is known."""
+    prefix, _, rest = name.partition(":")
+    if rest and not rest.startswith("//") and not ctx.ids.knows_prefix(prefix):
+        return f" (no prefix {prefix!r} is known here: it was read as an IRI)"
+    return ""
 
 
 def normalize(text: str) -> str:

@@ -10,7 +10,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
 from gateway.errors import TooLarge
 from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan
-from gateway.sparql import iris
+from gateway.sparql import iris, writable
 
 FIRST_SLICE = 16
 """Subjects in a page's first hop query; each further query takes 4x more, up to MAX_SLICE."""
@@ -69,6 +69,8 @@ def _subjects(ctx: GraphContext) -> list[str]:
 
     def read() -> list[str]:
         rows = ctx.select("scan_subjects", excluded=iris(NON_EDGE_PREDICATES, ", "))
-        return sorted({*(str(row[0]) for row in rows), *(hit.s for hit in ctx.profile.unasserted())})
+        # A subject no query can name (kept by a lenient load) cannot be read by subject;
+        # the load said how many such IRIs it kept.
+        return writable(sorted({*(str(row[0]) for row in rows), *(hit.s for hit in ctx.profile.unasserted())}))
 
     return ctx.memo("scan_subjects", read)

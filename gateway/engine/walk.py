@@ -41,6 +41,7 @@ from gateway.profiles.base import (
     Profile,
     Traits,
 )
+from gateway.sparql import writable
 
 
 class EdgeKey(NamedTuple):
@@ -80,6 +81,8 @@ class WalkResult:
     hidden_capped: bool = False
     touched: set[str] = field(default_factory=set)
     """First-hop frontier nodes (the seeds) a hop query found a statement of, crossed or not."""
+    unnamed: int = 0
+    """Nodes reached whose IRIs no query can name (data loaded leniently): not expanded."""
     plain: dict[str, None] = field(default_factory=dict)
     """The edges of a walk over plain data (`Profile.hop_lines`) as "s\tp\to" IRIs, each an
     asserted_true triple with no statement of its own: kept as read, split when shown."""
@@ -130,6 +133,9 @@ def _walk(
     limit = deadlines.current()
     hidden_seen: set[tuple[str, ...]] = set()
     for hop in range(max_hops):
+        named = writable(frontier)
+        result.unnamed += len(frontier) - len(named)
+        frontier = named
         if not frontier:
             break
         next_frontier: list[str] = []
@@ -210,6 +216,14 @@ def _walk(
             break  # the last layer is not expanded: its order does not matter here
         frontier = sorted(next_frontier)
     return result
+
+
+def unnamed_warning(result: WalkResult) -> list[str]:
+    """What a walk says of the nodes it could not go on from (`WalkResult.unnamed`)."""
+    if not result.unnamed:
+        return []
+    return [f"{result.unnamed} node(s) reached have IRIs no query can name (spaces, control characters or brackets, "
+            "kept by a lenient load): they are listed, but the walk did not go on from them"]
 
 
 class _ReadAhead:

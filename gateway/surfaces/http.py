@@ -48,6 +48,7 @@ from gateway.surfaces.middleware import (
     Guard,
     Rule,
     Unexpected,
+    check_json_depth,
     host_rules,
     origin_rules,
     replay_body,
@@ -68,6 +69,7 @@ from gateway.tools.schemas import Schemas, strict_tool_list, tool_list, tool_sch
 # -- requests --------------------------------------------------------------------------
 def parse_arguments(model: type[BaseModel], body: bytes) -> BaseModel:
     """The body as `model`, strictly typed as JSON; an empty body is `{}` (tools without required fields)."""
+    check_json_depth(body)
     if b"null" in body:  # null means "not given" (see gateway.arguments.without_nulls)
         with contextlib.suppress(ValueError):  # not JSON: pydantic says where, below
             body = json.dumps(without_nulls(model, json.loads(body))).encode()
@@ -339,6 +341,11 @@ class _AsReader:
             await problem_response(error, credentials_sent="authorization" in request.headers)(scope, receive, send)
             return
         body = await request.body()
+        try:
+            check_json_depth(body)
+        except Problem as error:
+            await problem_response(error)(scope, receive, send)
+            return
         messages = _messages(body)
         if not _valid_ids(messages):
             # The SDK takes a message with an unusable id for a notification and answers 202

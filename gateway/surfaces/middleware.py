@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -14,6 +16,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gateway.surfaces.problems import Problem, logger, problem_response
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+SINGLE_HEADERS = ("host", "origin", "authorization")
+"""Headers a request may carry once: two, one of them foreign, must not let either win."""
+MAX_JSON_DEPTH = 64
+"""Nesting a JSON body may have (every tool's arguments nest four deep at most)."""
 GUARDED_PATHS = ("/v1/", "/sparql", "/mcp")
 """Paths a cross-origin request may not reach: everything that reads the graph."""
 
@@ -89,6 +95,12 @@ class Guard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        names = [k.decode("latin-1").lower() for k, _ in scope["headers"]]
+        twice = sorted({name for name in SINGLE_HEADERS if names.count(name) > 1})
+        if twice:  # HTTP/1.1: a request with two Host headers is refused; which one would count is no guess
+            await problem_response(Problem(400, "malformed_request", f"the request has more than one {twice[0]} header",
+                                           twice[0]))(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         refusal = self._refusal(scope, headers)
@@ -228,3 +240,15 @@ class Unexpected:
             if started:
                 raise  # half an answer is out: only dropping the connection tells the client
             await problem_response(error)(scope, receive, send)
+
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def check_json_depth(body: bytes) -> None:
+    """A 400 for a body nesting deeper than `MAX_JSON_DEPTH`, before any parser recurses
+    into it (Python's own gives up at about a thousand levels with a RecursionError)."""
+    brackets = _JSON_STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    if len(brackets) > MAX_JSON_DEPTH and max(accumulate(1 if b in b"[{" else -1 for b in brackets)) > MAX_JSON_DEPTH:
+        raise Problem(400, "malformed_body", f"the body nests deeper than {MAX_JSON_DEPTH} levels")

@@ -127,15 +127,28 @@ def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
-class HeaderTimeout(HttpToolsProtocol):
-    """uvicorn's HTTP protocol, closing a connection whose request headers take longer than
-    `timeout` seconds from the connection or the previous answer (uvicorn waits forever,
-    so a client sending a byte a minute would hold a connection for good). The body has
-    its own bound (`gateway.surfaces.middleware.Guard`)."""
+MAX_HEADER_BYTES = 64 << 10
+"""A request's line and headers, at most (a browser sends a few KiB)."""
+MAX_HEADERS = 100
+
+
+class GuardedHttp(HttpToolsProtocol):
+    """uvicorn's HTTP protocol with bounds on what arrives before the app sees a request:
+
+    - headers (and the request line) at most `MAX_HEADER_BYTES` and `MAX_HEADERS` of them,
+      counted as the bytes arrive, before the parser buffers them: past either the answer
+      is 431 and the connection is closed (uvicorn has no bound, and keeps what it read);
+    - the headers within `timeout` seconds of the connection or the previous answer (uvicorn
+      waits forever, so a client sending a byte a minute would hold a connection for good):
+      past it, 408. The body has its own bounds (`gateway.surfaces.middleware.Guard`)."""
 
     timeout = 30.0
     """Set from `ServeConfig.request_timeout` for the whole process."""
     _header_timer: asyncio.TimerHandle | None = None
+    _header_bytes = 0
+    _header_count = 0
+    _in_headers = True
+    _tail = b""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -143,15 +156,45 @@ class HeaderTimeout(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         self._arm()  # bytes after an answer start the next request: its headers are timed
+        if self._in_headers:
+            seen = self._tail + data
+            end = seen.find(b"\r\n\r\n")
+            self._header_bytes += len(data) if end < 0 else max(end + 4 - len(self._tail), 0)
+            self._tail = seen[-3:]
+            if self._header_bytes > MAX_HEADER_BYTES:
+                self._refuse(f"the request's headers are over {MAX_HEADER_BYTES} bytes")
+                return
         super().data_received(data)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._header_count += 1
+        if self._header_count > MAX_HEADERS:
+            self._refuse(f"the request has more than {MAX_HEADERS} headers")
+            return
+        super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
         self._disarm()
+        self._in_headers = False
         super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        # The next request on this connection starts its own count.
+        self._in_headers, self._header_bytes, self._header_count, self._tail = True, 0, 0, b""
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+
+    def _refuse(self, why: str) -> None:
+        self._disarm()
+        if not self.transport.is_closing():
+            body = why.encode()
+            self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
+                                 b"Content-Type: text/plain; charset=utf-8\r\nContent-Length: "
+                                 + str(len(body)).encode() + b"\r\n\r\n" + body)
+            self.transport.close()
 
     def _arm(self) -> None:
         if self._header_timer is None and (self.cycle is None or self.cycle.response_complete):
@@ -198,7 +241,7 @@ def serve(config: ServeConfig) -> int:
                        "add --allow-host NAME for the names clients use")
     where = f"http://{'[' + config.host + ']' if ':' in config.host else config.host}:{config.port}"
     options: dict[str, Any] = {"host": config.host, "port": config.port, "access_log": False, "log_config": None,
-                               "timeout_graceful_shutdown": 5, "http": HeaderTimeout}
+                               "timeout_graceful_shutdown": 5, "http": GuardedHttp}
     if config.workers > 1:
         # Fail here, once, on a bad graph or readers file, not in every worker.
         if config.readers:
@@ -211,7 +254,7 @@ def serve(config: ServeConfig) -> int:
         logger.info("serving %s with %d workers at %s (explorer: %s/, tools: %s/v1/tools, MCP: %s/mcp, SPARQL: %s/sparql)",
                     config.endpoint or config.source or "the demo graph", config.workers, where, where, where, where, where)
         return _serve_workers(config, options)
-    HeaderTimeout.timeout = config.request_timeout
+    GuardedHttp.timeout = config.request_timeout
     app = build_app(config)
     logger.info("serving %s at %s (explorer: %s/, tools: %s/v1/tools, MCP: %s/mcp, SPARQL: %s/sparql)",
                 config.endpoint or config.source or "the demo graph", where, where, where, where, where)
@@ -257,7 +300,7 @@ def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
 def _worker(fields: dict[str, Any], options: dict[str, Any]) -> None:
     configure_logging()
     config = ServeConfig(**fields)
-    HeaderTimeout.timeout = config.request_timeout
+    GuardedHttp.timeout = config.request_timeout
     listener = socket.socket(_family(config.host), socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)

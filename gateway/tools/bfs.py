@@ -16,7 +16,7 @@ from gateway.engine.presentation import (
     node_types,
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
-from gateway.engine.walk import WalkResult, walk
+from gateway.engine.walk import WalkResult, unnamed_warning, walk
 from gateway.ids import IdMap, local_name
 from gateway.models import BfsQueryInput, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
 from gateway.settings import clamp
@@ -57,8 +57,9 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
         else:
             for absent in set(candidates) - set(seeds):
                 del result.hops[absent]
-    suggest_ids(ctx, found.missing, "seeds", warnings)
+    suggest_ids(ctx, found, "seeds", warnings)
     unresolved = found.unresolved("unresolved_seeds", warnings)
+    warnings += unnamed_warning(result)
     if result.hidden_capped:
         warnings.append("hidden_by_filter counts are lower bounds (too many hidden statements to count)")
     per_hop = Counter(result.hops.values())

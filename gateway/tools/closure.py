@@ -32,7 +32,7 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
     plan = make_plan(ctx, query, warnings)
     start = ctx.resolve_seeds([query.start], plan, "start", warnings, cap=1)
     starts, unresolved = start.iris, start.missing
-    suggest_ids(ctx, unresolved, "start", warnings)
+    suggest_ids(ctx, start, "start", warnings)
     to_id = ctx.ids.to_id
     answer = dict(
         start=to_id(starts[0]) if starts else query.start.strip(),

@@ -118,7 +118,7 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
     if query.seeds:
         found = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
         seeds = found.iris
-        suggest_ids(ctx, found.missing, "seeds", warnings)
+        suggest_ids(ctx, found, "seeds", warnings)
         unresolved = found.unresolved("unresolved_seeds", warnings)
         hops = clamp(query.max_hops, 2, 1, MAX_HOPS, field="max_hops", warnings=warnings)
         result = walk(ctx.profile, seeds, plan, max_hops=hops,

@@ -32,7 +32,7 @@ def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> Entiti
     warnings: list[str] = []
     found = ctx.resolve_seeds(query.ids, HopPlan(), "ids", warnings, cap=MAX_IDS)
     present = found.iris
-    suggest_ids(ctx, found.missing, "ids", warnings)
+    suggest_ids(ctx, found, "ids", warnings)
     unresolved = found.unresolved("unresolved", warnings)
     types = node_types(ctx, present)
     details = full_nodes(ctx, present, types, with_bookkeeping=True)

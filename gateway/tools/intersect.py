@@ -18,7 +18,7 @@ from gateway.engine.presentation import (
     stub_edge,
 )
 from gateway.engine.search import suggest_ids
-from gateway.engine.walk import Cut, EdgeKey, candidates, walk
+from gateway.engine.walk import Cut, EdgeKey, candidates, unnamed_warning, walk
 from gateway.models import (
     Intersection,
     IntersectSubgraphsInput,
@@ -49,7 +49,7 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     asked = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
     seeds = asked.iris
     limits.seeds = min(len(asked.iris) + len(asked.missing) + len(asked.past_cap), MAX_SEEDS)
-    suggest_ids(ctx, asked.missing, "seeds", warnings)
+    suggest_ids(ctx, asked, "seeds", warnings)
     unresolved = asked.unresolved("unresolved_seeds", warnings)
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
     distances: dict[str, dict[str, int]] = {}
@@ -58,6 +58,7 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
         result = walk(ctx.profile, [seed], plan, max_hops=k, max_nodes=limits.max_nodes,
                       max_edges=limits.max_edges, count_hidden=False)
         cut = cut or result.cut
+        warnings += unnamed_warning(result)
         for node, hop in result.hops.items():
             distances.setdefault(node, {})[seed] = hop
     common = sorted(n for n, d in distances.items() if len(d) == len(seeds)) if len(seeds) >= 2 else []

@@ -32,7 +32,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, full_edges, full_nodes, node_types
 from gateway.engine.search import readable_name, suggest_ids
-from gateway.engine.walk import EdgeKey, WalkResult, walk
+from gateway.engine.walk import EdgeKey, WalkResult, unnamed_warning, walk
 from gateway.ids import local_name
 from gateway.models import ExpandNeighborsInput, Neighbor, Neighbors
 from gateway.settings import clamp
@@ -57,7 +57,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     plan = make_plan(ctx, _Walk(query, direction), warnings, predicates="relationship_types")
     wanted = ctx.resolve_terms(query.types, "types", kind="type", warnings=warnings) if query.types else None
     found = ctx.resolve_seeds(query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
-    suggest_ids(ctx, found.missing, "entity_ids", warnings)
+    suggest_ids(ctx, found, "entity_ids", warnings)
     to_id = ctx.ids.to_id
     filters: dict[str, Any] = {"include_incoming": query.include_incoming, "truth_status": sorted(plan.truth_status)}
     if plan.predicates is not None:
@@ -76,6 +76,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     if result.cut is not None:
         warnings.append(f"the walk was cut at hop {result.cut.at_hop} ({result.cut.reason}): neighbours past the "
                         "cut are not ranked; narrow it with relationship_types or a smaller depth")
+    warnings += unnamed_warning(result)
     reached = _reaching_edges(ctx, result)
     types = node_types(ctx, list(reached))
     if wanted is not None:

@@ -40,7 +40,7 @@ def shortest_path(ctx: GraphContext, query: ShortestPathInput) -> ShortestPath:
     ends: list[str | None] = []
     for field, name in (("source", query.source), ("target", query.target)):
         found = ctx.resolve_seeds([name], plan, field, warnings, cap=1)
-        suggest_ids(ctx, found.missing, field, warnings)
+        suggest_ids(ctx, found, field, warnings)
         ends.append(found.iris[0] if found.iris else None)
         unresolved += found.missing
     source, target = ends
