@@ -127,7 +127,8 @@ def test_big_strings_are_answered_fast_and_a_bystander_is_not_starved(served: Se
     for path, body in (("/healthz", None), ("/v1/tools/bfs_query", {"seeds": ["wiki:Irene_Adler"]}),
                        ("/v1/tools/search_entities", {"query": "the woman"})):
         started = time.monotonic()
-        answer = httpx2.get(served.url + path, timeout=10) if body is None else httpx2.post(served.url + path, json=body, timeout=10)
+        url = served.url + path
+        answer = httpx2.get(url, timeout=10) if body is None else httpx2.post(url, json=body, timeout=10)
         bystander.append((answer.status_code, time.monotonic() - started))
     for thread in threads:
         thread.join(60)
