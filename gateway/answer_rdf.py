@@ -283,7 +283,9 @@ class _Reader:
         if value.startswith("_:"):  # how an answer writes a blank node (values.datum)
             made: str = Blank(value[2:])
         else:
-            resolved = self.ids.resolve(value, where)
+            # An unknown prefix is no IRI of its own scheme here: most likely the answer
+            # came from another gateway, and writing `wiki:X` as an IRI would be wrong.
+            resolved = self.ids.resolve(value, where, own_schemes=False)
             if resolved.iri is None:
                 raise InvalidInput(f"{where}: {value!r} is not an ID of this graph ({resolved.reason}); "
                                    "pass the gateway that answered", field=where)

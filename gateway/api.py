@@ -130,23 +130,25 @@ class Gateway:
         return cls(backend, settings=settings, profile=_profile(profile, backend))
 
     def call(
-        self, name: str, arguments: object = None, *, reader: Reader | None = None, deadline: float | None = None
+        self, name: str, arguments: object = None, *, reader: Reader | None = None, deadline: float | None = None,
+        abandoned: threading.Event | None = None,
     ) -> BaseModel:
         """Run a tool by name with JSON-like arguments, as `reader` (the surfaces' entry point).
 
         The call has `deadline` seconds (`Settings.deadline` when None). Any caller may ask
         for less; a trusted one (no reader, or a reader marked trusted) for up to
-        `Settings.max_deadline`.
+        `Settings.max_deadline`. Once `abandoned` is set (the caller went away) the call
+        stops as at its deadline.
         """
         tool = TOOLS.get(name)
         if tool is None:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", field="tool")
-        with deadlines.within(self.deadline_for(reader, deadline)):
+        with deadlines.within(self.deadline_for(reader, deadline), abandoned):
             return tool.run(self.context_for(reader), validate(tool.input, arguments))
 
     def picture(
         self, name: str, arguments: object = None, fmt: str = "svg", *, reader: Reader | None = None,
-        deadline: float | None = None,
+        deadline: float | None = None, abandoned: threading.Event | None = None,
     ) -> str:
         """A walking tool's answer drawn as `fmt` (dot, graphml, mermaid, svg; see
         `gateway.pictures`), every node labelled where the graph has a label."""
@@ -154,7 +156,7 @@ class Gateway:
             raise InvalidInput(f"format must be one of {', '.join(pictures.FORMATS)}, not {fmt[:40]!r}", field="format")
         if name not in PICTURED:
             raise InvalidInput(f"{name} answers are not drawn; {', '.join(PICTURED)} are", field="format")
-        answer = self.call(name, arguments, reader=reader, deadline=deadline)
+        answer = self.call(name, arguments, reader=reader, deadline=deadline, abandoned=abandoned)
         picture = pictures.picture_of(answer.model_dump(mode="json", exclude_none=True))
         context = self.context_for(reader)
         unlabelled = {node: context.ids.resolve(node, "nodes").iri for node, (label, _, _) in picture.nodes.items()

@@ -13,11 +13,14 @@ runs without being passed along. What reads it:
   the time left, and does not retry past it (`EndpointTimeout`).
 
 A single embedded query cannot be interrupted; the templates keep each one bounded (a
-hop reads at most its budget plus one row).
+hop reads at most its budget plus one row). A call whose caller went away (`abandon`:
+the HTTP surface sets it when the client disconnects) counts as expired: it stops at
+the next of those points instead of working for nobody.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,8 +36,12 @@ class Deadline:
     seconds: float
     end: float
     """On `time.monotonic()`'s clock."""
+    abandoned: threading.Event | None = None
+    """Set when nobody waits for the answer any more."""
 
     def remaining(self) -> float:
+        if self.abandoned is not None and self.abandoned.is_set():
+            return 0.0
         return self.end - time.monotonic()
 
     def expired(self) -> bool:
@@ -48,9 +55,9 @@ _current: ContextVar[Deadline | None] = ContextVar("deadline", default=None)
 
 
 @contextmanager
-def within(seconds: float) -> Iterator[Deadline]:
-    """Run the block with a deadline `seconds` from now."""
-    deadline = Deadline(seconds, time.monotonic() + seconds)
+def within(seconds: float, abandoned: threading.Event | None = None) -> Iterator[Deadline]:
+    """Run the block with a deadline `seconds` from now (or as soon as `abandoned` is set)."""
+    deadline = Deadline(seconds, time.monotonic() + seconds, abandoned)
     token = _current.set(deadline)
     try:
         yield deadline

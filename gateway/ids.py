@@ -181,8 +181,10 @@ class IdMapper:
                 names.setdefault(local.lower(), []).append(iri)
         self._local_names = {k: sorted(set(v)) for k, v in names.items()}
 
-    def resolve(self, value: object, field: str, *, allow_local_name: bool = False) -> Resolution:
-        """Map one input ID to an IRI, or say why it could not be mapped.
+    def resolve(self, value: object, field: str, *, allow_local_name: bool = False, own_schemes: bool = True) -> Resolution:
+        """Map one input ID to an IRI, or say why it could not be mapped (an ID with no
+        prefix of its name is an IRI of its own scheme unless `own_schemes` is off, or it
+        names a predicate or type: `allow_local_name`).
 
         Raises `InvalidInput` when the value cannot be an ID at all.
         """
@@ -201,7 +203,7 @@ class IdMapper:
             elif len(matches) > 1:
                 options = ", ".join(self.to_id(m) for m in matches[:5])
                 return Resolution(None, f"the name {text!r} is ambiguous: {options}")
-        if iri is None and not allow_local_name and ":" in text and _is_iri(text):
+        if iri is None and own_schemes and not allow_local_name and ":" in text and _is_iri(text):
             # An entity ID with no prefix of its name: an IRI of its own scheme (javascript:,
             # did:, tel:), as the gateway returns one. A predicate or type so written is
             # more likely a misspelt prefix, and is told as one.

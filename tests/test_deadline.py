@@ -84,3 +84,19 @@ def test_who_may_ask_for_how_long() -> None:
     assert gateway.deadline_for(None, 120) == 120  # no readers file: the local user is trusted
     for nonsense in (0, -1, float("nan")):
         assert gateway.deadline_for(anyone, nonsense) == 30
+
+
+def test_an_abandoned_call_stops_as_at_its_deadline() -> None:
+    """The HTTP surface sets `abandoned` when the client goes: the walk stops at its next hop."""
+    import threading
+
+    from gateway import Gateway
+    from tests.conftest import DEMO
+
+    gone = threading.Event()
+    gone.set()
+    walk = Gateway.open(DEMO).call("bfs_query", {"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 3}, abandoned=gone)
+    assert walk.truncated and walk.truncation.reason == "deadline"  # type: ignore[attr-defined]
+    kept = Gateway.open(DEMO).call("bfs_query", {"seeds": ["wiki:Sherlock_Holmes"], "max_hops": 3},
+                                   abandoned=threading.Event())
+    assert not kept.truncated  # type: ignore[attr-defined]

@@ -89,6 +89,8 @@ def _parse_point(value: object) -> object:
         text = value.strip()
         if not text:
             return None
+        if len(text) > 64:  # no date-time is longer: refuse before any parser reads it
+            raise ValueError("expected an integer position or an ISO 8601 date or date-time (64 characters at most)")
         if re.fullmatch(r"-?\d+", text):
             return int(text)
         if _DATE.match(text):

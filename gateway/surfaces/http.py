@@ -16,8 +16,10 @@ HTTP contract is the published schema, while the Python API and the CLI coerce.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -397,15 +399,30 @@ def _tool_endpoint(gateway: Gateway, tool: Tool, authenticate: Authenticate) -> 
         deadline = asked_deadline(request)
         arguments = parse_arguments(tool.input, await request.body())
         fmt = _picture_format(request, tool.name)
-        # Tools are synchronous and read the store: run them off the event loop.
-        if fmt is not None:
-            drawn = await run_in_threadpool(gateway.picture, tool.name, arguments, fmt, reader=reader, deadline=deadline)
-            return Response(drawn, media_type=MEDIA_TYPES[fmt])
-        result = await run_in_threadpool(gateway.call, tool.name, arguments, reader=reader, deadline=deadline)
-        return Response(result.model_dump_json(exclude_none=True), media_type="application/json")
+        abandoned = threading.Event()
+        # Tools are synchronous and read the store: run them off the event loop, and stop
+        # one whose client went away (a walk stops at its next hop, as at its deadline).
+        watcher = asyncio.ensure_future(_watch_disconnect(request, abandoned))
+        try:
+            if fmt is not None:
+                drawn = await run_in_threadpool(gateway.picture, tool.name, arguments, fmt, reader=reader,
+                                                deadline=deadline, abandoned=abandoned)
+                return Response(drawn, media_type=MEDIA_TYPES[fmt])
+            result = await run_in_threadpool(gateway.call, tool.name, arguments, reader=reader, deadline=deadline,
+                                             abandoned=abandoned)
+            return Response(result.model_dump_json(exclude_none=True), media_type="application/json")
+        finally:
+            watcher.cancel()
 
     run_tool.__name__ = f"run_{tool.name}"
     return run_tool
+
+
+async def _watch_disconnect(request: Request, abandoned: threading.Event) -> None:
+    """Set `abandoned` when the client disconnects (the body is read: what comes next is that)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    abandoned.set()
 
 
 EXPLORER = Path(__file__).with_name("explorer")
