@@ -105,9 +105,9 @@ def _parse_point(value: object) -> object:
 Point = Annotated[
     int | dt.datetime | dt.date | None,
     BeforeValidator(_parse_point),
-    # One type for every schema dialect (some refuse a list of types): a string holding an
-    # integer position ("485") or an ISO 8601 date or date-time; a JSON integer is taken too.
-    WithJsonSchema({"type": "string"}),
+    # One type per branch (some schema dialects refuse a list of types): an integer
+    # position, or a string holding one ("485") or an ISO 8601 date or date-time.
+    WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "string"}]}),
 ]
 
 

@@ -56,14 +56,14 @@ is then loaded once, not six times."""
 
 def _undescribed(schema: Any) -> Any:
     """A shared field as the other tools list it: its shape (a list's, not its items'),
-    without the words, items and allowed values spelled out in `EXPLAINED_IN` (the server
-    checks them all the same)."""
+    without the words, items, allowed values and alternatives (`as_of`'s integer or string)
+    spelled out in `EXPLAINED_IN` (the server checks them all the same)."""
     if isinstance(schema, list):
         return [_undescribed(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     return {key: _undescribed(value) for key, value in schema.items()
-            if key not in ("description", "enum", "items", "minItems")}
+            if key not in ("description", "enum", "items", "minItems", "anyOf")}
 
 
 UNLISTED_BOUNDS = frozenset({"maxLength", "maxItems"})
