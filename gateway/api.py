@@ -212,6 +212,9 @@ class Gateway:
     def shortest_path(self, query: models.ShortestPathInput | None = None, **fields: Any) -> models.ShortestPath:
         return self.call("shortest_path", query if query is not None else fields)  # type: ignore[return-value]
 
+    def tabulate(self, query: models.TabulateInput | None = None, **fields: Any) -> models.Table:
+        return self.call("tabulate", query if query is not None else fields)  # type: ignore[return-value]
+
     def communities(self, query: models.CommunitiesInput | None = None, **fields: Any) -> models.Communities:
         return self.call("communities", query if query is not None else fields)  # type: ignore[return-value]
 

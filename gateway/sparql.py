@@ -3,8 +3,8 @@
 A template is a `.rq` file with slots (`{{name}}`) and optional sections
 (`{{#flag}} ... {{/flag}}`). Slots accept only `Sparql` fragments, and the only
 functions here that make a `Sparql` fragment from a value are `iri`, `iris`, `integer`,
-`literal` and `tagged`: IRIs must have passed `gateway.ids.check_iri`, literals are
-written by pyoxigraph's escaping serializer, integers are formatted from `int`. So no
+`literal`, `tagged` and `variable`: IRIs must have passed `gateway.ids.check_iri`,
+literals are written by pyoxigraph's escaping serializer, integers are formatted from `int`. So no
 caller string reaches the store as query text without validation. A template rendered
 with `fragment` is itself such a fragment, and `joined` / `union` join fragments into one slot.
 """
@@ -94,6 +94,16 @@ def tagged(value: str, language: str) -> Sparql:
 
 
 _VARIABLE = re.compile(r"^\?[A-Za-z_]\w*$")
+
+
+def variable(name: str) -> Sparql:
+    """`?name` for a name made of ASCII letters, digits and `_` (a column's, checked)."""
+    text = f"?{name}"
+    if not _VARIABLE.match(text) or not text.isascii():
+        raise ValueError(f"not a SPARQL variable: {text!r}")
+    return Sparql(text)
+
+
 _DATES = f"(<{XSD}date>, <{XSD}dateTime>)"
 
 

@@ -74,9 +74,11 @@ from gateway.models.shared import (
     TruthStatus,
     Value,
 )
+from gateway.models.tables import Aggregate, Condition, Order, Table, TableLimits, TabulateInput
 
 __all__ = [
     "TRUTH_STATUSES",
+    "Aggregate",
     "Answer",
     "AnswerInput",
     "AsRdf",
@@ -87,6 +89,7 @@ __all__ = [
     "CommunitiesInput",
     "Community",
     "CommunityLevel",
+    "Condition",
     "Coordinates",
     "Datum",
     "DescribeEntitiesInput",
@@ -113,6 +116,7 @@ __all__ = [
     "Node",
     "NodeFilter",
     "NodeStub",
+    "Order",
     "Out",
     "Passage",
     "Point",
@@ -132,6 +136,9 @@ __all__ = [
     "StatementCounts",
     "Strict",
     "Subgraph",
+    "Table",
+    "TableLimits",
+    "TabulateInput",
     "Text",
     "Time",
     "Trait",

@@ -31,11 +31,11 @@ class TraversalFilters(Strict):
     )
     as_of: Point | None = Field(
         default=None,
-        description="Only what was asserted by then (position or ISO date).",
+        description="Asserted by then (position or ISO date).",
     )
     valid_at: Point | None = Field(
         default=None,
-        description="Only what held then (year or ISO date).",
+        description="Held then (year or ISO date).",
     )
 
 
@@ -53,14 +53,14 @@ class DescribeSchemaInput(Strict):
 
 class SearchEntitiesInput(Strict):
     query: str = Field(min_length=1, max_length=500, description="A name or words.")
-    entity_types: list[Id] | None = Field(default=None, min_length=1, description="Only entities of these types.")
+    entity_types: list[Id] | None = Field(default=None, min_length=1, description="Only of these types.")
     limit: int = Field(default=10, description="1 to 100.")
 
 
 class BfsQueryInput(WalkFilters):
     seeds: list[Id] = Field(min_length=1, description="Entity IDs (CURIEs or URLs), 1 to 256.")
     max_hops: int = Field(default=1, description="0 to 6.")
-    direction: Direction = Field(default="both", description="out: along relationships; in: against them.")
+    direction: Direction = Field(default="both", description="out: along edges; in: against them.")
     expand_traits: list[Trait] = Field(
         default_factory=list,
         description="Add implied edges (derived_via).",
@@ -86,12 +86,12 @@ class DescribeEntitiesInput(Strict):
 
 class ExpandNeighborsInput(TraversalFilters):
     entity_ids: list[Id] = Field(min_length=1, description="Seed IDs, 1 to 8.")
-    relationship_types: list[Id] | None = Field(default=None, min_length=1, description="Walk only these predicates.")
+    relationship_types: list[Id] | None = Field(default=None, min_length=1, description="Walk only these.")
     types: list[Id] | None = Field(default=None, min_length=1,
-                                   description="List only neighbours of these types (the walk crosses any).")
+                                   description="Neighbours listed (the walk crosses any).")
     depth: int = Field(default=1, description="1 to 3.")
     limit: int = Field(default=8, description="1 to 24.")
-    content_max_chars: int = Field(default=500, description="Preview per neighbour, 1 to 4,000.")
+    content_max_chars: int = Field(default=500, description="Preview size, 1 to 4,000.")
     include_incoming: bool = True
 
 
@@ -120,15 +120,15 @@ class IntersectSubgraphsInput(WalkFilters):
 class TransitiveClosureInput(TraversalFilters):
     start: Id = Field(description="An entity ID.")
     predicate: Id = Field(description="e.g. rdfs:subClassOf")
-    direction: Direction = Field(default="out", description='"out" follows subject to object; "in" the inverse.')
+    direction: Direction = Field(default="out", description="out: subject to object; in: back.")
     limit: int = Field(default=10_000, description="1 to 500,000.")
 
 
 class ScanQueryInput(TraversalFilters):
     node_types: list[Id] | None = Field(default=None, min_length=1, description="Entity types to list.")
-    edge_predicates: list[Id] | None = Field(default=None, min_length=1, description="Predicates whose statements to list.")
+    edge_predicates: list[Id] | None = Field(default=None, min_length=1, description="Statements of these predicates.")
     limit: int = Field(default=100, description="Per page, 1 to 1,000.")
-    cursor: str | None = Field(default=None, max_length=4096, description="next_cursor of the previous page.")
+    cursor: str | None = Field(default=None, max_length=4096, description="A page's next_cursor.")
 
 
 class ShortestPathInput(WalkFilters):
@@ -140,7 +140,7 @@ class ShortestPathInput(WalkFilters):
 
 class CommunitiesInput(WalkFilters):
     seeds: list[Id] = Field(default_factory=list, description="Whose neighbourhood, up to 256 (none: the whole graph).")
-    max_hops: int = Field(default=2, description="Hops around the seeds (1 to 4).")
+    max_hops: int = Field(default=2, description="1 to 4.")
     resolution: float = Field(default=1.0, gt=0, le=10, description="Higher: smaller communities.")
     level: int = Field(default=0, description="Level to list (0: coarsest).")
-    community: int | None = Field(default=None, description="One community of that level, in full.")
+    community: int | None = Field(default=None, description="One community of the level, in full.")

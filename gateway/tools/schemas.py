@@ -55,28 +55,23 @@ is then loaded once, not six times."""
 
 
 def _undescribed(schema: Any) -> Any:
-    """A shared field as the other tools list it: its shape (a list's, not its items'),
-    without the words, items, allowed values and alternatives (`as_of`'s integer or string)
-    spelled out in `EXPLAINED_IN` (the server checks them all the same)."""
-    if isinstance(schema, list):
-        return [_undescribed(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    return {key: _undescribed(value) for key, value in schema.items()
-            if key not in ("description", "enum", "items", "minItems", "anyOf")}
+    """A shared field as the other tools list it: by name only (any value), its shape, words
+    and allowed values being spelled out in `EXPLAINED_IN` (the server checks them all the
+    same, with errors naming the field)."""
+    return {}
 
 
-UNLISTED_BOUNDS = frozenset({"maxLength", "maxItems"})
-"""Upper length bounds the tool lists leave out: the server enforces them (a 422 naming the
-field) and OpenAPI states them, but an agent never comes near them, and every character
-of the list is paid on every turn."""
+UNLISTED_BOUNDS = frozenset({"maxLength", "maxItems", "maxProperties", "maximum", "pattern"})
+"""Bounds the tool lists leave out: the server enforces them (a 422 naming the field) and
+OpenAPI states them, but an agent never comes near the upper ones, a name's pattern (letters,
+digits, `_`) is said in words, and every character of the list is paid on every turn."""
 
 
 def lean(schema: Any, *, descriptions: bool = True, depth: int = 0) -> Any:
-    """A schema without what pydantic adds and a client does not need: `title`s, null
-    defaults, and `anyOf [X, null]` for an optional field (leaving it out is how a caller
-    says "none"), length bounds (`UNLISTED_BOUNDS`); without descriptions if asked.
-    Types, enums and numeric bounds stay."""
+    """A schema without what pydantic adds and a client does not need: `title`s, null and
+    false defaults (an optional flag is off unless given), `anyOf [X, null]` for an optional
+    field (leaving it out is how a caller says "none"), the bounds in `UNLISTED_BOUNDS`, a
+    name-keyed map's pattern; without descriptions if asked. Types, enums and lower bounds stay."""
     if isinstance(schema, list):
         return [lean(item, descriptions=descriptions, depth=depth + 1) for item in schema]
     if not isinstance(schema, dict):
@@ -85,10 +80,15 @@ def lean(schema: Any, *, descriptions: bool = True, depth: int = 0) -> Any:
     if depth:  # refusing unknown fields is said once, at the root
         dropped = dropped | {"additionalProperties"} if schema.get("additionalProperties") is False else dropped
     kept = {key: lean(value, descriptions=descriptions, depth=depth + 1) for key, value in schema.items()
-            if key not in dropped and not (key == "default" and value is None)}
+            if key not in dropped and not (key == "default" and (value is None or value is False))}
     if "properties" in schema:  # property names, not keywords: keep every one
         kept["properties"] = {name: lean(value, descriptions=descriptions, depth=depth + 1)
                               for name, value in schema["properties"].items()}
+    patterns = kept.pop("patternProperties", None)
+    if isinstance(patterns, dict) and len(patterns) == 1:  # a map whose keys are names: its values' shape
+        kept["additionalProperties"] = next(iter(patterns.values()))
+    elif patterns is not None:
+        kept["patternProperties"] = patterns
     options = kept.get("anyOf")
     if isinstance(options, list):
         rest = [option for option in options if option != {"type": "null"}]
@@ -124,11 +124,12 @@ def _top_level(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _open(schema: dict[str, Any]) -> dict[str, Any]:
-    """An output schema without `additionalProperties: false` and defaults: neither helps a
-    client read an answer (every answer still conforms), and both cost characters."""
+    """An output schema without `additionalProperties: false`, `required` and defaults: none
+    helps a client read an answer (every answer still conforms; docs/tools.md says which
+    fields are always there), and all cost characters on every turn."""
     properties = {name: {k: v for k, v in value.items() if k != "default"}
                   for name, value in schema.get("properties", {}).items()}
-    kept = {k: v for k, v in schema.items() if k != "additionalProperties"}
+    kept = {k: v for k, v in schema.items() if k not in ("additionalProperties", "required")}
     return {**kept, "properties": properties} if properties else kept
 
 
@@ -263,9 +264,15 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return nullable
 
 
+STRICT_UNLISTED = frozenset({"tabulate"})
+"""Tools the strict list leaves out (see `strict_tool_list`)."""
+
+
 def strict_tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> list[dict[str, Any]]:
-    """The tools as OpenAI function-calling tools in strict mode (`"strict": true`)."""
-    listed = tool_list(schemas, tools)["openai"]
+    """The tools as OpenAI function-calling tools in strict mode (`"strict": true`). A tool
+    whose arguments are maps keyed by the caller's names (tabulate's columns) is left out:
+    strict mode closes every object, so such a map cannot be written in it."""
+    listed = tool_list(schemas, {name: tool for name, tool in tools.items() if name not in STRICT_UNLISTED})["openai"]
     return [
         {"type": "function", "function": {**tool["function"], "parameters": strict(tool["function"]["parameters"]),
                                           "strict": True}}
@@ -282,6 +289,7 @@ def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, 
         if name != EXPLAINED_IN:  # the shared fields are explained once, in bfs_query
             for field in SHARED_FIELDS & set(parameters.get("properties", {})):
                 parameters["properties"][field] = _undescribed(parameters["properties"][field])
+        parameters["properties"].update(tool.brief)
         # Outputs validate answers; the tools' descriptions and docs/tools.md explain them,
         # so the list carries their top level only (nodes, edges: objects).
         output = _top_level(lean(schemas.standalone(schemas.outputs[name]), descriptions=False))

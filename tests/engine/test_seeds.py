@@ -17,6 +17,7 @@ import pytest
 
 from gateway import Gateway
 from gateway.engine.context import TOLD, UNRESOLVED_LISTED
+from gateway.models.tables import MAX_ROWS_IDS
 from gateway.tools import TOOLS, bfs, community, describe, intersect, neighbors
 from gateway.tools.schemas import tool_schemas
 from tests.conftest import DEMO, ROOT
@@ -101,6 +102,7 @@ CAPS = [
     ("describe_entities", "ids", describe.MAX_IDS),
     ("communities", "seeds", community.MAX_SEEDS),
     ("expand_neighbors", "entity_ids", neighbors.MAX_SEEDS),
+    ("tabulate", "ids", MAX_ROWS_IDS),
 ]
 
 

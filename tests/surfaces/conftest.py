@@ -84,6 +84,14 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
         {"question": "Who is Irene Adler?"},
         {"question": "What did Irene Adler keep?", "truth_status": ["asserted_true", "hypothetical"]},
     ],
+    "tabulate": [
+        {"type": "sh:Person", "columns": {"name": "rdfs:label", "home": "rel:LivesAt"},
+         "where": [{"column": "home", "op": "exists"}], "order_by": [{"column": "name"}], "limit": 5},
+        {"type": "sh:Person", "columns": {"home": "rel:LivesAt", "has": "rel:Possesses"}, "group_by": ["home"],
+         "aggregate": {"n": {"fn": "count"}, "things": {"fn": "count_distinct", "of": "has"}},
+         "having": [{"column": "n", "op": ">=", "value": 1}], "order_by": [{"column": "n", "descending": True}],
+         "truth_status": ["asserted_true", "hypothetical"], "as_of": "600"},
+    ],
     "fetch_slice": [
         {"entity_id": "wiki:A_Scandal_in_Bohemia"},
         {"entity_id": "wiki:Irene_Adler", "window": 99, "content_max_chars": 5},
@@ -107,6 +115,7 @@ REFUSED: list[tuple[str, dict[str, Any]]] = [
     ("describe_entity", {}),
     ("expand_neighbors", {"entity_ids": []}),
     ("describe_entity", {"id": 7}),
+    ("tabulate", {"type": "sh:Person", "limit": "all"}),
 ]
 """Requests the Python API refuses: the published schemas refuse them too."""
 

@@ -56,8 +56,8 @@ def _list_fields(model: type[BaseModel], prefix: str = "") -> list[tuple[str, Fi
     for name, info in model.model_fields.items():
         if _is_list(info):
             found.append((prefix + name, info))
-        for arg in (info.annotation, *typing.get_args(info.annotation)):
-            if isinstance(arg, type) and issubclass(arg, BaseModel):
+        for arg in () if _is_list(info) else (info.annotation, *typing.get_args(info.annotation)):
+            if isinstance(arg, type) and issubclass(arg, BaseModel):  # a list's items are no filters of their own
                 found += _list_fields(arg, f"{prefix}{name}.")
     return found
 

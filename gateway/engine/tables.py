@@ -1,0 +1,334 @@
+"""tabulate's one SPARQL query, written from a checked table spec.
+
+Every name a caller gave has become an IRI (checked by `gateway.ids`) or a variable made
+from a column's checked name before it gets here; values enter as literals through
+`gateway.sparql`. Each output column `x` is the variable `?c_x`.
+
+Numbers written as text count as numbers: `numeric(?v)` is the value itself when it is a
+number, else its text (trimmed) read as an integer, a decimal or a double, else unbound.
+Conditions and orders compare numbers as numbers and everything else by its text (so ISO
+dates compare in time order); text tests (`contains`, `starts_with`) ignore case.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gateway.engine.formulas import Formula, render
+from gateway.profiles.base import NON_EDGES, HopPlan, Profile, time_filters
+from gateway.profiles.wikidata import CLAIM, claim_predicate
+from gateway.sparql import Sparql, integer, iri, iris, joined, literal, not_after, not_before, variable
+from gateway.terms import BFS, Blank, Literal
+
+NUMERIC_AGGREGATES = ("sum", "avg", "min", "max")
+"""Aggregates that read numbers (min and max read text where a group has no number)."""
+SENTINEL = "\uffff"
+"""MIN's stand-in for a missing value: text that sorts after every value."""
+
+
+@dataclass(frozen=True)
+class Step:
+    predicate: str
+    backward: bool = False
+
+
+@dataclass(frozen=True)
+class Test:
+    """One condition, checked: `subject` a column's name, or a path from the row (`steps`)."""
+
+    op: str
+    subject: str | None = None
+    steps: tuple[Step, ...] = ()
+    values: tuple[object, ...] = ()
+    """Constants, each a number, bool, text, or ("iri", IRI, text) for text naming an entity."""
+    other: str | None = None
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    fn: str
+    of: str
+
+
+@dataclass
+class Spec:
+    """A table with every name resolved."""
+
+    rows_type: str | None
+    rows_ids: Sequence[str]
+    subtypes: bool
+    columns: dict[str, tuple[Step, ...]]
+    row_computes: dict[str, Formula]
+    where: list[Test]
+    group_by: list[str] | None
+    aggregates: dict[str, Aggregation]
+    group_computes: dict[str, Formula]
+    having: list[Test]
+    order: list[tuple[str, bool]]
+    limit: int
+    offset: int
+    languages: tuple[str, ...] = ()
+    outputs: list[str] = field(default_factory=list)
+
+    @property
+    def grouped(self) -> bool:
+        return self.group_by is not None or bool(self.aggregates)
+
+
+def var(name: str) -> Sparql:
+    return variable(f"c_{name}")
+
+
+def numeric(v: Sparql) -> Sparql:
+    text = f'REPLACE(STR({v}), "^\\\\s+|\\\\s+$", "")'
+    return Sparql(f"IF(isNumeric({v}), {v}, COALESCE(xsd:integer({text}), xsd:decimal({text}), xsd:double({text})))")
+
+
+_SPARQL_OPS = {"=": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+def compare_value(v: Sparql, op: str, values: Sequence[object]) -> Sparql:
+    """The test of `v` against constants (one, or several for `in`)."""
+    if op == "exists":
+        return Sparql(f"BOUND({v})")
+    if op == "missing":
+        return Sparql(f"!BOUND({v})")
+    if op == "in":
+        return Sparql("(" + " || ".join(_equals(v, value) for value in values) + ")")
+    (value,) = values
+    if op in ("contains", "starts_with"):
+        text = value[2] if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) else str(value)
+        function = "CONTAINS" if op == "contains" else "STRSTARTS"
+        return Sparql(f"{function}(LCASE(STR({v})), LCASE({literal(text)}))")
+    if op == "=":
+        return _equals(v, value)
+    if op == "!=":
+        return Sparql(f"(BOUND({v}) && !{_equals(v, value)})")
+    number = _number(value)
+    if number is not None:
+        return Sparql(f"({numeric(v)} {_SPARQL_OPS[op]} {literal(number)})")
+    text = value[2] if isinstance(value, tuple) else str(value)
+    return Sparql(f"(isLiteral({v}) && STR({v}) {_SPARQL_OPS[op]} {literal(text)})")
+
+
+def _equals(v: Sparql, value: object) -> Sparql:
+    if isinstance(value, bool):
+        return Sparql(f"COALESCE({v} = {literal(value)}, false)")
+    number = _number(value)
+    text = value[2] if isinstance(value, tuple) else str(value)
+    tests = [f"(isLiteral({v}) && STR({v}) = {literal(text)})"]
+    if isinstance(value, tuple):
+        tests.insert(0, f"sameTerm({v}, {iri(value[1])})")
+    if number is not None:
+        tests.append(f"COALESCE({numeric(v)} = {literal(number)}, false)")
+    return Sparql("(" + " || ".join(tests) + ")")
+
+
+def _number(value: object) -> int | float | None:
+    """A constant as a number: a JSON number, or text that reads as one ("35", " 2.5")."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            try:
+                number = float(value.strip())
+            except ValueError:
+                return None
+            return number if number == number and abs(number) != float("inf") else None
+    return None
+
+
+def compare_columns(a: Sparql, op: str, b: Sparql) -> Sparql:
+    """The test of `a` against `b`: as numbers where both read as numbers, else as terms
+    (`=`, `!=`) or as text."""
+    if op in ("contains", "starts_with"):
+        function = "CONTAINS" if op == "contains" else "STRSTARTS"
+        return Sparql(f"{function}(LCASE(STR({a})), LCASE(STR({b})))")
+    sparql_op = _SPARQL_OPS[op]
+    fallback = f"{a} {sparql_op} {b}" if op in ("=", "!=") else f"STR({a}) {sparql_op} STR({b})"
+    return Sparql(f"(BOUND({a}) && BOUND({b}) && COALESCE({numeric(a)} {sparql_op} {numeric(b)}, {fallback}, false))")
+
+
+class TableQuery:
+    """The SPARQL text of one table over a profile's statements."""
+
+    def __init__(self, profile: Profile, plan: HopPlan, *, filtered: bool,
+                 unasserted: dict[str, list[tuple[str, str]]]) -> None:
+        self.profile = profile
+        self.plan = plan
+        self.filtered = filtered
+        self.unasserted = unasserted
+        self.wikidata = profile.queries == "wikidata"
+        self._fresh = itertools.count(1)
+        self.crossed = False
+        """Whether a step crosses statements the filters judge (set while writing)."""
+        self._time_flags, self._time_slots = time_filters(plan)
+
+    # -- paths ---------------------------------------------------------------------------
+    def fresh(self, stem: str) -> Sparql:
+        return variable(f"{stem}{next(self._fresh)}")
+
+    def path(self, start: Sparql, steps: Sequence[Step], end: Sparql, languages: Sequence[str] = ()) -> Sparql:
+        """The pattern from `start` to `end` along `steps`; on a last forward step onto
+        text in several languages, the reader's languages are kept where the value has them."""
+        points = [start, *(self.fresh("p") for _ in steps[1:]), end]
+        parts = [self.step(points[i], s, points[i + 1]) for i, s in enumerate(steps)]
+        last = steps[-1]
+        if languages and not last.backward:
+            other = self.fresh("l")
+
+            def wanted(v: Sparql) -> str:
+                return " || ".join(f"LANGMATCHES(LANG({v}), {literal(tag)})" for tag in languages)
+
+            parts.append(Sparql(
+                f'FILTER(!isLiteral({end}) || LANG({end}) = "" || {wanted(end)} || NOT EXISTS '
+                f"{{ {points[-2]} {iri(last.predicate)} {other} . FILTER(isLiteral({other}) && ({wanted(other)})) }})"))
+        return joined(parts, "\n")
+
+    def step(self, a: Sparql, step: Step, b: Sparql) -> Sparql:
+        s, o = (b, a) if step.backward else (a, b)
+        p = iri(step.predicate)
+        statuses = iris(sorted(BFS + x for x in self.plan.truth_status), ", ")
+        claim = claim_predicate(step.predicate) if self.wikidata else None
+        if self.wikidata and claim is None:
+            return self._render(["plain"], a=s, p=p, b=o)
+        if claim is not None:  # a Wikidata property: its claims, as the walk reads them
+            self.crossed = self.crossed or self.filtered
+            names = {n: self.fresh(n) for n in ("st", "rank", "start", "end", "point", "from", "until")}
+            flags: list[str] = []
+            slots: dict[str, Sparql] = {}
+            if self.plan.valid_at is not None:
+                flags.append("valid_at")
+                slots = {"from_not_after": not_after(names["from"], self.plan.valid_at),
+                         "until_not_before": not_before(names["until"], self.plan.valid_at)}
+            return self._render(flags, a=s, b=o, claim=iri(claim), ps=iri(CLAIM + "statement/" + claim[len(CLAIM):]),
+                                truth_status=statuses, **names, **slots)
+        plain = not self.filtered or step.predicate in NON_EDGES
+        self.crossed = self.crossed or not plain
+        flags = [] if plain else ["filtered", *self._time_flags]
+        if "asserted_true" in self.plan.truth_status:
+            flags.append("asserted_ok")
+        pairs = self.unasserted.get(step.predicate, [])
+        slots = {}
+        if pairs and not plain:
+            flags.append("unasserted")
+            slots["unasserted"] = joined(Sparql(f"({iri(x)} {iri(y)})") for x, y in pairs)
+        return self._render(flags, a=s, p=p, b=o, truth_status=statuses, **self._time_slots, **slots)
+
+    def _render(self, flags: list[str], **slots: Sparql) -> Sparql:
+        return Sparql(self.profile.render("table_step", flags, **slots))
+
+    # -- the query -----------------------------------------------------------------------
+    def text(self, spec: Spec) -> str:
+        body = self.body(spec)
+        order = self.order(spec)
+        page = {"order": order, "limit": integer(spec.limit + 1), "offset": integer(spec.offset)}
+        if not spec.grouped:
+            projection = joined(var(n) for n in spec.outputs)
+            return self.profile.render("table", projection=projection, body=body, **page)
+        row_names = ["id", *spec.columns, *spec.row_computes]
+        group_parts: list[Sparql] = [var(n) for n in spec.group_by or []]
+        skipped: list[Sparql] = []
+        numbers = [Sparql(f"BIND({numeric(var(of))} AS {variable('n_' + of)})")
+                   for of in dict.fromkeys(a.of for a in spec.aggregates.values())]
+        for name, aggregation in spec.aggregates.items():
+            group_parts.append(Sparql(f"({aggregate(aggregation)} AS {variable('g_' + name)})"))
+            if aggregation.fn in NUMERIC_AGGREGATES:
+                v, n = var(aggregation.of), variable("n_" + aggregation.of)
+                skip = variable("s_" + name)
+                count = f"COUNT({v}) - COUNT({n})"
+                if aggregation.fn in ("min", "max"):  # text is skipped only where there are numbers
+                    count = f"IF(COUNT({n}) > 0, {count}, 0)"
+                group_parts.append(Sparql(f"(({count}) AS {skip})"))
+                skipped.append(skip)
+        after: list[Sparql] = []
+        # MIN / MAX stand-ins stay in the query (they sort where nulls do) and become null
+        # in the answer (`is_missing`).
+        after += [Sparql(f"BIND({variable('g_' + name)} AS {var(name)})") for name in spec.aggregates]
+        for name, formula in spec.group_computes.items():
+            after.append(Sparql(f"BIND({render(formula, lambda n: numeric(var(n)))} AS {var(name)})"))
+        after += [Sparql(f"FILTER({self.condition(t, spec)})") for t in spec.having]
+        slots = {
+            "projection": joined([*(var(n) for n in spec.outputs), *skipped]),
+            "group_projection": joined(group_parts),
+            "row_projection": joined(var(n) for n in row_names),
+            "body": body,
+            "numbers": joined(numbers, "\n"),
+            "group_by": joined(var(n) for n in spec.group_by or []),
+            "after": joined(after, "\n"),
+        }
+        flags = ["grouped"] if spec.group_by else []
+        return self.profile.render("table_grouped", flags, **slots, **page)
+
+    def rows(self, spec: Spec) -> Sparql:
+        flags = ["ids"] if spec.rows_type is None else (["subtypes"] if spec.subtypes else [])
+        slots = {"ids": iris(spec.rows_ids)} if spec.rows_type is None else {"type": iri(spec.rows_type)}
+        return Sparql(self.profile.render("table_rows", flags, **slots))
+
+    def body(self, spec: Spec) -> Sparql:
+        parts = [self.rows(spec)]
+        for name, steps in spec.columns.items():
+            parts.append(Sparql(f"OPTIONAL {{\n{self.path(var('id'), steps, var(name), spec.languages)}\n}}"))
+        for name, formula in spec.row_computes.items():
+            parts.append(Sparql(f"BIND({render(formula, lambda n: numeric(var(n)))} AS {var(name)})"))
+        parts += [Sparql(f"FILTER({self.condition(t, spec)})") for t in spec.where]
+        return joined(parts, "\n")
+
+    def condition(self, test: Test, spec: Spec) -> Sparql:
+        if test.steps:
+            end = self.fresh("w")
+            pattern = self.path(var("id"), test.steps, end)
+            if test.op == "missing":
+                return Sparql(f"NOT EXISTS {{\n{pattern}\n}}")
+            if test.op == "exists":
+                return Sparql(f"EXISTS {{\n{pattern}\n}}")
+            return Sparql(f"EXISTS {{\n{pattern}\nFILTER({self.compare(end, test)})\n}}")
+        return self.compare(var(test.subject or "id"), test)
+
+    def compare(self, v: Sparql, test: Test) -> Sparql:
+        if test.other is not None:
+            return compare_columns(v, test.op, var(test.other))
+        return compare_value(v, test.op, test.values)
+
+    def order(self, spec: Spec) -> Sparql:
+        """The caller's order (nulls last, numbers as numbers, else text), then every
+        output column, so that pages never overlap."""
+        keys: list[str] = []
+        for name, descending in spec.order:
+            v = var(name)
+            direction = "DESC" if descending else "ASC"
+            keys += [f"ASC(!BOUND({v}))", f"{direction}({numeric(v)})", f"{direction}(STR({v}))"]
+        keys += [f"ASC({var(n)})" for n in spec.outputs]
+        return Sparql(" ".join(keys))
+
+
+def is_missing(term: object) -> bool:
+    """Whether an answer's cell is MIN's or MAX's stand-in for "no value"."""
+    return isinstance(term, Blank) or (isinstance(term, Literal) and term.value == SENTINEL)
+
+
+def aggregate(aggregation: Aggregation) -> Sparql:
+    """The aggregate over the rows' `?c_x` and its number `?n_x` (bound by the query)."""
+    v = var(aggregation.of)
+    n = variable("n_" + aggregation.of)
+    fn = aggregation.fn
+    if fn == "count":
+        return Sparql(f"COUNT({v})")
+    if fn == "count_distinct":
+        return Sparql(f"COUNT(DISTINCT {v})")
+    if fn == "sum":
+        return Sparql(f"SUM(COALESCE({n}, 0))")
+    if fn == "avg":
+        return Sparql(f"(SUM(COALESCE({n}, 0)) * 1.0 / COUNT({n}))")
+    # A missing value would make MIN / MAX unbound (SPARQL's error rule): it stands in as
+    # a value that loses (a blank node sorts first, SENTINEL last), then becomes null.
+    # The numbers of a group, where it has any; else its values (dates, text).
+    if fn == "max":
+        return Sparql(f"IF(COUNT({n}) > 0, MAX(COALESCE({n}, BNODE())), MAX(COALESCE({v}, BNODE())))")
+    return Sparql(f"IF(COUNT({n}) > 0, MIN(COALESCE({n}, {literal(SENTINEL)})), MIN(COALESCE({v}, {literal(SENTINEL)})))")

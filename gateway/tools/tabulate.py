@@ -1,0 +1,323 @@
+"""tabulate: a table over the entities of one type (or a list of IDs), in one SPARQL query.
+
+Columns are paths from the row's entity; conditions, computed columns, groups, aggregates
+and the order are pushed to the store (`gateway.engine.tables` writes the query). Every
+name is checked here first: types and predicates against the data (with "did you mean"),
+column names against the table, formulas by `gateway.engine.formulas`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from gateway.engine import formulas
+from gateway.engine.context import GraphContext, quoted
+from gateway.engine.plan import make_plan
+from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, is_missing
+from gateway.engine.values import datum
+from gateway.errors import EndpointTimeout, InvalidInput
+from gateway.ids import local_name
+from gateway.models.tables import MAX_PATH_STEPS, MAX_ROWS_IDS, Condition, Table, TableLimits, TabulateInput
+from gateway.profiles.base import HopPlan
+from gateway.settings import clamp
+from gateway.sparql import Sparql, iris
+from gateway.sparql import iri as sparql_iri
+from gateway.terms import RDFS, Literal
+
+MAX_ROWS = 1000
+NAME_PREDICATES = frozenset({RDFS + "label", "http://www.w3.org/2004/02/skos/core#prefLabel", "https://schema.org/name",
+                             "http://schema.org/name"})
+"""The predicates labels are read from (queries/native/labels.rq): a column over one of
+them already names the rows, so `labels` leaves the rows' own IDs out."""
+_FULL_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_NEXT_IRI = re.compile(r"/(?=\^?[A-Za-z][A-Za-z0-9+.-]*://)")
+"""Where a path of full IRIs written without <...> goes on to its next step."""
+
+_CONDITIONS = ("{column|path, op, value|other}; op = != < <= > >= contains starts_with in exists missing; value: "
+               "number, text, ISO date, ID (a list for in)")
+TABLE_BRIEF: dict[str, dict[str, Any]] = {
+    "where": {"type": "array", "items": {"type": "object"}, "description": f"ANDed: {_CONDITIONS}."},
+    "having": {"type": "array", "items": {"type": "object"}, "description": "As where, on groups."},
+    "aggregate": {"type": "object", "description": "Name: {fn: count|count_distinct|sum|avg|min|max, of: column "
+                                                   "(default id)}."},
+}
+"""How the tool lists show tabulate's nested fields (gateway.tools.Tool.brief)."""
+
+
+def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
+    warnings: list[str] = []
+    limit = clamp(query.limit, 50, 1, MAX_ROWS, field="limit", warnings=warnings)
+    plan = make_plan(ctx, query, warnings)
+    names = _Names(ctx)
+    unresolved: list[str] = []
+    rows_type = rows_ids = None
+    if query.type is not None:
+        rows_type = names.type(query.type)
+    else:
+        seeds = ctx.resolve_seeds(query.ids or [], plan, "ids", warnings, cap=MAX_ROWS_IDS)
+        unresolved = seeds.unresolved("ids", warnings)
+        rows_ids = seeds.iris
+        if rows_ids:
+            names.rows = Sparql(ctx.profile.render("table_rows", ["ids"], ids=iris(rows_ids)))
+    spec = _spec(names, query, rows_type, rows_ids or [], limit)
+    if rows_type is None and not rows_ids:
+        return _answer(ctx, spec, [], unresolved, warnings)
+    unasserted: dict[str, list[tuple[str, str]]] = {}
+    if ctx.profile.queries != "wikidata" and ctx.profile.has_reifiers:
+        for hit in ctx.profile.unasserted():
+            if not plan.failures(hit.status, hit.asserted_at, hit.valid_from, hit.valid_until):
+                unasserted.setdefault(hit.p, []).append((hit.s, hit.o))
+    builder = TableQuery(ctx.profile, plan, filtered=ctx.profile.can_hide(plan), unasserted=unasserted)
+    text = builder.text(spec)
+    try:
+        rows = ctx.backend.select(text)[1]
+    except EndpointTimeout as error:
+        raise EndpointTimeout(f"{error.message}; narrow the table: ids instead of a type, fewer columns, a where on "
+                              "a column, or no include_subtypes") from None
+    if builder.crossed:
+        warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
+                        "left out is not counted: widen them to see it")
+    return _answer(ctx, spec, rows, unresolved, warnings)
+
+
+def _filters(plan: HopPlan) -> str:
+    said = [f"truth_status {', '.join(sorted(plan.truth_status))}"]
+    said += [f"{name} {value}" for name, value in (("as_of", plan.as_of), ("valid_at", plan.valid_at)) if value is not None]
+    return "; ".join(said)
+
+
+# -- names -------------------------------------------------------------------------------
+class _Names:
+    """Types and predicates as the data holds them."""
+
+    def __init__(self, ctx: GraphContext) -> None:
+        self.ctx = ctx
+        self._near: list[str] | None = None
+        self.rows: Sparql | None = None
+        """The rows' pattern (table_rows.rq), once known: predicates near them are the bare names."""
+
+    def type(self, name: str) -> str:
+        said: list[str] = []
+        found = self.ctx.resolve_terms([name], "type", kind="type", warnings=said)
+        if not found:
+            raise InvalidInput(said[0].replace("type[0]", "type", 1) if said else f"type: {quoted(name)}: not a type",
+                               field="type")
+        (iri,) = found
+        self.rows = Sparql(self.ctx.profile.render("table_rows", [], type=sparql_iri(iri)))
+        return iri
+
+    def path(self, text: str, field: str) -> tuple[Step, ...]:
+        """The steps of a path: `p/q`, `^p` backwards; a step is an ID, a bare name, or an
+        IRI in `<...>` (a path that is one full IRI is one step)."""
+        parts = _NEXT_IRI.split(text) if _FULL_IRI.match(text.lstrip("^")) and "<" not in text else _split(text)
+        if not parts or any(not p or p == "^" for p in parts):
+            raise InvalidInput(f"{field}: {quoted(text)}: a path is predicates joined by / (^p walks one backwards)",
+                               field=field)
+        if len(parts) > MAX_PATH_STEPS:
+            raise InvalidInput(f"{field}: a path of at most {MAX_PATH_STEPS} steps", field=field)
+        return tuple(Step(self.predicate(p.lstrip("^"), field), p.startswith("^")) for p in parts)
+
+    def predicate(self, name: str, field: str) -> str:
+        text = name[1:-1] if name.startswith("<") and name.endswith(">") else name
+        resolution = self.ctx.ids.resolve(text, field, allow_local_name=True)
+        if resolution.iri is not None and self._used(resolution.iri):
+            return resolution.iri
+        if ":" not in text:  # a bare name: the local name of a predicate near the rows
+            matches = sorted({p for p in self.near() if local_name(p).lower() == text.lower()})
+            if len(matches) == 1:
+                return matches[0]
+            if matches:
+                shown = ", ".join(self.ctx.ids.to_id(p) for p in matches)
+                raise InvalidInput(f"{field}: {quoted(name)} is the name of several predicates ({shown}): give one",
+                                   field=field)
+        hint = self.ctx.did_you_mean(text, self.near())
+        raise InvalidInput(f"{field}: {quoted(name)}: no such predicate in this graph{hint}", field=field)
+
+    def _used(self, iri: str) -> bool:
+        """Whether a triple or a reifier-only statement has the predicate."""
+        if self.ctx.profile.has_reifiers and any(hit.p == iri for hit in self.ctx.profile.unasserted()):
+            return True
+        return self.ctx.memo(f"table predicate {iri}", lambda: bool(self.ctx.select("table_probe", predicate=sparql_iri(iri))))
+
+    def near(self) -> list[str]:
+        """Predicates next to the rows (of the type), and the graph's edge predicates."""
+        if self._near is None:
+            found: set[str] = set()
+            if self.rows is not None:
+                found = {str(p) for (p,) in self.ctx.select("table_predicates", rows=self.rows) if isinstance(p, str)}
+            if not self.ctx.profile.bounded:
+                found |= set(self.ctx.vocabulary[0])
+            self._near = sorted(found)
+        return self._near
+
+
+def _split(text: str) -> list[str]:
+    """`a/<http://x/y>/^b` -> ["a", "<http://x/y>", "^b"]: slashes inside <...> are kept."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth = max(0, depth - 1)
+        if char == "/" and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    parts.append(current.strip())
+    return parts
+
+
+# -- the table's spec ---------------------------------------------------------------------
+def _spec(names: _Names, query: TabulateInput, rows_type: str | None, rows_ids: Sequence[str], limit: int) -> Spec:
+    taken: dict[str, str] = {}
+
+    def claim(name: str, field: str) -> None:
+        if name == "id":
+            raise InvalidInput(f"{field}: id is the row's own column; name this one otherwise", field=field)
+        if name in taken:
+            raise InvalidInput(f"{field}: {name!r} is already the name of a {taken[name]}", field=field)
+        taken[name] = field.split(".")[0].split("[")[0]
+
+    columns = {}
+    for name, path in query.columns.items():
+        claim(name, f"columns.{name}")
+        columns[name] = names.path(path, f"columns.{name}")
+    for name in query.aggregate:
+        claim(name, f"aggregate.{name}")
+    parsed = {}
+    for name, text in query.compute.items():
+        claim(name, f"compute.{name}")
+        parsed[name] = formulas.parse(text, f"compute.{name}")
+    row_names = ["id", *columns]
+    grouped = query.group_by is not None or bool(query.aggregate)
+    group_names = [*(query.group_by or []), *query.aggregate]
+    row_computes: dict[str, formulas.Formula] = {}
+    group_computes: dict[str, formulas.Formula] = {}
+    for name, formula in parsed.items():
+        used = formulas.names(formula)
+        field = f"compute.{name}"
+        if any(n in query.aggregate or n in group_computes for n in used):
+            for n in used:
+                _known(n, group_names + list(group_computes), field, "a formula over aggregates names aggregates, "
+                       "group_by columns and such formulas")
+            group_computes[name] = formula
+        else:
+            for n in used:
+                _known(n, row_names + list(row_computes), field, "a formula names columns and earlier formulas")
+            row_computes[name] = formula
+    row_names += list(row_computes)
+    for name in query.group_by or []:
+        _known(name, row_names, "group_by", "group_by names columns")
+    aggregates = {}
+    for name, agg in query.aggregate.items():
+        _known(agg.of, row_names, f"aggregate.{name}.of", "an aggregate is of a column")
+        aggregates[name] = Aggregation(agg.fn, agg.of)
+    outputs = [*(query.group_by or []), *aggregates, *group_computes] if grouped else [*row_names]
+    if not grouped and group_computes:
+        raise InvalidInput("compute: a formula names an aggregate, but there are none", field="compute")
+    where = [_test(names, c, f"where[{i}]", row_names, paths=True) for i, c in enumerate(query.where)]
+    if query.having and not grouped:
+        raise InvalidInput("having: conditions on groups need group_by or aggregate (for rows, use where)",
+                           field="having")
+    having = [_test(names, c, f"having[{i}]", outputs, paths=False) for i, c in enumerate(query.having)]
+    order = []
+    for i, item in enumerate(query.order_by):
+        _known(item.column, outputs, f"order_by[{i}].column", "order_by names the table's columns")
+        order.append((item.column, item.descending))
+    return Spec(
+        rows_type=rows_type, rows_ids=rows_ids, subtypes=query.include_subtypes, columns=columns,
+        row_computes=row_computes, where=where, group_by=query.group_by, aggregates=aggregates,
+        group_computes=group_computes, having=having, order=order, limit=limit, offset=query.offset,
+        languages=tuple(names.ctx.settings.languages), outputs=outputs,
+    )
+
+
+def _known(name: str, known: Iterable[str], field: str, rule: str) -> None:
+    known = list(known)
+    if name in known:
+        return
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else f" (the table has {', '.join(known)})"
+    raise InvalidInput(f"{field}: {name!r} is not a column here: {rule}{hint}", field=field)
+
+
+def _test(names: _Names, condition: Condition, field: str, known: list[str], *, paths: bool) -> Test:
+    steps: tuple[Step, ...] = ()
+    if condition.path is not None:
+        if not paths:
+            raise InvalidInput(f"{field}.path: having tests the groups' columns, not paths", field=f"{field}.path")
+        steps = names.path(condition.path, f"{field}.path")
+    else:
+        _known(condition.column or "", known, f"{field}.column", "a condition names a column of the table")
+    if condition.other is not None:
+        _known(condition.other, known, f"{field}.other", "other names a column of the table")
+    raw = condition.value if isinstance(condition.value, list) else [] if condition.value is None else [condition.value]
+    values = tuple(_constant(names, v, condition.op) for v in raw)
+    return Test(condition.op, condition.column, steps, values, condition.other)
+
+
+def _constant(names: _Names, value: object, op: str) -> object:
+    """A constant; text that names an entity (`=`, `!=`, `in`) also as its IRI."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidInput(f"value: {value!r} is not a finite number", field="value")
+    if isinstance(value, str) and op in ("=", "!=", "in") and (":" in value):
+        try:
+            iri = names.ctx.ids.resolve(value, "value").iri
+        except InvalidInput:
+            iri = None
+        if iri is not None:
+            try:
+                sparql_iri(iri)
+            except ValueError:
+                return value
+            return ("iri", iri, value)
+    return value
+
+
+# -- the answer ---------------------------------------------------------------------------
+def _answer(ctx: GraphContext, spec: Spec, rows: Sequence[Sequence[object]], unresolved: list[str],
+            warnings: list[str]) -> Table:
+    width = len(spec.outputs)
+    shown = list(rows[: spec.limit])
+    skipped = [0] * (len(rows[0]) - width if rows else 0)
+    reader = ctx.settings.languages[0] if ctx.settings.languages else None
+    cells: list[list[object]] = []
+    entities: list[str] = []
+    named = not spec.grouped and any(len(s) == 1 and not s[0].backward and s[0].predicate in NAME_PREDICATES
+                                     for s in spec.columns.values())
+    for row in shown:
+        out = []
+        for i, term in enumerate(row[:width]):
+            out.append(_cell(ctx, term, reader, entities if i or not named else []))
+        for i, term in enumerate(row[width:]):
+            if isinstance(term, Literal):
+                skipped[i] += int(term.value)
+        cells.append(out)
+    summed = [n for n in spec.aggregates if spec.aggregates[n].fn in NUMERIC_AGGREGATES]
+    for name, count in zip(summed, skipped):
+        if count:
+            of = spec.aggregates[name].of
+            warnings.append(f"aggregate.{name}: {count} values of {of} that are not numbers were skipped (in the rows "
+                            "shown)")
+    labels = {ctx.ids.to_id(x): label for x, label in ctx.labels(list(dict.fromkeys(entities))).items()}
+    return Table(
+        columns=spec.outputs, rows=cells, row_count=len(cells), more=len(rows) > spec.limit,  # type: ignore[arg-type]
+        labels=labels, unresolved=unresolved, limits=TableLimits(limit=spec.limit, offset=spec.offset),
+        warnings=warnings,
+    )
+
+
+def _cell(ctx: GraphContext, term: object, reader: str | None, entities: list[str]) -> object:
+    if term is None or is_missing(term):
+        return None
+    if type(term) is str:  # an IRI (literals and blank nodes are of their own types)
+        entities.append(term)
+    value = datum(term, ctx.ids.to_id, reader)  # type: ignore[arg-type]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(term.value) if isinstance(term, Literal) else str(value)
+    return value
