@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, WithJsonSchema, model_validator
+from pydantic import Field, StrictInt, StringConstraints, WithJsonSchema, model_validator
 
 from gateway.models.inputs import TraversalFilters
 from gateway.models.shared import Datum, Id, Out, Strict
@@ -74,8 +74,9 @@ class TabulateInput(TraversalFilters):
     aggregate: dict[Name, Aggregate] = Field(default_factory=dict, max_length=MAX_AGGREGATES)
     having: list[Condition] = Field(default_factory=list, max_length=MAX_CONDITIONS)
     order_by: list[Order] = Field(default_factory=list, max_length=MAX_COLUMNS)
-    limit: int = Field(default=50, description="1 to 1,000.")
-    offset: int = Field(default=0, ge=0, le=1_000_000)
+    # Strict: a JSON 0.000... is no row count (the published schema says integer).
+    limit: StrictInt = Field(default=50, description="1 to 1,000.")
+    offset: StrictInt = Field(default=0, ge=0, le=1_000_000)
 
     @model_validator(mode="after")
     def _rows_once(self) -> TabulateInput:
