@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import difflib
 import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TypeVar
 
 from gateway.backends.base import Backend, Rows
 from gateway.deployment_key import deployment_key
-from gateway.engine import bounded
-from gateway.engine.bounded import bounded_statistics
-from gateway.engine.statistics import statistics
 from gateway.errors import InvalidInput
-from gateway.ids import IdMapper, Resolution, build_converter, local_name
-from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, Profile
+from gateway.ids import IdMapper, Resolution, build_converter
+from gateway.profiles.base import HopPlan, Profile
 from gateway.settings import Settings
 from gateway.sparql import Sparql, iris, writable
-from gateway.sparql import iri as sparql_iri
-from gateway.terms import BFS, pick_label
+from gateway.terms import pick_label
 
 T = TypeVar("T")
 
@@ -79,71 +73,14 @@ class GraphContext:
                 self._memo[key] = compute()
             return self._memo[key]  # type: ignore[return-value]
 
+    def computed(self, key: str) -> bool:
+        """Whether `memo` holds a value for `key` already."""
+        return key in self._memo
+
     def cursor_secret(self) -> bytes:
         if self.settings.cursor_secret is not None:
             return self.settings.cursor_secret.encode()
         return deployment_key(self.backend.directory)
-
-    # -- vocabulary: the graph's predicates and types, for bare names and "did you mean" ----
-    @cached_property
-    def vocabulary(self) -> tuple[dict[str, int], dict[str, int]]:
-        """(edge predicate -> statement count, type -> entity count), from the statistics."""
-        with self._lock:
-            stats = bounded_statistics(self) if self.profile.bounded else statistics(self)
-            self.ids.register_local_names([*stats.predicates, *stats.types, BFS + "Statement"])
-            return stats.predicates, stats.types
-
-    def resolve_terms(
-        self, names: Iterable[str], field: str, *, kind: str, warnings: list[str]
-    ) -> set[str]:
-        """IRIs for predicate or type names; names not in the graph become warnings."""
-        names = list(names)
-        if self.profile.bounded:  # no whole-graph statistics to hold names against: probes
-            return bounded.resolve_terms(self, names, field, kind=kind, warnings=warnings)
-        if kind == "predicate" and "vocabulary" not in self.__dict__:
-            probed = self._probe_predicates(names, field)
-            if probed is not None:
-                return probed
-        predicates, types = self.vocabulary
-        known = predicates if kind == "predicate" else types
-        found: set[str] = set()
-        for i, name in enumerate(names):
-            resolution = self.ids.resolve(name, f"{field}[{i}]", allow_local_name=True)
-            if resolution.iri is not None and (resolution.iri in known or resolution.iri == BFS + "Statement"):
-                found.add(resolution.iri)
-                continue
-            hint = self.did_you_mean(name, known)
-            why = resolution.reason or f"no such {kind} in this graph"
-            warnings.append(f"{field}[{i}]: {quoted(name)}: {why}{hint}")
-        return found
-
-    def _probe_predicates(self, names: list[str], field: str) -> set[str] | None:
-        """The IRIs of predicates named by ID, each checked with one probe; None when a name
-        is bare, unknown or absent, so the whole vocabulary is needed (bare names, hints)."""
-        if self.profile.queries != "native":
-            return None
-        found: set[str] = set()
-        reified = self.profile.has_reifiers
-        flags = ["reified"] if reified else []
-        unasserted = {h.p for h in self.profile.unasserted()} if reified else set()
-        for i, name in enumerate(names):
-            iri = self.ids.resolve(name, f"{field}[{i}]").iri
-            if iri is None or iri in NON_EDGE_PREDICATES:
-                return None
-            if iri not in unasserted and not self.select("predicate_exists", flags, predicate=sparql_iri(iri)):
-                return None
-            found.add(iri)
-        return found
-
-    def did_you_mean(self, name: str, known: Iterable[str]) -> str:
-        candidates = {self.ids.to_id(iri): iri for iri in known}
-        by_local = {local_name(iri): self.ids.to_id(iri) for iri in known}
-        options = {**{k: k for k in candidates}, **by_local}
-        text = name.split(":")[-1] if ":" in name else name
-        close = difflib.get_close_matches(text, list(options), n=3, cutoff=0.6)
-        close += difflib.get_close_matches(text.upper(), list(options), n=3, cutoff=0.6)
-        picks = list(dict.fromkeys(options[c] for c in close))[:3]
-        return f"; did you mean {', '.join(picks)}?" if picks else ""
 
     # -- seeds ------------------------------------------------------------------------------
     def resolve_seeds(self, seeds: Sequence[str], plan: HopPlan, field: str, warnings: list[str], *, cap: int) -> Seeds:

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 from gateway.engine.context import GraphContext
+from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import declared_subproperties
 from gateway.engine.statistics import time_ranges
 from gateway.errors import BackendError
@@ -70,12 +71,12 @@ def _walked_predicates(ctx: GraphContext, query: object, warnings: list[str], fi
     """HopPlan's `predicates` and `excluded` from a query's `field` / `exclude_predicates`."""
     named: list[str] = getattr(query, field, None) or []
     unwanted: list[str] = getattr(query, "exclude_predicates", None) or []
-    excluded = ctx.resolve_terms(unwanted, "exclude_predicates", kind="predicate", warnings=warnings) if unwanted else set()
+    excluded = resolve_terms(ctx, unwanted, "exclude_predicates", kind="predicate", warnings=warnings) if unwanted else set()
     if not named:
         # A predicate the data declares walked only when named (a passage's bfs:passageOf:
         # a paper's passages would crowd every walk through it) waits to be named.
         return {"excluded": tuple(sorted(excluded | declared_subproperties(ctx, "walkedWhenNamed")))}
-    allowed = ctx.resolve_terms(named, field, kind="predicate", warnings=warnings) - excluded
+    allowed = resolve_terms(ctx, named, field, kind="predicate", warnings=warnings) - excluded
     if not allowed:
         warnings.append(f"{field}: none of them is a predicate of this graph that is not excluded, so nothing "
                         "was walked (describe_schema lists the predicates)")
@@ -90,10 +91,10 @@ def resolve_presentation(ctx: GraphContext, query: object, warnings: list[str]) 
     edge_filter = getattr(query, "edge_filter", None)
     types = (
         None if node_filter is None
-        else ctx.resolve_terms(node_filter.entity_types, "node_filter.entity_types", kind="type", warnings=warnings)
+        else resolve_terms(ctx, node_filter.entity_types, "node_filter.entity_types", kind="type", warnings=warnings)
     )
     predicates = (
         None if edge_filter is None
-        else ctx.resolve_terms(edge_filter.predicates, "edge_filter.predicates", kind="predicate", warnings=warnings)
+        else resolve_terms(ctx, edge_filter.predicates, "edge_filter.predicates", kind="predicate", warnings=warnings)
     )
     return types, predicates

@@ -63,14 +63,27 @@ def statement_rows(ctx: GraphContext, plan: HopPlan, after: str | None, limit: i
     return sorted(found.values())[:limit], True
 
 
+def unnamed_subjects(ctx: GraphContext, warnings: list[str]) -> None:
+    """Say how many subjects `statement_rows` cannot read: those whose IRIs no query can
+    name (kept by a lenient load), so a whole-graph answer never drops them silently."""
+    if unnamed := _read_subjects(ctx)[1]:
+        warnings.append(f"{unnamed} subject(s) have IRIs no query can name (spaces, control characters or "
+                        "brackets, kept by a lenient load): their statements are left out")
+
+
 def _subjects(ctx: GraphContext) -> list[str]:
     """Every IRI that is the subject of some statement (and a few that are not: reifiers,
-    statement nodes), sorted; read once per open graph."""
+    statement nodes) and that a query can name, sorted."""
+    return _read_subjects(ctx)[0]
 
-    def read() -> list[str]:
+
+def _read_subjects(ctx: GraphContext) -> tuple[list[str], int]:
+    """(`_subjects`, `unnamed_subjects`), read once per open graph."""
+
+    def read() -> tuple[list[str], int]:
         rows = ctx.select("scan_subjects", excluded=iris(NON_EDGE_PREDICATES, ", "))
-        # A subject no query can name (kept by a lenient load) cannot be read by subject;
-        # the load said how many such IRIs it kept.
-        return writable(sorted({*(str(row[0]) for row in rows), *(hit.s for hit in ctx.profile.unasserted())}))
+        every = sorted({*(str(row[0]) for row in rows), *(hit.s for hit in ctx.profile.unasserted())})
+        named = writable(every)
+        return named, len(every) - len(named)
 
     return ctx.memo("scan_subjects", read)

@@ -216,7 +216,7 @@ class Profile:
     @property
     def bounded(self) -> bool:
         """Whether the graph is too large to read whole: describe_schema and name resolution
-        then ask only bounded queries (`gateway.engine.bounded`)."""
+        then ask only bounded queries (`gateway.engine.wikidata_probes`)."""
         return False
 
     def render(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> str:

@@ -103,7 +103,7 @@ class WikidataProfile(NativeProfile):
     counts: str = "auto"
     """"exact": describe_schema counts the whole graph and bare names resolve against those
     counts (as for every profile); "bounded": nothing reads the whole graph
-    (`gateway.engine.bounded`); "auto": bounded on a remote endpoint, exact on embedded data."""
+    (`gateway.engine.wikidata_probes`); "auto": bounded on a remote endpoint, exact on embedded data."""
     entity_search = "auto"
     mwapi_host = "www.wikidata.org"
 

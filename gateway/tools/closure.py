@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from gateway import deadline as deadlines
 from gateway.engine.context import GraphContext
+from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.search import suggest_ids
 from gateway.models import Closure, TransitiveClosureInput
@@ -28,7 +29,7 @@ ROWS_PER_LEVEL = 4 * MAX_LIMIT
 def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -> Closure:
     warnings: list[str] = []
     limit = clamp(query.limit, 10_000, 1, MAX_LIMIT, field="limit", warnings=warnings)
-    predicates = ctx.resolve_terms([query.predicate], "predicate", kind="predicate", warnings=warnings)
+    predicates = resolve_terms(ctx, [query.predicate], "predicate", kind="predicate", warnings=warnings)
     plan = make_plan(ctx, query, warnings)
     start = ctx.resolve_seeds([query.start], plan, "start", warnings, cap=1)
     starts, unresolved = start.iris, start.missing

@@ -23,7 +23,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.louvain import louvain_levels
 from gateway.engine.plan import make_plan
 from gateway.engine.search import suggest_ids
-from gateway.engine.statements import statement_rows
+from gateway.engine.statements import statement_rows, unnamed_subjects
 from gateway.engine.walk import EdgeKey, walk
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
 from gateway.models import (
@@ -138,6 +138,7 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
                                   "give seeds or predicates", field="predicates")
         if len(rows) > bound:
             raise TooLarge(f"more than {bound} statements match; give seeds or predicates", field="predicates")
+        unnamed_subjects(ctx, warnings)
         keys = [key for _, key, _ in rows]
     relations: dict[tuple[str, str], set[tuple[str, bool]]] = defaultdict(set)
     for s, p, o, _, _ in keys:

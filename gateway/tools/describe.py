@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from typing import cast
 
 from gateway.engine.context import GraphContext
+from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import bookkeeping, full_nodes, node_types
 from gateway.engine.search import search_index, suggest_ids
 from gateway.errors import NotFound
@@ -78,7 +79,7 @@ def _relationship_counts(ctx: GraphContext, x: str) -> list[RelationshipCount]:
 def search_entities(ctx: GraphContext, query: SearchEntitiesInput) -> SearchResult:
     warnings: list[str] = []
     types = (
-        ctx.resolve_terms(query.entity_types, "entity_types", kind="type", warnings=warnings)
+        resolve_terms(ctx, query.entity_types, "entity_types", kind="type", warnings=warnings)
         if query.entity_types else None
     )
     limit = clamp(query.limit, 10, 1, 100, field="limit", warnings=warnings)

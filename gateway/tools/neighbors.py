@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gateway.engine.context import GraphContext
+from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, full_edges, full_nodes, node_types
 from gateway.engine.search import readable_name, suggest_ids
@@ -55,7 +56,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     chars = clamp(query.content_max_chars, 500, 1, MAX_CONTENT, field="content_max_chars", warnings=warnings)
     direction = "both" if query.include_incoming else "out"
     plan = make_plan(ctx, _Walk(query, direction), warnings, predicates="relationship_types")
-    wanted = ctx.resolve_terms(query.types, "types", kind="type", warnings=warnings) if query.types else None
+    wanted = resolve_terms(ctx, query.types, "types", kind="type", warnings=warnings) if query.types else None
     found = ctx.resolve_seeds(query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
     suggest_ids(ctx, found, "entity_ids", warnings)
     to_id = ctx.ids.to_id

@@ -23,9 +23,10 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 
 from gateway.engine.context import GraphContext
+from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import full_edges, full_nodes, node_types
-from gateway.engine.statements import statement_rows
+from gateway.engine.statements import statement_rows, unnamed_subjects
 from gateway.errors import InvalidInput
 from gateway.models import ScanPage, ScanQueryInput
 from gateway.settings import clamp
@@ -47,7 +48,7 @@ def scan_query(ctx: GraphContext, query: ScanQueryInput) -> ScanPage:
             f"({', '.join(_STATEMENT_FILTERS)}), not both; got node_types and {', '.join(statement_filters)}",
             field="node_types",
         )
-    types = ctx.resolve_terms(query.node_types, "node_types", kind="type", warnings=warnings) if query.node_types else None
+    types = resolve_terms(ctx, query.node_types, "node_types", kind="type", warnings=warnings) if query.node_types else None
     if types is not None and STATEMENT in types:
         # Statements are no entities of a type: a Statement node is one of the statements.
         if len(types) > 1:
@@ -84,7 +85,7 @@ def _scan_statements(
 ) -> ScanPage:
     plan = make_plan(ctx, query, warnings)
     if query.edge_predicates:
-        predicates = ctx.resolve_terms(query.edge_predicates, "edge_predicates", kind="predicate", warnings=warnings)
+        predicates = resolve_terms(ctx, query.edge_predicates, "edge_predicates", kind="predicate", warnings=warnings)
         if not predicates:
             return ScanPage(kind="statements", count=0, limit=limit, warnings=warnings)
         plan = replace(plan, predicates=tuple(sorted(predicates)))
@@ -94,6 +95,7 @@ def _scan_statements(
     more = len(rows) > limit or not complete
     if not complete:
         warnings.append("the call's deadline ended this page early; pass next_cursor to go on")
+    unnamed_subjects(ctx, warnings)
     cursor = _make_cursor(ctx, query, "statements", page[-1][0] if page else after or "") if more else None
     return ScanPage(kind="statements", count=len(edges), edges=edges, limit=limit, next_cursor=cursor, warnings=warnings)
 

@@ -2,16 +2,17 @@
 
 The counts come from `gateway.engine.statistics` (counted once, kept on disk for file data);
 on a graph too large to count (a bounded profile: a remote Wikidata endpoint) from bounded
-probes instead (`gateway.engine.bounded`), and `estimates` says which numbers those are.
+probes instead (`gateway.engine.wikidata_probes`), and `estimates` says which numbers those are.
 """
 
 from __future__ import annotations
 
-from gateway.engine.bounded import bounded_statistics, configured_graphs, estimates, known_vocabulary
 from gateway.engine.context import GraphContext
+from gateway.engine.names import vocabulary
 from gateway.engine.presentation import declared_subproperties
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics, time_ranges
+from gateway.engine.wikidata_probes import bounded_statistics, configured_graphs, estimates, known_vocabulary
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
 from gateway.terms import XSD, Literal
@@ -24,7 +25,7 @@ def describe_schema(ctx: GraphContext) -> Schema:
 def _describe(ctx: GraphContext) -> Schema:
     bounded = ctx.profile.bounded
     stats = bounded_statistics(ctx) if bounded else statistics(ctx)
-    predicates, types = ctx.vocabulary
+    predicates, types = vocabulary(ctx)
     traits = ctx.profile.traits()
     on_request = declared_subproperties(ctx, "walkedWhenNamed")
     to_id = ctx.ids.to_id

@@ -16,6 +16,7 @@ from typing import Any
 
 from gateway.engine import formulas
 from gateway.engine.context import GraphContext, quoted
+from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
 from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, is_missing
 from gateway.engine.values import datum
@@ -102,7 +103,7 @@ class _Names:
 
     def type(self, name: str) -> str:
         said: list[str] = []
-        found = self.ctx.resolve_terms([name], "type", kind="type", warnings=said)
+        found = resolve_terms(self.ctx, [name], "type", kind="type", warnings=said)
         if not found:
             raise InvalidInput(said[0].replace("type[0]", "type", 1) if said else f"type: {quoted(name)}: not a type",
                                field="type")
@@ -134,7 +135,7 @@ class _Names:
                 shown = ", ".join(self.ctx.ids.to_id(p) for p in matches)
                 raise InvalidInput(f"{field}: {quoted(name)} is the name of several predicates ({shown}): give one",
                                    field=field)
-        hint = self.ctx.did_you_mean(text, self.near())
+        hint = did_you_mean(self.ctx, text, self.near())
         raise InvalidInput(f"{field}: {quoted(name)}: no such predicate in this graph{hint}", field=field)
 
     def _used(self, iri: str) -> bool:
@@ -150,7 +151,7 @@ class _Names:
             if self.rows is not None:
                 found = {str(p) for (p,) in self.ctx.select("table_predicates", rows=self.rows) if isinstance(p, str)}
             if not self.ctx.profile.bounded:
-                found |= set(self.ctx.vocabulary[0])
+                found |= set(vocabulary(self.ctx)[0])
             self._near = sorted(found)
         return self._near
 

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from gateway import Gateway
+from gateway.engine.names import VOCABULARY, resolve_terms, vocabulary
 from gateway.profiles.base import NON_EDGE_PREDICATES
 from tests.conftest import DEMO, gateway_from_ntriples
 from tests.synth import random_graph
@@ -16,8 +17,8 @@ from tests.synth import random_graph
 def _verdicts(gateway: Gateway, names: list[str], *, probe: bool) -> list[set[str]]:
     ctx = gateway.context_for(None)
     if not probe:
-        _ = ctx.vocabulary  # computed first: the probe is skipped
-    return [ctx.resolve_terms([name], "edge_predicates", kind="predicate", warnings=[]) for name in names]
+        vocabulary(ctx)  # computed first: the probe is skipped
+    return [resolve_terms(ctx, [name], "edge_predicates", kind="predicate", warnings=[]) for name in names]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -35,5 +36,5 @@ def test_probe_equals_vocabulary_on_random_graphs(seed: int) -> None:
 def test_a_literal_valued_predicate_is_not_an_edge() -> None:
     warnings: list[str] = []
     ctx = Gateway.open(DEMO).context_for(None)
-    assert ctx.resolve_terms(["rdfs:label"], "edge_predicates", kind="predicate", warnings=warnings) == set()
-    assert warnings and "vocabulary" in ctx.__dict__  # fell back to the vocabulary, for a hint
+    assert resolve_terms(ctx, ["rdfs:label"], "edge_predicates", kind="predicate", warnings=warnings) == set()
+    assert warnings and ctx.computed(VOCABULARY)  # fell back to the vocabulary, for a hint

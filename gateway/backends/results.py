@@ -1,0 +1,153 @@
+"""A remote endpoint's SELECT answers read into rows (or lines), and its error bodies
+read into typed errors.
+
+SPARQL 1.1 TSV is read first, JSON otherwise. Virtuoso's TSV (quoted names, IRIs
+indistinguishable from strings) raises `NotTsv` so the client asks again in JSON. A body
+that is cut, not UTF-8 or an error text in a 200 is a `BackendError` saying which.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.backends.base import Rows
+from gateway.errors import BackendError, EndpointTimeout, Truncated, UpstreamError
+from gateway.terms import RDF, XSD, Blank, Literal, Term, TripleTerm, line_text, parse_tsv
+
+TSV = "text/tab-separated-values"
+JSON = "application/sparql-results+json"
+TIMEOUT_TEXT = re.compile(r"TimeoutException|timed? ?out|timeout|S1TAT|SR171", re.IGNORECASE)
+_BARE = str.maketrans("", "", '<>"')  # TSV's brackets and quotes, taken out for lines
+_TAG = re.compile(r"<[^>]*>")
+
+
+class NotTsv(Exception):
+    """The server answered in something other than SPARQL 1.1 TSV: ask in JSON."""
+
+
+@dataclass(frozen=True)
+class Body:
+    """One answer as it came: who sent it, its media type (no parameters) and its bytes."""
+
+    host: str
+    kind: str
+    data: bytes
+
+
+def rows(body: Body) -> tuple[list[str], Rows]:
+    """The variables and rows of a SELECT answer, as `gateway.terms` values."""
+    if body.kind == TSV:
+        text, _ = _tsv_lines(body)
+        try:
+            return parse_tsv(body.data)
+        except (ValueError, AssertionError, IndexError) as error:
+            raise cut(body.host, text, f"a term does not parse ({error})") from None
+    return _json_rows(body)
+
+
+def lines(body: Body) -> tuple[list[str], list[str]]:
+    """The variables and rows of a SELECT answer as text, values joined by tabs, as
+    `EmbeddedBackend.select_lines` makes them: from standard TSV with no term per value,
+    from JSON through the parsed terms."""
+    if body.kind == TSV:
+        text, found = _tsv_lines(body)
+        return [v.lstrip("?$") for v in found[0].split("\t")], text[len(found[0]) + 1 :].translate(_BARE).split("\n")[:-1]
+    header, terms = _json_rows(body)
+    return header, ["\t".join(line_text(value) for value in row) for row in terms]
+
+
+def _tsv_lines(body: Body) -> tuple[str, list[str]]:
+    """The text and lines of a complete, standard TSV answer (its header first)."""
+    text = decode(body.host, body.data)
+    head, _, _ = text.partition("\n")
+    if not _standard_tsv_header(head):
+        if re.fullmatch(r'"[^"\t]*"(\t"[^"\t]*")*', head):
+            raise NotTsv()  # Virtuoso's TSV: quoted names, IRIs indistinguishable from strings
+        raise error_text(body.host, excerpt(body.data))
+    if not text.endswith("\n"):
+        raise cut(body.host, text, "its last line has no newline")
+    found = text.split("\n")[:-1]
+    width = len(found[0].split("\t"))
+    for number, line in enumerate(found[1:], start=1):
+        if line.count("\t") != width - 1:
+            rest = "\n".join(found[number:])
+            raise cut(body.host, rest, f"row {number} has {line.count(chr(9)) + 1} columns, not {width}")
+    return text, found
+
+
+def _json_rows(body: Body) -> tuple[list[str], Rows]:
+    if body.kind not in (JSON, "application/json"):
+        text = excerpt(body.data)
+        if body.kind.startswith("text/") or not body.kind:
+            raise error_text(body.host, text)
+        raise UpstreamError(f"{body.host} answered in {body.kind!r}, neither SPARQL TSV nor JSON: {text}")
+    text = decode(body.host, body.data)
+    try:
+        data = json.loads(text)
+        header = [str(v) for v in data["head"]["vars"]]
+        bindings = data["results"]["bindings"]
+        found = [[json_term(b[v]) if v in b else None for v in header] for b in bindings]
+    except (ValueError, KeyError, TypeError) as error:
+        raise cut(body.host, text, f"its JSON does not parse ({error})") from None
+    return header, found
+
+
+def json_term(term: dict[str, Any]) -> Term:
+    """A SPARQL JSON term as the `gateway.terms` value the TSV reader makes of it."""
+    kind = term["type"]
+    value = term.get("value")
+    if kind == "uri":
+        return str(value)
+    if kind == "bnode":
+        return Blank(str(value))
+    if kind == "triple":
+        parts = value or term
+        subject, predicate, obj = (json_term(parts[k]) for k in ("subject", "predicate", "object"))
+        return TripleTerm(subject, str(predicate), obj)
+    if kind in ("literal", "typed-literal"):
+        language = term.get("xml:lang")
+        if language:
+            return Literal(str(value), RDF + "langString", language)
+        datatype = term.get("datatype") or XSD + "string"
+        return Literal(str(value), datatype)
+    raise ValueError(f"unknown term type {kind!r}")
+
+
+# -- bodies that are no answer ---------------------------------------------------------
+def excerpt(body: bytes, size: int = 300) -> str:
+    """The start of an error body as one line of text (HTML tags dropped)."""
+    text = body[:4096].decode("utf-8", errors="replace")
+    text = " ".join(_TAG.sub(" ", text).split())
+    return text[:size] + ("..." if len(text) > size else "") if text else "(empty body)"
+
+
+def decode(host: str, body: bytes) -> str:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Truncated(f"{host} sent an answer that is not UTF-8 (cut mid-character?): {error}") from None
+
+
+def _standard_tsv_header(head: str) -> bool:
+    """SPARQL 1.1 TSV names each variable with '?' (an empty line: no variables)."""
+    return head == "" or all(re.fullmatch(r"[?$][\w\u00b7\u0300-\u036f\u203f-\u2040]+", v) for v in head.split("\t"))
+
+
+def error_text(host: str, text: str) -> BackendError:
+    """A text sent where results were expected: a timeout the server reports, or an error."""
+    if TIMEOUT_TEXT.search(text):
+        return EndpointTimeout(f"{host} timed out (it said so in a 200 answer): {text}")
+    return UpstreamError(f"{host} sent an error text instead of results: {text}")
+
+
+def cut(host: str, text: str, why: str) -> BackendError:
+    """A body that stops mid-way: a timeout the server wrote into it, or a plain cut."""
+    tail = text[-8000:]  # Blazegraph's trace: the query echoed, the exception, some 30 frames
+    if TIMEOUT_TEXT.search(tail):
+        return EndpointTimeout(f"{host} timed out mid-answer ({why}): {excerpt(tail.encode())}")
+    if re.search(r"Exception|Virtuoso \w+ Error|\bError\b", tail):
+        return UpstreamError(f"{host} failed mid-answer ({why}): {excerpt(tail.encode())}")
+    return Truncated(f"{host} sent a cut answer: {why}")
