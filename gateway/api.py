@@ -32,7 +32,6 @@ from gateway.tools import TOOLS
 if TYPE_CHECKING:
     import rdflib
 
-PICTURED = ("bfs_query", "intersect_subgraphs", "shortest_path", "communities")
 """The tools whose answers `Gateway.picture` draws."""
 
 
@@ -154,10 +153,10 @@ class Gateway:
         `gateway.pictures`), every node labelled where the graph has a label."""
         if fmt not in pictures.FORMATS:
             raise InvalidInput(f"format must be one of {', '.join(pictures.FORMATS)}, not {fmt[:40]!r}", field="format")
-        if name not in PICTURED:
-            raise InvalidInput(f"{name} answers are not drawn; {', '.join(PICTURED)} are", field="format")
+        if name not in pictures.PICTURED:
+            raise InvalidInput(f"{name} answers are not drawn; {', '.join(pictures.PICTURED)} are", field="format")
         answer = self.call(name, arguments, reader=reader, deadline=deadline, abandoned=abandoned)
-        picture = pictures.picture_of(answer.model_dump(mode="json", exclude_none=True))
+        picture = pictures.picture_of(name, answer.model_dump(mode="json", exclude_none=True))
         context = self.context_for(reader)
         unlabelled = {node: context.ids.resolve(node, "nodes").iri for node, (label, _, _) in picture.nodes.items()
                       if label is None}

@@ -18,7 +18,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 FORMATS = ("dot", "graphml", "mermaid", "svg")
 MEDIA_TYPES = {"dot": "text/vnd.graphviz", "graphml": "application/graphml+xml", "mermaid": "text/vnd.mermaid",
@@ -37,24 +37,37 @@ class Picture:
     """(subject, predicate, object, truth status, derived_via, statement ID)."""
 
 
-def picture_of(answer: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> Picture:
-    """The nodes and edges of a walking tool's answer (its JSON), labelled where known."""
-    labels = dict(labels or {})
-    if "levels" in answer:  # communities: the listed members, grouped, no edges
-        picture = Picture("communities")
-        for level in answer["levels"]:
-            for community in level.get("communities", []):
-                for member in community["members"]:
-                    picture.nodes[member["id"]] = (member.get("label") or labels.get(member["id"]), "member",
-                                                   community["id"])
-        return picture
-    if "found" in answer:  # shortest_path: the path, in order
-        picture = Picture("shortest_path")
-        for position, node in enumerate(answer.get("nodes", [])):
-            picture.nodes[node] = (labels.get(node), "", position)
-        picture.edges = [_edge(e) for e in answer.get("edges", [])]
-        return picture
-    picture = Picture("intersect_subgraphs" if "k" in answer else "bfs_query")
+def picture_of(tool: str, answer: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> Picture:
+    """The nodes and edges of a walking `tool`'s answer (its JSON), labelled where known."""
+    if tool not in _READERS:
+        raise ValueError(f"{tool} answers are not drawn; {', '.join(_READERS)} are")
+    return _READERS[tool](tool, answer, dict(labels or {}))
+
+
+def _communities(tool: str, answer: Mapping[str, Any], labels: dict[str, str]) -> Picture:
+    """The listed members, grouped by community, no edges."""
+    picture = Picture(tool)
+    for level in answer["levels"]:
+        for community in level.get("communities", []):
+            for member in community["members"]:
+                picture.nodes[member["id"]] = (member.get("label") or labels.get(member["id"]), "member",
+                                               community["id"])
+    return picture
+
+
+def _path(tool: str, answer: Mapping[str, Any], labels: dict[str, str]) -> Picture:
+    """The path, its nodes in order."""
+    picture = Picture(tool)
+    for position, node in enumerate(answer.get("nodes", [])):
+        picture.nodes[node] = (labels.get(node), "", position)
+    picture.edges = [_edge(e) for e in answer.get("edges", [])]
+    return picture
+
+
+def _subgraph(tool: str, answer: Mapping[str, Any], labels: dict[str, str]) -> Picture:
+    """A walk's or an intersection's nodes and edges, in either layout; a walk's nodes
+    grouped by hop from its seeds."""
+    picture = Picture(tool)
     nodes, edges = answer["nodes"], answer["edges"]
     if isinstance(nodes, dict):  # compact layout: type -> ID -> label
         for kind, members in nodes.items():
@@ -74,9 +87,16 @@ def picture_of(answer: Mapping[str, Any], labels: Mapping[str, str] | None = Non
     for s, _, o, *_ in picture.edges:  # an end the answer lists nowhere else still gets drawn
         for end in (s, o):
             picture.nodes.setdefault(end, (labels.get(end), "", 0))
-    if picture.title == "bfs_query":
+    if tool == "bfs_query":
         _hops(picture, answer.get("seeds", []))
     return picture
+
+
+_READERS: dict[str, Callable[[str, Mapping[str, Any], dict[str, str]], Picture]] = {
+    "bfs_query": _subgraph, "intersect_subgraphs": _subgraph, "shortest_path": _path, "communities": _communities,
+}
+PICTURED = tuple(_READERS)
+"""The tools whose answers are drawn."""
 
 
 def _edge(edge: Mapping[str, Any]) -> tuple[str, str, str, str, str | None, str | None]:
@@ -108,8 +128,12 @@ class Drawable:
     """An answer that can be drawn (`gateway.pictures`): labels come from the answer, or
     `labels` (ID -> label); `Gateway.picture` fills in the ones the answer lacks."""
 
+    tool: ClassVar[str]
+    """The tool whose answer this is (how its JSON is read)."""
+
     def picture(self, fmt: str, labels: dict[str, str] | None = None) -> str:
-        return render(picture_of(self.model_dump(mode="json", exclude_none=True), labels), fmt)  # type: ignore[attr-defined]
+        answer = self.model_dump(mode="json", exclude_none=True)  # type: ignore[attr-defined]
+        return render(picture_of(self.tool, answer, labels), fmt)
 
     def to_dot(self, labels: dict[str, str] | None = None) -> str:
         return self.picture("dot", labels)

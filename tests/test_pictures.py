@@ -137,7 +137,7 @@ def test_status_and_derivation_are_drawn_apart(demo: Gateway) -> None:
 
 def test_nodes_a_stub_answer_leaves_unlabelled_are_labelled(demo: Gateway) -> None:
     arguments = {"seeds": ["wiki:Irene_Adler"], "topology_only": True}
-    bare = picture_of(demo.bfs_query(**arguments).model_dump(mode="json"))
+    bare = picture_of("bfs_query", demo.bfs_query(**arguments).model_dump(mode="json"))
     assert all(label is None for label, _, _ in bare.nodes.values())  # stubs carry no label
     mermaid = demo.picture("bfs_query", arguments, "mermaid")
     assert '"Irene Adler<br/>wiki:Irene_Adler"' in mermaid

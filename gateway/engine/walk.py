@@ -114,108 +114,159 @@ def walk(
             break
         result.hops.setdefault(seed, 0)
     declared = profile.traits() if traits else None
-    frontier = sorted(result.hops)
     remote = profile.backend.endpoint is not None
     ahead = _ReadAhead(profile, plan) if remote and declared is None and profile.backend.max_concurrency > 1 else None
+    walker = _Walker(profile, plan, result, max_nodes=max_nodes, max_edges=max_edges, traits=traits,
+                     declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead)
     try:
-        return _walk(profile, plan, result, frontier, max_hops, max_nodes, max_edges, traits, declared, count_hidden,
-                     remote, ahead)
+        return walker.run(sorted(result.hops), max_hops)
     finally:
-        if ahead is not None:
-            ahead.close()
+        if walker.ahead is not None:
+            walker.ahead.close()
 
 
-def _walk(
-    profile: Profile, plan: HopPlan, result: WalkResult, frontier: list[str], max_hops: int, max_nodes: int,
-    max_edges: int, traits: frozenset[str], declared: Traits | None, count_hidden: bool, remote: bool,
-    ahead: _ReadAhead | None,
-) -> WalkResult:
-    limit = deadlines.current()
-    hidden_seen: set[tuple[str, ...]] = set()
-    for hop in range(max_hops):
-        named = writable(frontier)
-        result.unnamed += len(frontier) - len(named)
-        frontier = named
-        if not frontier:
-            break
-        next_frontier: list[str] = []
+class _Walker:
+    """One walk's state and its steps: plan a hop's reads, read a slice, admit its rows,
+    stop at a budget or the deadline. `result.cut` set means the walk has stopped."""
+
+    def __init__(
+        self, profile: Profile, plan: HopPlan, result: WalkResult, *, max_nodes: int, max_edges: int,
+        traits: frozenset[str], declared: Traits | None, count_hidden: bool, remote: bool, ahead: _ReadAhead | None,
+    ) -> None:
+        self.profile, self.plan, self.result = profile, plan, result
+        self.max_nodes, self.max_edges = max_nodes, max_edges
+        self.traits, self.declared = traits, declared
+        self.count_hidden, self.remote, self.ahead = count_hidden, remote, ahead
+        self.deadline = deadlines.current()
+        self.hidden_seen: set[tuple[str, ...]] = set()
+
+    def run(self, frontier: list[str], max_hops: int) -> WalkResult:
+        result = self.result
+        for hop in range(max_hops):
+            named = writable(frontier)
+            result.unnamed += len(frontier) - len(named)
+            if not named:
+                break
+            reached = self.hop(hop, named)
+            if result.cut is not None or hop + 1 == max_hops:
+                break  # the last layer is not expanded: its order does not matter here
+            frontier = sorted(reached)
+        return result
+
+    def hop(self, hop: int, frontier: list[str]) -> list[str]:
+        """Expand `frontier` (the nodes at `hop`, in IRI order) slice by slice; the nodes
+        reached, in the order reached."""
+        result = self.result
+        reached: list[str] = []
         # Over HTTP a round trip costs more than the rows a slice saves: the whole frontier
         # is asked at once, and only a hop a budget may cut is asked again in slices, so
         # the walk is the one the slices give.
-        whole = (remote and len(frontier) > FIRST_BATCH
-                 and not _likely_cut(result, len(frontier), len(result.hops) - len(frontier), max_nodes, max_edges))
+        whole = (self.remote and len(frontier) > FIRST_BATCH and not _likely_cut(
+            result, len(frontier), len(result.hops) - len(frontier), self.max_nodes, self.max_edges))
         slices = [(0, frontier)] if whole else list(batches(frontier))
         at = 0
         while at < len(slices):
             done, batch = slices[at]
             at += 1
-            if limit is not None and limit.nearly_expired():
-                result.cut = Cut("deadline", hop + 1, len(frontier) - done)
-                return result
-            remaining = max_edges - result.edge_count()
-            if ahead is not None and not whole and at < len(slices) and not _likely_cut(
-                result, len(batch), len(result.hops) - len(frontier) - len(next_frontier) + done, max_nodes, max_edges
-            ):
-                ahead.ask((hop, at), slices[at][1], remaining + 1)  # the next slice, while this one is read
-            if ahead is not None and ahead.has((hop, at - 1)):
-                plain = ahead.take((hop, at - 1), remaining + 1)
+            left = len(frontier) - done
+            if self.deadline is not None and self.deadline.nearly_expired():
+                result.cut = Cut("deadline", hop + 1, left)
+                return reached
+            edges_left = self.max_edges - result.edge_count()
+            if not whole and at < len(slices):
+                expanded = len(result.hops) - len(frontier) - len(reached) + done
+                self._read_ahead((hop, at), slices[at][1], len(batch), expanded, edges_left)
+            lines = self._plain_lines((hop, at - 1), batch, edges_left)
+            if lines is not None:
+                again = self._admit_plain(hop, batch, lines, whole, reached, left)
             else:
-                plain = None if declared is not None else profile.hop_lines(batch, plan, remaining + 1)
-            if plain is None and ahead is not None:  # the hops read statements: nothing to read ahead
-                ahead.close()
-                ahead = None
-            if plain is not None:
-                if hop == 0:
-                    # One seed with rows is touched; several are told apart by their rows.
-                    result.touched.update(batch if len(batch) == 1 and plain[0] else _near_ends(plain[0]))
-                if whole and _might_cut(plain[1], len(plain[0]), result, max_nodes, max_edges):
-                    whole, slices, at = False, list(batches(frontier)), 0
-                    continue
-                _admit_lines(plain[0], result, next_frontier, hop + 1, len(frontier) - done, max_nodes, max_edges)
-                if result.cut is None and plain[1]:
-                    result.cut = Cut("max_edges", hop + 1, len(frontier) - done)
-                if result.cut is not None:
-                    return result
-                continue
-            hidden: list[Hit] = []
-            if count_hidden and not result.hidden_capped:
-                # Once a read hit the cap the counts are lower bounds; reading more hidden
-                # statements would not change what the answer can say.
-                hits, more, hidden = profile.hop_and_hidden(batch, plan, remaining + 1, HIDDEN_CAP)
-            else:
-                hits, more = profile.hop(batch, plan, remaining + 1)
-            if hop == 0:
-                result.touched.update(batch if len(batch) == 1 and (hits or hidden) else (h.x for h in (*hits, *hidden)))
-            found = candidates(hits, plan, declared, traits)
-            if whole and _might_cut(more, len(found), result, max_nodes, max_edges):
+                again = self._admit_statements(hop, batch, whole, reached, left, edges_left)
+            if again:  # the whole frontier read more than the budgets take: read it in slices
                 whole, slices, at = False, list(batches(frontier)), 0
+            elif result.cut is not None:
+                break
+        return reached
+
+    def _read_ahead(self, key: tuple[int, int], batch: list[str], current: int, expanded: int, edges_left: int) -> None:
+        """Ask for the slice after the `current` one while that one is read, unless a budget
+        will likely fill first (a plain hop over HTTP only)."""
+        if self.ahead is not None and not _likely_cut(self.result, current, expanded, self.max_nodes, self.max_edges):
+            self.ahead.ask(key, batch, edges_left + 1)
+
+    def _plain_lines(self, key: tuple[int, int], batch: list[str], edges_left: int) -> tuple[list[str], bool] | None:
+        """A plain hop's rows (`Profile.hop_lines`), read ahead or now; None where the hop
+        reads statements."""
+        if self.ahead is not None and self.ahead.has(key):
+            lines = self.ahead.take(key, edges_left + 1)
+        else:
+            lines = None if self.declared is not None else self.profile.hop_lines(batch, self.plan, edges_left + 1)
+        if lines is None and self.ahead is not None:  # the hops read statements: nothing to read ahead
+            self.ahead.close()
+            self.ahead = None
+        return lines
+
+    def _admit_plain(
+        self, hop: int, batch: list[str], read: tuple[list[str], bool], whole: bool, reached: list[str], left: int
+    ) -> bool:
+        """Admit a plain slice's rows; True when a whole-frontier read must be sliced instead."""
+        lines, more = read
+        result = self.result
+        if hop == 0:
+            # One seed with rows is touched; several are told apart by their rows.
+            result.touched.update(batch if len(batch) == 1 and lines else _near_ends(lines))
+        if whole and _might_cut(more, len(lines), result, self.max_nodes, self.max_edges):
+            return True
+        _admit_lines(lines, result, reached, hop + 1, left, self.max_nodes, self.max_edges)
+        if result.cut is None and more:
+            result.cut = Cut("max_edges", hop + 1, left)
+        return False
+
+    def _admit_statements(
+        self, hop: int, batch: list[str], whole: bool, reached: list[str], left: int, edges_left: int
+    ) -> bool:
+        """Read and admit a slice's statements; True when a whole-frontier read must be sliced instead."""
+        result, plan = self.result, self.plan
+        hidden: list[Hit] = []
+        if self.count_hidden and not result.hidden_capped:
+            # Once a read hit the cap the counts are lower bounds; reading more hidden
+            # statements would not change what the answer can say.
+            hits, more, hidden = self.profile.hop_and_hidden(batch, plan, edges_left + 1, HIDDEN_CAP)
+        else:
+            hits, more = self.profile.hop(batch, plan, edges_left + 1)
+        if hop == 0:
+            result.touched.update(batch if len(batch) == 1 and (hits or hidden) else (h.x for h in (*hits, *hidden)))
+        found = candidates(hits, plan, self.declared, self.traits)
+        if whole and _might_cut(more, len(found), result, self.max_nodes, self.max_edges):
+            return True
+        _count_hidden(hidden, plan, result, self.hidden_seen)
+        _admit_hits(found, result, reached, hop + 1, left, self.max_nodes, self.max_edges)
+        if result.cut is None and more:
+            result.cut = Cut("max_edges", hop + 1, left)
+        return False
+
+
+def _admit_hits(
+    found: list[tuple[EdgeKey, Hit, str]], result: WalkResult, reached: list[str], hop: int, left: int,
+    max_nodes: int, max_edges: int,
+) -> None:
+    """Admit the edges `candidates` found (nodes reached at `hop`) within the budgets."""
+    edges, hops = result.edges, result.hops
+    if len(edges) + len(found) > max_edges or len(hops) + len(found) > max_nodes:
+        # A budget will cut this batch: admit in key order, not in the store's row order.
+        found.sort(key=lambda c: (c[2], c[0][0], c[0][1], c[0][2], c[0][3] or "", c[0][4] or ""))
+    for key, hit, other in found:
+        if key in edges:
+            continue
+        if len(edges) >= max_edges:
+            result.cut = Cut("max_edges", hop, left)
+            return
+        if other not in hops:
+            if len(hops) >= max_nodes:
+                result.cut = result.cut or Cut("max_nodes", hop, left)
                 continue
-            _count_hidden(hidden, plan, result, hidden_seen)
-            if len(result.edges) + len(found) > max_edges or len(result.hops) + len(found) > max_nodes:
-                # A budget will cut this batch: admit in key order, not in the store's row order.
-                found.sort(key=lambda c: (c[2], c[0][0], c[0][1], c[0][2], c[0][3] or "", c[0][4] or ""))
-            edges, hops = result.edges, result.hops
-            for key, hit, other in found:
-                if key in edges:
-                    continue
-                if len(edges) >= max_edges:
-                    result.cut = Cut("max_edges", hop + 1, len(frontier) - done)
-                    break
-                if other not in hops:
-                    if len(hops) >= max_nodes:
-                        result.cut = result.cut or Cut("max_nodes", hop + 1, len(frontier) - done)
-                        continue
-                    hops[other] = hop + 1
-                    next_frontier.append(other)
-                edges[key] = hit
-            if result.cut is None and more:
-                result.cut = Cut("max_edges", hop + 1, len(frontier) - done)
-            if result.cut is not None:
-                return result
-        if hop + 1 == max_hops:
-            break  # the last layer is not expanded: its order does not matter here
-        frontier = sorted(next_frontier)
-    return result
+            hops[other] = hop
+            reached.append(other)
+        edges[key] = hit
 
 
 def unnamed_warning(result: WalkResult) -> list[str]:

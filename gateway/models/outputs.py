@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from typing import Any, ClassVar, Literal, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -80,6 +80,8 @@ class Subgraph(AsRdf, Drawable):
     layout lists each item once: stub nodes as IDs and labels grouped by type, stub edges
     as an adjacency map (subject -> predicate -> objects), full ones in node_details /
     edge_details."""
+
+    tool: ClassVar[str] = "bfs_query"
 
     seeds: list[str]
     max_hops: int
@@ -274,6 +276,8 @@ class Schema(Out):
 
 
 class Intersection(AsRdf, Drawable):
+
+    tool: ClassVar[str] = "intersect_subgraphs"
     seeds: list[str]
     k: int
     node_count: int
@@ -317,6 +321,8 @@ class WeakestEdge(Out):
 
 
 class ShortestPath(AsRdf, Drawable):
+
+    tool: ClassVar[str] = "shortest_path"
     source: str
     target: str
     found: bool
@@ -350,6 +356,8 @@ class CommunityLevel(Out):
 
 
 class Communities(Out, Drawable):
+
+    tool: ClassVar[str] = "communities"
     node_count: int
     edge_count: int
     levels: list[CommunityLevel] = Field(description="Coarsest first.")

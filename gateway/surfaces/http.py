@@ -37,12 +37,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway.api import PICTURED, Gateway
+from gateway.api import Gateway
 from gateway.arguments import without_nulls
 from gateway.auth import Reader, Readers
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.errors import GatewayError, InvalidInput, NotFound, Unauthorized
-from gateway.pictures import FORMATS, MEDIA_TYPES
+from gateway.pictures import FORMATS, MEDIA_TYPES, PICTURED
 from gateway.surfaces.mcp import create_mcp_server, current_deadline, current_reader
 from gateway.surfaces.middleware import (
     LOOPBACK_HOSTS,
