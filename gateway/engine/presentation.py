@@ -126,7 +126,38 @@ def full_nodes(
     (bookkeeping ones only if asked; a Wikidata claim not in force at `valid_at` left out)."""
     to_id = ctx.ids.to_id
     hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
-    rows_by_node: dict[str, list[tuple[str, Term, str | None]]] = defaultdict(list)
+    rows_by_node, claims = _node_rows(ctx, nodes)
+    claim_data = StatementData.read(ctx, sorted(claims)) if claims else StatementData()
+    statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
+    statement_edges = statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {}
+    languages = ctx.settings.languages
+    result = {}
+    for node in nodes:
+        rows = rows_by_node.get(node, [])
+        values = [(p, v) for p, v, _ in rows]
+        alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
+        kind = entity_type(types.get(node, ()), to_id)
+        result[node] = Node(
+            id=to_id(node),
+            entity_type=kind,
+            label=_pick(values, LABELS, languages),
+            description=_pick(values, DESCRIPTIONS, languages),
+            types=_extra_types(kind, [to_id(t) for t in types.get(node, ()) if t != STATEMENT_TYPE]),
+            alt_labels=alt or None,
+            properties=None if node in statement_edges else _properties(ctx, rows, hidden, claim_data, valid_at),
+            statement=statement_edges.get(node),
+            widen_with="fetch_slice" if PASSAGE_TYPE in types.get(node, ()) else None,
+        )
+    return result
+
+
+NodeRow = tuple[str, Term, str | None]
+"""(predicate, value, the Wikidata claim the value states, if any)."""
+
+
+def _node_rows(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[NodeRow]], set[str]]:
+    """Each node's literal and IRI values, and every claim among them."""
+    rows_by_node: dict[str, list[NodeRow]] = defaultdict(list)
     claims: set[str] = set()
     for chunk in _chunks(nodes):
         for x, p, v, *claim in ctx.select("node_data", ids=iris(chunk)):
@@ -135,42 +166,27 @@ def full_nodes(
                 rows_by_node[str(x)].append((str(p), v, statement))
                 if statement is not None:
                     claims.add(statement)
-    claim_data = StatementData.read(ctx, sorted(claims)) if claims else StatementData()
-    statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
-    statement_edges = statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {}
-    languages = ctx.settings.languages
-    result = {}
-    for node in nodes:
-        values = [(p, v) for p, v, _ in rows_by_node.get(node, [])]
-        label = _pick(values, LABELS, languages)
-        description = _pick(values, DESCRIPTIONS, languages)
-        alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
-        properties: dict[str, list[Any]] = defaultdict(list)
-        for p, v, statement in rows_by_node.get(node, []):
-            if p in _NAME_PREDICATES or p == RDF + "type" or p in hidden:
-                continue
-            if p == URL_SYNONYM:  # shown as the URL it is, not folded back into the entity's CURIE
-                properties[to_id(p)].append(str(v))
-            elif statement is not None and not p.startswith(BFS):
-                shown = _claim(statement, p, v, claim_data, valid_at, ctx)
-                if shown is not None:
-                    properties[to_id(p)].append(shown)
-            else:
-                properties[to_id(p)].append(datum(v, to_id, ctx.settings.language))
-        kind = entity_type(types.get(node, ()), to_id)
-        result[node] = Node(
-            id=to_id(node),
-            entity_type=kind,
-            label=label,
-            description=description,
-            types=_extra_types(kind, [to_id(t) for t in types.get(node, ()) if t != STATEMENT_TYPE]),
-            alt_labels=alt or None,
-            properties=None if node in statement_edges else
-            {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None,
-            statement=statement_edges.get(node),
-            widen_with="fetch_slice" if PASSAGE_TYPE in types.get(node, ()) else None,
-        )
-    return result
+    return rows_by_node, claims
+
+
+def _properties(
+    ctx: GraphContext, rows: list[NodeRow], hidden: frozenset[str], claim_data: StatementData, valid_at: Point | None,
+) -> dict[str, list[Any]] | None:
+    """A node's properties (names, types and hidden ones left out), each sorted; None if none."""
+    to_id = ctx.ids.to_id
+    properties: dict[str, list[Any]] = defaultdict(list)
+    for p, v, statement in rows:
+        if p in _NAME_PREDICATES or p == RDF + "type" or p in hidden:
+            continue
+        if p == URL_SYNONYM:  # shown as the URL it is, not folded back into the entity's CURIE
+            properties[to_id(p)].append(str(v))
+        elif statement is not None and not p.startswith(BFS):
+            shown = _claim(statement, p, v, claim_data, valid_at, ctx)
+            if shown is not None:
+                properties[to_id(p)].append(shown)
+        else:
+            properties[to_id(p)].append(datum(v, to_id, ctx.settings.language))
+    return {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None
 
 
 def _claim(statement: str, predicate: str, value: Term, data: StatementData, valid_at: Point | None,

@@ -89,35 +89,48 @@ def _present(
     node_filter: set[str] | None, edge_filter: set[str] | None,
 ) -> tuple[list[NodeStub | Node], list[EdgeStub | Edge]]:
     """Nodes and edges in response order: full where the filters ask, stubs elsewhere."""
-    to_id = ctx.ids.to_id
     ids = ctx.ids.id_map(result.hops)
-    types = node_types(ctx, list(result.hops))
-    kinds = TypeNames(to_id)
-    untyped = kinds(())
-    nodes: list[NodeStub | Node]
-    if query.topology_only and not types:  # stubs of one type: only their IDs need ordering
-        nodes = [{"id": node, "entity_type": untyped} for node in _by_hop_then_id(list(ids.values()), hop_counts)]
-    else:
-        # By hop, then ID: two sorts keyed by C-level lookups (no Python call per node).
-        order = sorted(result.hops, key=ids.__getitem__)
-        order.sort(key=result.hops.__getitem__)
-        if query.topology_only:
-            full: list[str] = []
-        elif node_filter is None:
-            full = order
-        else:
-            full = [n for n in order if node_filter & set(types.get(n, ()))]
-        details = full_nodes(ctx, full, types, valid_at=query.valid_at) if full else {}
-        kind = {n: kinds(t) for n, t in types.items()}
-        nodes = [details.get(n) or {"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order]
+    nodes = _nodes(ctx, result, ids, hop_counts, query, node_filter)
     if result.plain:
         return nodes, _plain_edges(result.plain, ids, query.topology_only, edge_filter)
+    return nodes, _statement_edges(ctx, result, ids, query, edge_filter)
 
+
+def _nodes(
+    ctx: GraphContext, result: WalkResult, ids: IdMap, hop_counts: list[int], query: BfsQueryInput,
+    node_filter: set[str] | None,
+) -> list[NodeStub | Node]:
+    """The nodes by hop, then ID: full where the node filter asks, stubs elsewhere."""
+    types = node_types(ctx, list(result.hops))
+    kinds = TypeNames(ctx.ids.to_id)
+    untyped = kinds(())
+    if query.topology_only and not types:  # stubs of one type: only their IDs need ordering
+        return [{"id": node, "entity_type": untyped} for node in _by_hop_then_id(list(ids.values()), hop_counts)]
+    # By hop, then ID: two sorts keyed by C-level lookups (no Python call per node).
+    order = sorted(result.hops, key=ids.__getitem__)
+    order.sort(key=result.hops.__getitem__)
+    if query.topology_only:
+        full: list[str] = []
+    elif node_filter is None:
+        full = order
+    else:
+        full = [n for n in order if node_filter & set(types.get(n, ()))]
+    details = full_nodes(ctx, full, types, valid_at=query.valid_at) if full else {}
+    kind = {n: kinds(t) for n, t in types.items()}
+    return [details.get(n) or {"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order]
+
+
+def _statement_edges(
+    ctx: GraphContext, result: WalkResult, ids: IdMap, query: BfsQueryInput, edge_filter: set[str] | None,
+) -> list[EdgeStub | Edge]:
+    """The edges of a walk over statements in response order: full where the edge filter
+    asks, stubs elsewhere."""
+    to_id = ctx.ids.to_id
     if query.topology_only:
         # A stub shows no statement: two statements of one triple are one stub twice, so
         # their order needs no statement IDs (a lookup per edge).
         rows = sorted((ids[k.subject], ids[k.predicate], ids[k.object], k.derived_via or "") for k in result.edges)
-        return nodes, [
+        return [
             {"subject": s, "predicate": p, "object": o, "derived_via": derive_label(derived, to_id)} if derived
             else {"subject": s, "predicate": p, "object": o}
             for s, p, o, derived in rows
@@ -140,7 +153,7 @@ def _present(
         if derived:
             stub["derived_via"] = derive_label(derived, to_id)
         edges.append(stub)
-    return nodes, edges
+    return edges
 
 
 def _by_hop_then_id(ids: list[str], hop_counts: list[int]) -> list[str]:

@@ -26,6 +26,7 @@ from gateway.models import (
     Node,
     Truncation,
 )
+from gateway.profiles.base import Hit, HopPlan
 from gateway.settings import clamp
 
 MAX_SEEDS = 8
@@ -34,17 +35,9 @@ MAX_K = 4
 
 
 def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> Intersection:
-    settings = ctx.settings
     warnings: list[str] = []
-    k = clamp(query.k, 2, 1, MAX_K, field="k", warnings=warnings)
-    limits = Limits(
-        max_hops=k,
-        max_nodes=clamp(query.max_nodes, settings.default_max_nodes, 1, settings.max_nodes, field="max_nodes",
-                        warnings=warnings),
-        max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges, field="max_edges",
-                        warnings=warnings),
-        seeds=MAX_SEEDS,
-    )
+    limits = _limits(ctx, query, warnings)
+    k = limits.max_hops
     plan = make_plan(ctx, query, warnings)
     asked = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
     seeds = asked.iris
@@ -64,30 +57,57 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     common = sorted(n for n, d in distances.items() if len(d) == len(seeds)) if len(seeds) >= 2 else []
     if len(seeds) < 2:
         warnings.append("fewer than two seeds are in the graph: nothing to intersect")
+    edges, more = _edges_among(ctx, plan, common, limits.max_edges)
+    if more and cut is None:
+        cut = Cut("max_edges", k, len(common))
     to_id = ctx.ids.to_id
-    inside = set(common)
-    edges: dict[EdgeKey, object] = {}
-    if common:
-        hits, more = ctx.profile.hop(common, plan, limits.max_edges + 1)
-        for key, hit, other in candidates(hits, plan, None, frozenset()):
-            if other in inside and key.subject in inside and key.object in inside:
-                edges.setdefault(key, hit)
-        if more and cut is None:
-            cut = Cut("max_edges", k, len(common))
     order = sorted(common, key=lambda n: (sum(distances[n].values()), to_id(n)))
-    types = node_types(ctx, order)
-    full = [] if query.topology_only else [n for n in order if node_filter is None or node_filter & set(types.get(n, ()))]
-    details = full_nodes(ctx, full, types, valid_at=query.valid_at) if full else {}
-    nodes = []
-    for n in order:
-        found = details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id))
-        nodes.append(found.model_copy(update={"distances": {to_id(s): distances[n][s] for s in seeds}}))
+    nodes = [
+        node.model_copy(update={"distances": {to_id(s): distances[n][s] for s in seeds}})
+        for n, node in zip(order, _nodes(ctx, order, query, node_filter))
+    ]
     keyed = sorted(edges.items(), key=lambda item: tuple(to_id(x) if x else "" for x in item[0]))
-    wanted = [] if query.topology_only else [(k_, h) for k_, h in keyed if edge_filter is None or k_.predicate in edge_filter]
-    detailed = dict(zip((k_ for k_, _ in wanted), full_edges(ctx, wanted, valid_at=query.valid_at))) if wanted else {}  # type: ignore[arg-type]
+    wanted = [] if query.topology_only else [(key, h) for key, h in keyed if edge_filter is None or key.predicate in edge_filter]
+    detailed = dict(zip((key for key, _ in wanted), full_edges(ctx, wanted, valid_at=query.valid_at))) if wanted else {}
     return Intersection(
         seeds=[to_id(s) for s in seeds], k=k, node_count=len(nodes), edge_count=len(keyed),
-        nodes=nodes, edges=[detailed.get(k_) or stub_edge(ctx, k_) for k_, _ in keyed],
+        nodes=nodes, edges=[detailed.get(key) or stub_edge(ctx, key) for key, _ in keyed],
         limits=limits, truncated=cut is not None, truncation=Truncation(**vars(cut)) if cut else None,
         unresolved_seeds=unresolved, warnings=warnings,
     )
+
+
+def _limits(ctx: GraphContext, query: IntersectSubgraphsInput, warnings: list[str]) -> Limits:
+    """The call's budgets, clamped (each clamp said in a warning)."""
+    settings = ctx.settings
+    return Limits(
+        max_hops=clamp(query.k, 2, 1, MAX_K, field="k", warnings=warnings),
+        max_nodes=clamp(query.max_nodes, settings.default_max_nodes, 1, settings.max_nodes, field="max_nodes",
+                        warnings=warnings),
+        max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges, field="max_edges",
+                        warnings=warnings),
+        seeds=MAX_SEEDS,
+    )
+
+
+def _edges_among(ctx: GraphContext, plan: HopPlan, common: list[str], max_edges: int) -> tuple[dict[EdgeKey, Hit], bool]:
+    """Every traversable statement with both ends in `common` (one hop query over them),
+    and whether the edge budget cut the read."""
+    if not common:
+        return {}, False
+    inside = set(common)
+    edges: dict[EdgeKey, Hit] = {}
+    hits, more = ctx.profile.hop(common, plan, max_edges + 1)
+    for key, hit, other in candidates(hits, plan, None, frozenset()):
+        if other in inside and key.subject in inside and key.object in inside:
+            edges.setdefault(key, hit)
+    return edges, more
+
+
+def _nodes(ctx: GraphContext, order: list[str], query: IntersectSubgraphsInput, node_filter: set[str] | None) -> list[Node]:
+    """The nodes in `order`: full where the node filter asks, stubs elsewhere."""
+    to_id = ctx.ids.to_id
+    types = node_types(ctx, order)
+    full = [] if query.topology_only else [n for n in order if node_filter is None or node_filter & set(types.get(n, ()))]
+    details = full_nodes(ctx, full, types, valid_at=query.valid_at) if full else {}
+    return [details.get(n) or Node(id=to_id(n), entity_type=entity_type(types.get(n, ()), to_id)) for n in order]
