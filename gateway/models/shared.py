@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     import pyoxigraph as ox
     import rdflib
 
-    from gateway.answer_rdf import HasIds
     from gateway.ids import IdMapper
+    from gateway.rdf_export import HasIds
 
 TruthStatus = Literal["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]
 TRUTH_STATUSES: tuple[TruthStatus, ...] = (
@@ -133,17 +133,17 @@ class Out(BaseModel):
 
 
 class AsRdf(Out):
-    """An answer that holds nodes or statements, as RDF (`gateway/answer_rdf.py` says what
+    """An answer that holds nodes or statements, as RDF (`gateway/rdf_export.py` says what
     is written). `graph` is the `Gateway` that answered: its IDs go back to IRIs."""
 
     def to_rdflib(self, graph: IdMapper | HasIds) -> rdflib.Graph:
         """An rdflib Graph (the `rdflib` extra): statements as `rdf:Statement` reification."""
-        from gateway import answer_rdf
+        from gateway import rdf_export
 
-        return answer_rdf.to_rdflib(self, graph)
+        return rdf_export.to_rdflib(self, graph)
 
     def to_oxigraph(self, graph: IdMapper | HasIds) -> list[ox.Quad]:
         """pyoxigraph quads in the default graph: statements as RDF 1.2 reifiers."""
-        from gateway import answer_rdf
+        from gateway import rdf_export
 
-        return answer_rdf.to_oxigraph(self, graph)
+        return rdf_export.to_oxigraph(self, graph)

@@ -8,7 +8,7 @@
 
 Every error is an RFC 9457 problem document (`gateway.surfaces.problems`, the one place
 where exceptions become HTTP statuses); Host, Origin, size and time bounds are in
-`gateway.surfaces.middleware`; the tools' schemas come from `gateway.tools.schemas`.
+`gateway.surfaces.middleware`; the tools' schemas come from `gateway.tools.json_schemas`.
 
 A JSON body must have the types its schema states (`"max_hops": 2`, not `"2"`): the
 HTTP contract is the published schema, while the Python API and the CLI coerce.
@@ -65,7 +65,7 @@ from gateway.surfaces.problems import (
 from gateway.surfaces.sparql_endpoint import SparqlEndpoint, store_opener
 from gateway.surfaces.sparql_sandbox import SandboxLimits
 from gateway.tools import TOOLS, Tool
-from gateway.tools.schemas import Schemas, strict_tool_list, tool_list, tool_schemas
+from gateway.tools.json_schemas import Schemas, strict_tool_list, tool_list, tool_schemas
 
 
 # -- requests --------------------------------------------------------------------------

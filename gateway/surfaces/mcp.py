@@ -1,7 +1,7 @@
 """The MCP server: every tool of `gateway.tools.TOOLS` on the official `mcp` SDK.
 
 It uses the SDK's public low-level `Server` with two handlers: `tools/list` publishes the
-schemas of `gateway.tools.schemas` (the very ones `GET /v1/tools` and OpenAPI carry), and
+schemas of `gateway.tools.json_schemas` (the very ones `GET /v1/tools` and OpenAPI carry), and
 `tools/call` validates the arguments with the tool's own input model (an unknown field is
 an error naming it) and runs `Gateway.call` in a worker thread. Results come back as
 structured content (compact, None fields left out) with the same JSON as text. A
@@ -57,7 +57,7 @@ from gateway.errors import EndpointTimeout, GatewayError, InvalidInput, ModelErr
 from gateway.llm import Model
 from gateway.resources import package_version
 from gateway.tools import TOOLS
-from gateway.tools.schemas import tool_list, tool_schemas
+from gateway.tools.json_schemas import tool_list, tool_schemas
 
 current_reader: ContextVar[Reader | None] = ContextVar("current_reader", default=None)
 current_deadline: ContextVar[float | None] = ContextVar("current_deadline", default=None)

@@ -17,11 +17,11 @@ from gateway.tools.bfs import bfs_query
 from gateway.tools.closure import transitive_closure_query
 from gateway.tools.community import communities
 from gateway.tools.describe import describe_entities, describe_entity, search_entities
+from gateway.tools.describe_schema import describe_schema
 from gateway.tools.intersect import intersect_subgraphs
 from gateway.tools.neighbors import expand_neighbors
 from gateway.tools.path import shortest_path
 from gateway.tools.scan import scan_query
-from gateway.tools.schema import describe_schema
 from gateway.tools.slice import fetch_slice
 from gateway.tools.tabulate import TABLE_BRIEF, tabulate
 

@@ -19,7 +19,7 @@ from gateway import Gateway
 from gateway.engine.context import TOLD, UNRESOLVED_LISTED
 from gateway.models.tables import MAX_ROWS_IDS
 from gateway.tools import TOOLS, bfs, community, describe, intersect, neighbors
-from gateway.tools.schemas import tool_schemas
+from gateway.tools.json_schemas import tool_schemas
 from tests.conftest import DEMO, ROOT
 
 FORMS = ["wiki:Sherlock_Holmes", "WIKI:Sherlock_Holmes", "https://example.org/wiki/Sherlock_Holmes",

@@ -121,7 +121,7 @@ def test_the_strict_tool_list_passes_openais_own_strict_conversion(strict_listin
 
     from openai.lib._pydantic import _ensure_strict_json_schema
 
-    from gateway.tools.schemas import STRICT_UNLISTED, STRICT_UNSUPPORTED
+    from gateway.tools.json_schemas import STRICT_UNLISTED, STRICT_UNSUPPORTED
 
     assert [tool["function"]["name"] for tool in strict_listing] == [n for n in TOOLS if n not in STRICT_UNLISTED]
     for tool in strict_listing:
@@ -145,7 +145,7 @@ def _all_fields(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, 
 def test_strict_arguments_with_nulls_answer_as_the_arguments_do(
     strict_listing: list[dict[str, Any]], client: httpx2.Client, name: str, arguments: dict[str, Any]
 ) -> None:
-    from gateway.tools.schemas import STRICT_UNLISTED
+    from gateway.tools.json_schemas import STRICT_UNLISTED
 
     if name in STRICT_UNLISTED:
         pytest.skip(f"{name} is not in the strict list (maps keyed by the caller's names)")

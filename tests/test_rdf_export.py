@@ -113,7 +113,7 @@ def test_a_wikidata_walk_walks_again_to_itself() -> None:
     for walk in ({"seeds": ["wd:Q42"], "max_hops": 1}, {"seeds": ["wd:Q42"], "max_hops": 1, "valid_at": 1980}):
         result = gateway.bfs_query(**walk)
         again = reopened(result, gateway, "rdflib")
-        assert again.profile.name == "reification"  # no rank is written: see gateway/answer_rdf.py
+        assert again.profile.name == "reification"  # no rank is written: see gateway/rdf_export.py
         assert node_edge_sets(again.bfs_query(**walk)) == node_edge_sets(result)
 
 
