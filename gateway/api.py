@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyoxigraph as ox
 from pydantic import BaseModel
@@ -32,7 +32,8 @@ from gateway.tools import TOOLS
 if TYPE_CHECKING:
     import rdflib
 
-"""The tools whose answers `Gateway.picture` draws."""
+Answer = TypeVar("Answer", bound=BaseModel)
+"""A tool's answer model."""
 
 
 def _profile(name: str, backend: Backend) -> type[Profile]:
@@ -174,48 +175,55 @@ class Gateway:
         ceiling = self.settings.max_deadline if reader is None or reader.trusted else default
         return min(asked, ceiling)
 
+    def _answer(self, output: type[Answer], name: str, arguments: object = None) -> Answer:
+        """`call`, typed as the tool's answer (the registry's output model, checked)."""
+        answer = self.call(name, arguments)
+        if not isinstance(answer, output):
+            raise TypeError(f"{name} answered a {type(answer).__name__}, not a {output.__name__}")
+        return answer
+
     def describe_schema(self) -> models.Schema:
-        return self.call("describe_schema")  # type: ignore[return-value]
+        return self._answer(models.Schema, "describe_schema")
 
     def search_entities(self, query: str | models.SearchEntitiesInput, **fields: Any) -> models.SearchResult:
         arguments = query if isinstance(query, models.SearchEntitiesInput) else {"query": query, **fields}
-        return self.call("search_entities", arguments)  # type: ignore[return-value]
+        return self._answer(models.SearchResult, "search_entities", arguments)
 
     def bfs_query(self, query: models.BfsQueryInput | None = None, **fields: Any) -> models.Subgraph:
-        return self.call("bfs_query", query if query is not None else fields)  # type: ignore[return-value]
+        return self._answer(models.Subgraph, "bfs_query", query if query is not None else fields)
 
     def expand_neighbors(self, entity_ids: list[str], **fields: Any) -> models.Neighbors:
-        return self.call("expand_neighbors", {"entity_ids": entity_ids, **fields})  # type: ignore[return-value]
+        return self._answer(models.Neighbors, "expand_neighbors", {"entity_ids": entity_ids, **fields})
 
     def describe_entity(self, id: str) -> models.EntityDetail:
-        return self.call("describe_entity", {"id": id})  # type: ignore[return-value]
+        return self._answer(models.EntityDetail, "describe_entity", {"id": id})
 
     def describe_entities(self, ids: list[str]) -> models.EntitiesDetail:
-        return self.call("describe_entities", {"ids": ids})  # type: ignore[return-value]
+        return self._answer(models.EntitiesDetail, "describe_entities", {"ids": ids})
 
     def answer(self, question: str, **fields: Any) -> models.Answer:
-        return self.call("answer", {"question": question, **fields})  # type: ignore[return-value]
+        return self._answer(models.Answer, "answer", {"question": question, **fields})
 
     def fetch_slice(self, entity_id: str, **fields: Any) -> models.Slice:
-        return self.call("fetch_slice", {"entity_id": entity_id, **fields})  # type: ignore[return-value]
+        return self._answer(models.Slice, "fetch_slice", {"entity_id": entity_id, **fields})
 
     def intersect_subgraphs(self, query: models.IntersectSubgraphsInput | None = None, **fields: Any) -> models.Intersection:
-        return self.call("intersect_subgraphs", query if query is not None else fields)  # type: ignore[return-value]
+        return self._answer(models.Intersection, "intersect_subgraphs", query if query is not None else fields)
 
     def transitive_closure_query(self, query: models.TransitiveClosureInput | None = None, **fields: Any) -> models.Closure:
-        return self.call("transitive_closure_query", query if query is not None else fields)  # type: ignore[return-value]
+        return self._answer(models.Closure, "transitive_closure_query", query if query is not None else fields)
 
     def scan_query(self, query: models.ScanQueryInput | None = None, **fields: Any) -> models.ScanPage:
-        return self.call("scan_query", query if query is not None else fields)  # type: ignore[return-value]
+        return self._answer(models.ScanPage, "scan_query", query if query is not None else fields)
 
     def shortest_path(self, query: models.ShortestPathInput | None = None, **fields: Any) -> models.ShortestPath:
-        return self.call("shortest_path", query if query is not None else fields)  # type: ignore[return-value]
+        return self._answer(models.ShortestPath, "shortest_path", query if query is not None else fields)
 
     def tabulate(self, query: models.TabulateInput | None = None, **fields: Any) -> models.Table:
-        return self.call("tabulate", query if query is not None else fields)  # type: ignore[return-value]
+        return self._answer(models.Table, "tabulate", query if query is not None else fields)
 
     def communities(self, query: models.CommunitiesInput | None = None, **fields: Any) -> models.Communities:
-        return self.call("communities", query if query is not None else fields)  # type: ignore[return-value]
+        return self._answer(models.Communities, "communities", query if query is not None else fields)
 
     @property
     def ids(self) -> IdMapper:
