@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import pyoxigraph as ox
 from pydantic import BaseModel
@@ -189,8 +189,21 @@ class Gateway:
         arguments = query if isinstance(query, models.SearchEntitiesInput) else {"query": query, **fields}
         return self._answer(models.SearchResult, "search_entities", arguments)
 
-    def bfs_query(self, query: models.BfsQueryInput | None = None, **fields: Any) -> models.Subgraph:
-        return self._answer(models.Subgraph, "bfs_query", query if query is not None else fields)
+    @overload
+    def bfs_query(self, query: None = None, *, layout: Literal["compact"], **fields: Any) -> models.CompactSubgraph: ...
+    @overload
+    def bfs_query(self, query: None = None, *, layout: Literal["default"] = ..., **fields: Any) -> models.Subgraph: ...
+    @overload
+    def bfs_query(self, query: models.BfsQueryInput) -> models.Subgraph | models.CompactSubgraph: ...
+
+    def bfs_query(
+        self, query: models.BfsQueryInput | None = None, **fields: Any
+    ) -> models.Subgraph | models.CompactSubgraph:
+        """A walk; its answer is a `Subgraph`, or a `CompactSubgraph` with `layout="compact"`."""
+        answer = self.call("bfs_query", query if query is not None else fields)
+        if not isinstance(answer, models.Subgraph | models.CompactSubgraph):
+            raise TypeError(f"bfs_query answered a {type(answer).__name__}")
+        return answer
 
     def expand_neighbors(self, entity_ids: list[str], **fields: Any) -> models.Neighbors:
         return self._answer(models.Neighbors, "expand_neighbors", {"entity_ids": entity_ids, **fields})

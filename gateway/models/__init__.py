@@ -26,6 +26,7 @@ from gateway.models.outputs import (
     Communities,
     Community,
     CommunityLevel,
+    CompactSubgraph,
     Edge,
     EdgeStub,
     EntitiesDetail,
@@ -53,6 +54,7 @@ from gateway.models.outputs import (
     Subgraph,
     Truncation,
     TypeInfo,
+    Walked,
     WeakestEdge,
 )
 from gateway.models.shared import (
@@ -89,6 +91,7 @@ __all__ = [
     "CommunitiesInput",
     "Community",
     "CommunityLevel",
+    "CompactSubgraph",
     "Condition",
     "Coordinates",
     "Datum",
@@ -149,5 +152,6 @@ __all__ = [
     "TypeInfo",
     "Value",
     "WalkFilters",
+    "Walked",
     "WeakestEdge",
 ]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, NotRequired
+from typing import Annotated, Any, ClassVar, Literal, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from gateway.models.shared import AsRdf, Claim, Datum, Direction, Layout, Out, TruthStatus, Value
+from gateway.models.shared import AsRdf, Claim, Datum, Direction, Out, TruthStatus, Value
 from gateway.pictures import Drawable
 
 
@@ -75,11 +75,8 @@ class Truncation(Out):
     frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
 
 
-class Subgraph(AsRdf, Drawable):
-    """A walk's result. The default layout lists nodes and edges as objects; the compact
-    layout lists each item once: stub nodes as IDs and labels grouped by type, stub edges
-    as an adjacency map (subject -> predicate -> objects), full ones in node_details /
-    edge_details."""
+class _Walked(AsRdf, Drawable):
+    """What a walk's answer says in either layout."""
 
     tool: ClassVar[str] = "bfs_query"
 
@@ -98,19 +95,39 @@ class Subgraph(AsRdf, Drawable):
         "crossing, per filter. Widen that filter to see them.",
     )
     warnings: list[str] = Field(default_factory=list)
-    layout: Layout = "default"
-    nodes: list[NodeStub | Node] | dict[str, dict[str, str | None]] = Field(
-        description="default: node objects by hop then ID; compact: the stub nodes, entity type -> node ID -> "
-        "label (null where the ID says as much; long labels end in …)."
+
+
+class Subgraph(_Walked):
+    """A walk's result in the default layout: nodes and edges as objects (stubs, or full
+    where the filters ask)."""
+
+    layout: Literal["default"] = "default"
+    nodes: list[NodeStub | Node] = Field(description="Node objects by hop, then ID.")
+    edges: list[EdgeStub | Edge] = Field(description="Edge objects.")
+
+
+class CompactSubgraph(_Walked):
+    """A walk's result in the compact layout: each item once, stub nodes as IDs and labels
+    grouped by type, stub edges as an adjacency map (subject -> predicate -> objects),
+    full ones in node_details / edge_details."""
+
+    layout: Literal["compact"] = "compact"
+    nodes: dict[str, dict[str, str | None]] = Field(
+        description="The stub nodes, entity type -> node ID -> label (null where the ID says as much; long labels "
+        "end in …)."
     )
-    edges: list[EdgeStub | Edge] | dict[str, dict[str, list[str]]] = Field(
-        description="default: edge objects; compact: the stub edges, subject -> predicate -> objects (asserted edges)."
+    edges: dict[str, dict[str, list[str]]] = Field(
+        description="The stub edges, subject -> predicate -> objects (asserted edges)."
     )
     derived_edges: list[list[str]] | None = Field(
-        default=None, description="compact: trait-derived stub edges as [subject, predicate, object, derived_via]."
+        default=None, description="Trait-derived stub edges as [subject, predicate, object, derived_via]."
     )
-    node_details: list[Node] | None = Field(default=None, description="compact: the nodes with full data.")
-    edge_details: list[Edge] | None = Field(default=None, description="compact: the edges with full data.")
+    node_details: list[Node] | None = Field(default=None, description="The nodes with full data.")
+    edge_details: list[Edge] | None = Field(default=None, description="The edges with full data.")
+
+
+Walked = Annotated[Subgraph | CompactSubgraph, Field(discriminator="layout")]
+"""bfs_query's answer: one model per layout."""
 
 
 class Neighbor(Out):

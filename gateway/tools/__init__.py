@@ -53,7 +53,7 @@ TOOLS: dict[str, Tool] = {
             "A name to entity IDs: label, synonym, prefix, then full text; entity_types narrows.",
         ),
         Tool(
-            "bfs_query", models.BfsQueryInput, models.Subgraph, bfs_query,
+            "bfs_query", models.BfsQueryInput, models.Walked, bfs_query,
             "Walk max_hops from seed IDs; survey with topology_only or layout compact at 1-2 hops; "
             "predicates, direction narrow.",
         ),

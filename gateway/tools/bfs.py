@@ -18,14 +18,14 @@ from gateway.engine.presentation import (
 from gateway.engine.search import normalize, readable_name, suggest_ids
 from gateway.engine.walk import WalkResult, unnamed_warning, walk
 from gateway.ids import IdMap, local_name
-from gateway.models import BfsQueryInput, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
+from gateway.models import BfsQueryInput, CompactSubgraph, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
 from gateway.settings import clamp
 
 MAX_SEEDS = 256
 """Distinct seeds a walk starts from; the rest are unresolved (the models' description says so)."""
 
 
-def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph:
+def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubgraph:
     settings = ctx.settings
     warnings: list[str] = []
     limits = Limits(
@@ -208,7 +208,7 @@ def _labels(ctx: GraphContext, iris: list[str], nodes: list[NodeStub | Node]) ->
 def _compact(
     nodes: list[NodeStub | Node], edges: list[EdgeStub | Edge], common: dict[str, Any],
     labels: dict[str, str],
-) -> Subgraph:
+) -> CompactSubgraph:
     """Each item once: stub nodes as IDs and labels grouped by type, stub edges as an
     adjacency map (trait-derived ones apart), full items as objects in the details."""
     grouped: dict[str, dict[str, str | None]] = defaultdict(dict)
@@ -228,8 +228,8 @@ def _compact(
             derived.append([edge["subject"], edge["predicate"], edge["object"], edge["derived_via"]])
         else:
             adjacency[edge["subject"]][edge["predicate"]].append(edge["object"])
-    return Subgraph.model_construct(
-        layout="compact", nodes=dict(grouped), edges={s: dict(ps) for s, ps in adjacency.items()},
+    return CompactSubgraph.model_construct(
+        nodes=dict(grouped), edges={s: dict(ps) for s, ps in adjacency.items()},
         derived_edges=derived or None, node_details=node_details or None, edge_details=edge_details or None,
         **common,
     )

@@ -4,7 +4,7 @@ OpenAPI, the HTTP tool list (OpenAI and MCP forms) and the MCP server's own `too
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,6 +121,15 @@ def _top_level(schema: dict[str, Any]) -> dict[str, Any]:
 
     properties = {name: flat(value) for name, value in schema.get("properties", {}).items()}
     return {**schema, "properties": properties} if properties else schema
+
+
+def _branches(change: Callable[[dict[str, Any]], dict[str, Any]], schema: dict[str, Any]) -> dict[str, Any]:
+    """`change` applied to an object schema, or to each object of a union of them (an
+    answer with one model per form, such as bfs_query's per layout)."""
+    for union in ("oneOf", "anyOf"):
+        if isinstance(schema.get(union), list):
+            return {**schema, union: [change(branch) for branch in schema[union]]}
+    return change(schema)
 
 
 def _open(schema: dict[str, Any]) -> dict[str, Any]:
@@ -292,9 +301,10 @@ def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, 
         parameters["properties"].update(tool.brief)
         # Outputs validate answers; the tools' descriptions and docs/tools.md explain them,
         # so the list carries their top level only (nodes, edges: objects).
-        output = _top_level(lean(schemas.standalone(schemas.outputs[name]), descriptions=False))
+        output = _branches(_open, _branches(_top_level, lean(schemas.standalone(schemas.outputs[name]),
+                                                             descriptions=False)))
         output.setdefault("type", "object")  # MCP wants an object at the root; a union of objects is one
-        output = _open(output)
+        output.pop("discriminator", None)  # OpenAPI's keyword, naming components this list does not carry
         openai.append({"type": "function", "function": {"name": name, "description": tool.description, "parameters": parameters}})
         mcp.append({
             "name": name, "description": tool.description, "inputSchema": parameters,
