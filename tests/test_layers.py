@@ -23,8 +23,8 @@ PACKAGE = ROOT / "gateway"
 LAYERS: list[tuple[str, ...]] = [
     ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.settings", "gateway.llm"),
     ("gateway.terms",),
-    ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models", "gateway.rdf_export",
-     "gateway.arguments", "gateway.pictures"),
+    ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models", "gateway.values",
+     "gateway.rdf_export", "gateway.arguments", "gateway.pictures"),
     ("gateway.backends",),
     ("gateway.profiles",),
     ("gateway.engine",),

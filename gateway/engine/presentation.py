@@ -12,21 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from gateway.engine.context import GraphContext
-from gateway.engine.values import (
-    NOVALUE,
-    QUALIFIER,
-    QUALIFIER_VALUE,
-    RANKS,
-    STATEMENT_VALUE,
-    claim_values,
-    datum,
-    is_value_node_predicate,
-    scalar,
-    typed_value,
-)
 from gateway.engine.walk import EdgeKey
-from gateway.models import Claim, Datum, Edge, Node
-from gateway.profiles.base import Hit, HopPlan, Point
+from gateway.models import Edge, Node
+from gateway.profiles.base import Hit, Point
+from gateway.profiles.wikidata_values import QUALIFIERS, RANK, RANKS, claim, claim_values, is_value_node_predicate
 from gateway.sparql import iri, iris, triples, writable
 from gateway.terms import (
     BFS,
@@ -42,6 +31,7 @@ from gateway.terms import (
     status_name,
     text_of,
 )
+from gateway.values import datum, scalar
 
 STATEMENT_TYPE = BFS + "Statement"
 BLANK = "_:"
@@ -59,9 +49,6 @@ ALT_LABELS = (
 DESCRIPTIONS = (SCHEMA + "description", "http://schema.org/description", RDFS + "comment",
                 "http://purl.org/dc/terms/description")
 _NAME_PREDICATES = frozenset((*LABELS, *ALT_LABELS, *DESCRIPTIONS))
-RANK, PREFERRED = "http://wikiba.se/ontology#rank", "http://wikiba.se/ontology#PreferredRank"
-QUALIFIERS = (QUALIFIER, QUALIFIER_VALUE, NOVALUE)
-"""Statement data read as a Wikidata statement's qualifiers."""
 
 
 def entity_type(types: Iterable[str], to_id: Any) -> str:
@@ -160,9 +147,9 @@ def _node_rows(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[
     rows_by_node: dict[str, list[NodeRow]] = defaultdict(list)
     claims: set[str] = set()
     for chunk in _chunks(nodes):
-        for x, p, v, *claim in ctx.select("node_data", ids=iris(chunk)):
+        for x, p, v, *stated in ctx.select("node_data", ids=iris(chunk)):
             if v is not None:
-                statement = str(claim[0]) if claim and claim[0] is not None else None
+                statement = str(stated[0]) if stated and stated[0] is not None else None
                 rows_by_node[str(x)].append((str(p), v, statement))
                 if statement is not None:
                     claims.add(statement)
@@ -181,40 +168,13 @@ def _properties(
         if p == URL_SYNONYM:  # shown as the URL it is, not folded back into the entity's CURIE
             properties[to_id(p)].append(str(v))
         elif statement is not None and not p.startswith(BFS):
-            shown = _claim(statement, p, v, claim_data, valid_at, ctx)
+            shown = claim(statement, p, v, claim_data.rows.get(statement, []), claim_data.nodes, valid_at, to_id,
+                          ctx.settings.languages)
             if shown is not None:
                 properties[to_id(p)].append(shown)
         else:
             properties[to_id(p)].append(datum(v, to_id, ctx.settings.language))
     return {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None
-
-
-def _claim(statement: str, predicate: str, value: Term, data: StatementData, valid_at: Point | None,
-           ctx: GraphContext) -> Datum | Claim | None:
-    """A Wikidata claim (`predicate` wdt:P) as a property value: its typed value (a
-    quantity with its unit), with its qualifiers and a preferred rank when it has them;
-    None when it is not in force at `valid_at`."""
-    to_id = ctx.ids.to_id
-    own_novalue = NOVALUE + predicate.rsplit("/", 1)[-1]  # the claim's own value, not a qualifier
-    rows = [row for row in data.rows.get(statement, []) if row[0] != own_novalue]
-    bounds = {p: v for p, v, _ in rows if p in (BFS + "validFrom", BFS + "validUntil")}
-    if valid_at is not None and HopPlan(valid_at=valid_at).failures(
-        "asserted_true", None, bounds.get(BFS + "validFrom"), bounds.get(BFS + "validUntil")
-    ):
-        return None
-    typed = [typed_value(data.nodes.get(str(v), {}), to_id) for p, v, _ in rows if p.startswith(STATEMENT_VALUE)]
-    shown = next((t for t in typed if t is not None), None) or datum(value, to_id, ctx.settings.language)
-    qualifiers = claim_values([(p, v) for p, v, ref in rows if ref is None and p.startswith(QUALIFIERS)], data.nodes,
-                              to_id, ctx.settings.languages)
-    preferred = any(p == RANK and v == PREFERRED for p, v, _ in rows)
-    if not qualifiers and not preferred:
-        return shown
-    claim: Claim = {"value": shown, "id": to_id(statement)}
-    if qualifiers:
-        claim["qualifiers"] = qualifiers
-    if preferred:
-        claim["rank"] = "preferred"
-    return claim
 
 
 def _extra_types(kind: str, types: list[str]) -> list[str] | None:

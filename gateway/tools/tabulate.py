@@ -19,7 +19,6 @@ from gateway.engine.context import GraphContext, quoted
 from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
 from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, is_missing
-from gateway.engine.values import datum
 from gateway.errors import EndpointTimeout, InvalidInput
 from gateway.ids import local_name
 from gateway.models.tables import MAX_PATH_STEPS, MAX_ROWS_IDS, Condition, Table, TableLimits, TabulateInput
@@ -28,6 +27,7 @@ from gateway.settings import clamp
 from gateway.sparql import Sparql, iris
 from gateway.sparql import iri as sparql_iri
 from gateway.terms import RDFS, Literal
+from gateway.values import datum
 
 MAX_ROWS = 1000
 NAME_PREDICATES = frozenset({RDFS + "label", "http://www.w3.org/2004/02/skos/core#prefLabel", "https://schema.org/name",

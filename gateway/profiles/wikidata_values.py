@@ -1,22 +1,23 @@
-"""Values as an answer shows them: plain JSON where a value is plain, typed where its
-meaning needs more than its lexical form.
+"""Wikidata's values as an answer shows them.
 
-A literal in another language than the reader's is `{text, language}` on every profile
-(in the reader's own language it is plain text). Wikidata writes a
-quantity, a time or a coordinate twice: a plain literal (`pq:P2048 "+1.96"`) and a value
-node (`pqv:P2048 v:...` with `wikibase:quantityUnit wd:Q11573`); the typed value is built
-from the node and the plain literal it stands for is left out. A statement's qualifiers
-and each of its references are groups of such values, property -> values.
+Wikidata writes a quantity, a time or a coordinate twice: a plain literal
+(`pq:P2048 "+1.96"`) and a value node (`pqv:P2048 v:...` with `wikibase:quantityUnit
+wd:Q11573`); the typed value is built from the node and the plain literal it stands for
+is left out. A statement's qualifiers and each of its references are groups of such
+values, property -> values; a claim shown as a property value carries its qualifiers and
+a preferred rank.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from gateway.models import Coordinates, Datum, Quantity, Time, Value
+from gateway.models import Claim, Coordinates, Datum, Quantity, Time
+from gateway.profiles.base import HopPlan, Point
 from gateway.profiles.wikidata import CLAIM, WIKIBASE
-from gateway.terms import XSD, Blank, Literal, Term, language_matches
+from gateway.terms import BFS, XSD, Blank, Literal, Term
+from gateway.values import ToId, datum, in_languages
 
 QUALIFIER = CLAIM + "qualifier/"
 QUALIFIER_VALUE = CLAIM + "qualifier/value/"
@@ -41,27 +42,9 @@ PRECISIONS = {14: "second", 13: "minute", 12: "hour", 11: "day", 10: "month", 9:
               7: "century", 6: "millennium"}
 RANKS = {WIKIBASE + "PreferredRank": "preferred", WIKIBASE + "NormalRank": "normal",
          WIKIBASE + "DeprecatedRank": "deprecated"}
-
-ToId = Callable[[str], str]
-
-
-def datum(term: Term, to_id: ToId, reader: str | None = None) -> Datum:
-    """One value: an IRI as its ID, a blank node as `_:label`, a literal as JSON; text in
-    another language than the `reader`'s (the first wanted one) as `{text, language}`."""
-    if isinstance(term, Literal) and term.language and not (reader and language_matches(term.language, reader)):
-        return {"text": term.value, "language": term.language}
-    return scalar(term, to_id)
-
-
-def scalar(term: Term, to_id: ToId) -> Value:
-    """A value as plain JSON (a field such as valid_from): `datum` without the language."""
-    if isinstance(term, Literal):
-        return term.to_python()
-    if isinstance(term, Blank):
-        return f"_:{term}"
-    if isinstance(term, str):
-        return to_id(term)
-    return str(term)
+RANK, PREFERRED = WIKIBASE + "rank", WIKIBASE + "PreferredRank"
+QUALIFIERS = (QUALIFIER, QUALIFIER_VALUE, NOVALUE)
+"""Statement data read as a Wikidata statement's qualifiers."""
 
 
 def is_value_node_predicate(predicate: str) -> bool:
@@ -161,18 +144,34 @@ def claim_values(
     return grouped
 
 
-def in_languages(values: list[Term], languages: Sequence[str]) -> list[Term]:
-    """The values without a language, and those in the first wanted language any value
-    has; all of them when none is in a wanted language (no choice is better than another)."""
-    tagged = [v for v in values if isinstance(v, Literal) and v.language]
-    if len(tagged) < 2:
-        return values
-    for wanted in languages:
-        chosen = [v for v in tagged if language_matches(v.language, wanted)]
-        if chosen:
-            return [v for v in values if v not in tagged or v in chosen]
-    return values
-
-
 def _stands_for_typed(value: Term) -> bool:
     return isinstance(value, Literal) and value.datatype in _TYPED_LEXICAL
+
+
+def claim(
+    statement: str, predicate: str, value: Term, rows: Sequence[tuple[str, Term, str | None]],
+    nodes: dict[str, dict[str, Term]], valid_at: Point | None, to_id: ToId, languages: Sequence[str],
+) -> Datum | Claim | None:
+    """A claim (`predicate` wdt:P, with the statement's data `rows` and value `nodes`) as a
+    property value: its typed value (a quantity with its unit), with its qualifiers and a
+    preferred rank when it has them; None when it is not in force at `valid_at`."""
+    own_novalue = NOVALUE + predicate.rsplit("/", 1)[-1]  # the claim's own value, not a qualifier
+    rows = [row for row in rows if row[0] != own_novalue]
+    bounds = {p: v for p, v, _ in rows if p in (BFS + "validFrom", BFS + "validUntil")}
+    if valid_at is not None and HopPlan(valid_at=valid_at).failures(
+        "asserted_true", None, bounds.get(BFS + "validFrom"), bounds.get(BFS + "validUntil")
+    ):
+        return None
+    typed = [typed_value(nodes.get(str(v), {}), to_id) for p, v, _ in rows if p.startswith(STATEMENT_VALUE)]
+    shown = next((t for t in typed if t is not None), None) or datum(value, to_id, languages[0] if languages else None)
+    qualifiers = claim_values([(p, v) for p, v, ref in rows if ref is None and p.startswith(QUALIFIERS)], nodes,
+                              to_id, languages)
+    preferred = any(p == RANK and v == PREFERRED for p, v, _ in rows)
+    if not qualifiers and not preferred:
+        return shown
+    found: Claim = {"value": shown, "id": to_id(statement)}
+    if qualifiers:
+        found["qualifiers"] = qualifiers
+    if preferred:
+        found["rank"] = "preferred"
+    return found
