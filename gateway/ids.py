@@ -131,6 +131,11 @@ class IdMapper:
             known[iri] = cached
         return cached
 
+    @property
+    def cached(self) -> int:
+        """IRIs the IRI -> ID cache holds now (at most `ID_CACHE_SIZE`)."""
+        return len(self._out)
+
     def id_map(self, iris: Iterable[str]) -> IdMap:
         """IRI -> ID for many IRIs (a walk's nodes), filled in for any other IRI looked up:
         `to_id` without a call per IRI."""

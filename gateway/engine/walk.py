@@ -115,7 +115,7 @@ def walk(
         result.hops.setdefault(seed, 0)
     declared = profile.traits() if traits else None
     remote = profile.backend.endpoint is not None
-    ahead = _ReadAhead(profile, plan) if remote and declared is None and profile.backend.max_concurrency > 1 else None
+    ahead = ReadAhead(profile, plan) if remote and declared is None and profile.backend.max_concurrency > 1 else None
     walker = _Walker(profile, plan, result, max_nodes=max_nodes, max_edges=max_edges, traits=traits,
                      declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead)
     try:
@@ -131,7 +131,7 @@ class _Walker:
 
     def __init__(
         self, profile: Profile, plan: HopPlan, result: WalkResult, *, max_nodes: int, max_edges: int,
-        traits: frozenset[str], declared: Traits | None, count_hidden: bool, remote: bool, ahead: _ReadAhead | None,
+        traits: frozenset[str], declared: Traits | None, count_hidden: bool, remote: bool, ahead: ReadAhead | None,
     ) -> None:
         self.profile, self.plan, self.result = profile, plan, result
         self.max_nodes, self.max_edges = max_nodes, max_edges
@@ -277,7 +277,7 @@ def unnamed_warning(result: WalkResult) -> list[str]:
             "kept by a lenient load): they are listed, but the walk did not go on from them"]
 
 
-class _ReadAhead:
+class ReadAhead:
     """Over HTTP, a hop read in slices asks for the next slice while the current one is
     read: two round trips and two answers' worth of server time overlap (a plain hop
     only, on an endpoint that takes more than one request at a time).

@@ -58,7 +58,7 @@ def test_scan_equals_the_store_and_sparql_on_random_graphs(tmp_path: Path, seed:
     seeds = sorted({s for _, s, _, _ in expected} | {synth.entity(0)})[:3]
     call = {"seeds": seeds, "max_hops": 2, "truth_status": ["asserted_true", "hypothetical", "disputed", "retracted"]}
     from_file, from_store = Gateway.open(path), Gateway.open(store)
-    assert from_file.backend._reifier_scan is not None  # type: ignore[attr-defined]
+    assert from_file.backend.reifier_only() is not None  # the statements came from the scan
     assert from_file.bfs_query(**call).model_dump() == from_store.bfs_query(**call).model_dump()
 
 

@@ -1,5 +1,5 @@
 """Over HTTP a hop read in slices reads the next slice ahead (gateway/engine/walk.py,
-`_ReadAhead`): the walk must be the one the slices give, read ahead or not, for walks a
+`ReadAhead`): the walk must be the one the slices give, read ahead or not, for walks a
 budget cuts at any slice; uncut, the same as in process. (A walk whose read was cut by
 its LIMIT keeps the rows the store returned first, which differ between stores.)"""
 
@@ -51,9 +51,9 @@ def test_a_walk_read_ahead_is_the_walk_read_in_turn(graph: tuple[Gateway, Oxigra
     in_turn = Gateway.connect(server.url, max_concurrency=1)  # one request at a time: no read-ahead
     asked: list[tuple[int, int]] = []
     taken: list[tuple[int, int]] = []
-    ask, take = walk._ReadAhead.ask, walk._ReadAhead.take
-    monkeypatch.setattr(walk._ReadAhead, "ask", lambda self, key, *a: (asked.append(key), ask(self, key, *a))[1])
-    monkeypatch.setattr(walk._ReadAhead, "take", lambda self, key, limit: (taken.append(key), take(self, key, limit))[1])
+    ask, take = walk.ReadAhead.ask, walk.ReadAhead.take
+    monkeypatch.setattr(walk.ReadAhead, "ask", lambda self, key, *a: (asked.append(key), ask(self, key, *a))[1])
+    monkeypatch.setattr(walk.ReadAhead, "take", lambda self, key, limit: (taken.append(key), take(self, key, limit))[1])
     rng = random.Random(11)
     cut_where = set()
     for _ in range(40):
@@ -76,8 +76,8 @@ def test_nothing_is_read_ahead_in_process_or_for_an_endpoint_taking_one_request(
 ) -> None:
     embedded, server = graph
     made: list[object] = []
-    init = walk._ReadAhead.__init__
-    monkeypatch.setattr(walk._ReadAhead, "__init__", lambda self, *a: (made.append(self), init(self, *a))[1])
+    init = walk.ReadAhead.__init__
+    monkeypatch.setattr(walk.ReadAhead, "__init__", lambda self, *a: (made.append(self), init(self, *a))[1])
     call = {"seeds": [f"{E}hubA"], "max_hops": 2, "topology_only": True, "max_nodes": 500}
     embedded.bfs_query(**call)
     Gateway.connect(server.url, max_concurrency=1).bfs_query(**call)
