@@ -13,6 +13,7 @@ report it as unresolved.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import unicodedata
@@ -58,17 +59,26 @@ def load_prefix_records() -> list[dict[str, object]]:
 def build_converter(extra_prefixes: Mapping[str, str] | None = None) -> curies.Converter:
     """One converter from the project's prefix map plus a store's own prefixes.
 
-    A store's prefix wins a name clash (its author chose it); a store prefix whose
-    namespace the project map already covers adds nothing.
+    A store's prefix wins a name clash (its author chose it). A store prefix for a
+    namespace the project map knows keeps the map's prefix as the ID's, but the data's
+    spelling of the namespace is what an ID expands to (`schema:Monday` is
+    `http://schema.org/Monday` in data that declares `http://schema.org/`), and the
+    store's prefix name is read as a synonym (`sdo:Monday`).
     """
     records = [curies.Record(**r) for r in load_prefix_records()]  # type: ignore[arg-type]
-    known_uris = {uri for r in records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)}
     for prefix, uri in sorted((extra_prefixes or {}).items()):
-        if not prefix or uri in known_uris or not _is_usable_namespace(uri):
+        if not prefix or not _is_usable_namespace(uri):
             continue
-        records = [r for r in records if r.prefix != prefix and prefix not in r.prefix_synonyms]
-        records.append(curies.Record(prefix=prefix, uri_prefix=uri))
-        known_uris.add(uri)
+        known = next((r for r in records if uri == r.uri_prefix or uri in r.uri_prefix_synonyms), None)
+        if known is None:
+            records = [r for r in records if r.prefix != prefix and prefix not in r.prefix_synonyms]
+            records.append(curies.Record(prefix=prefix, uri_prefix=uri))
+            continue
+        if uri != known.uri_prefix:  # the data's spelling of a known namespace: expand to it
+            others = [known.uri_prefix, *(u for u in known.uri_prefix_synonyms if u != uri)]
+            known.uri_prefix, known.uri_prefix_synonyms = uri, others
+        if prefix != known.prefix and not any(prefix in (r.prefix, *r.prefix_synonyms) for r in records):
+            known.prefix_synonyms = [*known.prefix_synonyms, prefix]
     return curies.Converter(records, strict=False)
 
 
@@ -113,6 +123,17 @@ class IdMapper:
         for record in converter.records:
             for name in (record.prefix, *record.prefix_synonyms):
                 self._prefix_by_fold.setdefault(name.casefold(), record.prefix)
+
+    def spellings(self, iri: str) -> list[str]:
+        """The same IRI in the other spellings of its namespace (`https://schema.org/X` for
+        `http://schema.org/X`), for data that uses a spelling its prefixes do not declare."""
+        for record in self.converter.records:
+            forms = (record.uri_prefix, *record.uri_prefix_synonyms)
+            for form in forms:
+                if iri.startswith(form) and len(forms) > 1:
+                    rest = iri[len(form) :]
+                    return [other + rest for other in forms if other != form]
+        return []
 
     # -- output ---------------------------------------------------------------
     def to_id(self, iri: str) -> str:
@@ -176,6 +197,11 @@ class IdMapper:
         """Whether `prefix` (in any case) names a namespace here."""
         return prefix.casefold() in self._prefix_by_fold
 
+    def near_prefixes(self, prefix: str) -> list[str]:
+        """The known prefixes nearest `prefix` (a misspelt one), at most three."""
+        close = difflib.get_close_matches(prefix.casefold(), list(self._prefix_by_fold), n=3, cutoff=0.6)
+        return list(dict.fromkeys(self._prefix_by_fold[c] for c in close))
+
     def register_local_names(self, iris: Iterable[str]) -> None:
         """Let predicates and types be named by their bare local name."""
         names: dict[str, list[str]] = {}
@@ -216,7 +242,9 @@ class IdMapper:
         if iri is None:
             if ":" in text:
                 prefix = text.split(":", 1)[0]
-                return Resolution(None, f"unknown prefix {prefix!r}")
+                near = self.near_prefixes(prefix)
+                hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                return Resolution(None, f"unknown prefix {prefix!r}{hint}")
             if allow_local_name:
                 return Resolution(None)
             return Resolution(None, "a bare name, not an ID; use search_entities to find the ID")

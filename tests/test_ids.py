@@ -41,6 +41,26 @@ def test_an_unknown_prefix_is_an_iri_of_its_own_scheme(ids: IdMapper) -> None:
     assert "unknown prefix" in (ids.resolve("nosuch:a thing", "seeds[0]").reason or "")
 
 
+def test_a_misspelt_prefix_is_told_with_the_real_ones(ids: IdMapper) -> None:
+    found = ids.resolve("rell:Knows", "predicates[0]", allow_local_name=True)  # as predicates and types are read
+    assert "unknown prefix 'rell' (did you mean rel?)" in (found.reason or "")
+    assert ids.near_prefixes("zzzzqq") == []
+
+
+def test_the_datas_spelling_of_a_known_namespace_wins() -> None:
+    """schema.org published over http://: with the data's @prefix line IDs expand to it,
+    and the data's own prefix name is read too; without one, the map's spelling stays and
+    `spellings` offers the other (tried by the tools before they call an ID absent)."""
+    declared = IdMapper(build_converter({"sdo": "http://schema.org/"}))
+    assert declared.resolve("schema:Monday", "id").iri == "http://schema.org/Monday"
+    assert declared.resolve("sdo:Monday", "id").iri == "http://schema.org/Monday"
+    assert declared.to_id("http://schema.org/Monday") == declared.to_id("https://schema.org/Monday") == "schema:Monday"
+    plain = IdMapper(build_converter({}))
+    assert plain.resolve("schema:Monday", "id").iri == "https://schema.org/Monday"
+    assert plain.spellings("https://schema.org/Monday") == ["http://schema.org/Monday"]
+    assert plain.spellings("https://example.org/x") == []
+
+
 def test_bare_local_names_resolve_only_when_unambiguous(ids: IdMapper) -> None:
     ids.register_local_names(["https://a.example/Person", "https://b.example/Person", "https://a.example/Place"])
     assert ids.resolve("Place", "types", allow_local_name=True).iri == "https://a.example/Place"

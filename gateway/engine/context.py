@@ -134,7 +134,8 @@ class GraphContext:
         as its URL replaced by that entity; the rest added to `missing` as IDs."""
         asked = [i for i in iris_ if i not in known]
         present = set(known) | (self.profile.existing(asked, plan) if asked else set())
-        synonyms = self._url_synonyms([i for i in iris_ if i not in present])
+        synonyms = self._spelled_otherwise([i for i in iris_ if i not in present], plan)
+        synonyms.update(self._url_synonyms([i for i in iris_ if i not in present and i not in synonyms]))
         resolved: list[str] = []
         for iri in iris_:
             if iri in present:
@@ -144,6 +145,16 @@ class GraphContext:
             else:
                 missing.append(self.ids.to_id(iri))
         return list(dict.fromkeys(resolved))
+
+    def _spelled_otherwise(self, iris_: Sequence[str], plan: HopPlan) -> dict[str, str]:
+        """IRIs the data holds in another spelling of their namespace (`http://schema.org/`
+        where the prefix map says `https://`), each mapped to the spelling held."""
+        spelled = {other: iri for iri in iris_ for other in self.ids.spellings(iri)}
+        held = self.profile.existing(list(spelled), plan) if spelled else set()
+        found: dict[str, str] = {}
+        for other in sorted(held):
+            found.setdefault(spelled[other], other)
+        return found
 
     def _url_synonyms(self, iris_: Sequence[str]) -> dict[str, str]:
         """Entities that declare these URLs as their own (`bfs:urlSynonym`), e.g. a canonical_url."""

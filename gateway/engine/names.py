@@ -13,9 +13,11 @@ from collections.abc import Iterable
 from gateway.engine import wikidata_probes
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.statistics import statistics
-from gateway.ids import local_name
-from gateway.profiles.base import NON_EDGE_PREDICATES
+from gateway.ids import Resolution, local_name
+from gateway.profiles.base import NON_EDGE_PREDICATES, PLUMBING_PREDICATES
 from gateway.sparql import iri as sparql_iri
+from gateway.sparql import iris as sparql_iris
+from gateway.sparql import writable
 from gateway.terms import BFS
 
 VOCABULARY = "vocabulary"
@@ -23,12 +25,14 @@ VOCABULARY = "vocabulary"
 
 
 def vocabulary(ctx: GraphContext) -> tuple[dict[str, int], dict[str, int]]:
-    """(edge predicate -> statement count, type -> entity count), from the statistics."""
+    """(predicate -> statement count, type -> entity count), from the statistics: the edge
+    predicates, then the schema predicates the graph uses (walked when named)."""
 
     def read() -> tuple[dict[str, int], dict[str, int]]:
         stats = wikidata_probes.bounded_statistics(ctx) if ctx.profile.bounded else statistics(ctx)
-        ctx.ids.register_local_names([*stats.predicates, *stats.types, BFS + "Statement"])
-        return stats.predicates, stats.types
+        predicates = {**stats.predicates, **stats.schema_predicates}
+        ctx.ids.register_local_names([*predicates, *stats.types, BFS + "Statement"])
+        return predicates, stats.types
 
     return ctx.memo(VOCABULARY, read)
 
@@ -45,15 +49,49 @@ def resolve_terms(ctx: GraphContext, names: Iterable[str], field: str, *, kind: 
     predicates, types = vocabulary(ctx)
     known = predicates if kind == "predicate" else types
     found: set[str] = set()
+    unknown: list[tuple[int, str, Resolution]] = []
     for i, name in enumerate(names):
         resolution = ctx.ids.resolve(name, f"{field}[{i}]", allow_local_name=True)
-        if resolution.iri is not None and (resolution.iri in known or resolution.iri == BFS + "Statement"):
-            found.add(resolution.iri)
+        iri = resolution.iri
+        if iri is not None and iri not in known:  # the data may spell the namespace otherwise
+            iri = next((other for other in ctx.ids.spellings(iri) if other in known), iri)
+        if iri is not None and (iri in known or iri == BFS + "Statement"):
+            found.add(iri)
+        else:
+            unknown.append((i, name, resolution))
+    # Denied only against the data itself: a name the counts leave out may still be there.
+    held = _held(ctx, kind, [form for _, _, r in unknown if r.iri for form in _forms(ctx, r.iri)])
+    for i, name, resolution in unknown:
+        form = next((f for f in _forms(ctx, resolution.iri) if f in held), None)
+        if form is not None and kind == "type":
+            found.add(form)  # a class of classes (owl:Class, rdfs:Class, owl:Ontology...)
             continue
-        hint = did_you_mean(ctx, name, known)
-        why = resolution.reason or f"no such {kind} in this graph"
-        warnings.append(f"{field}[{i}]: {quoted(name)}: {why}{hint}")
+        if resolution.iri in PLUMBING_PREDICATES:
+            why = "statement data (shown on each statement's full edge), not a relationship a walk crosses"
+        elif form is not None:
+            why = ("in this graph, but its values are literals or blank nodes, which a walk does not reach "
+                   "(describe_entity and tabulate show them)")
+        else:
+            why = resolution.reason or f"no such {kind} in this graph"
+        warnings.append(f"{field}[{i}]: {quoted(name)}: {why}{did_you_mean(ctx, name, known)}")
     return found
+
+
+def _forms(ctx: GraphContext, iri: str | None) -> list[str]:
+    """An IRI and its other spellings (`IdMapper.spellings`)."""
+    return [iri, *ctx.ids.spellings(iri)] if iri else []
+
+
+def _held(ctx: GraphContext, kind: str, iris: list[str]) -> set[str]:
+    """Which of these IRIs the data holds as a predicate, or as a type of some entity."""
+    named = writable(list(dict.fromkeys(iris)))
+    if not named:
+        return set()
+    if kind == "predicate":
+        rows = ctx.select("used_predicates", predicate_values=sparql_iris(named))
+    else:
+        rows = ctx.select("used_types", type_values=sparql_iris(named))
+    return {str(row[0]) for row in rows if isinstance(row[0], str)}
 
 
 def _probe_predicates(ctx: GraphContext, names: list[str], field: str) -> set[str] | None:

@@ -6,6 +6,7 @@ for the nodes and statements that a presentation filter selects.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from gateway.terms import (
     status_name,
     text_of,
 )
-from gateway.values import datum, scalar
+from gateway.values import datum, in_languages, scalar
 
 STATEMENT_TYPE = BFS + "Statement"
 BLANK = "_:"
@@ -41,13 +42,17 @@ URL_SYNONYM = BFS + "urlSynonym"
 _GENERIC_TYPES = frozenset({OWL + "Thing", OWL + "NamedIndividual", RDFS + "Resource"})
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 SCHEMA = "https://schema.org/"
-LABELS = (RDFS + "label", SKOS + "prefLabel", SCHEMA + "name", "http://schema.org/name")
+FOAF, DCTERMS, DC = "http://xmlns.com/foaf/0.1/", "http://purl.org/dc/terms/", "http://purl.org/dc/elements/1.1/"
+LABELS = (RDFS + "label", SKOS + "prefLabel", SCHEMA + "name", "http://schema.org/name", FOAF + "name",
+          DCTERMS + "title", DC + "title")
+"""Where a label comes from, in order: the first of these an entity has (queries/native/labels.rq
+and names.rq read the same)."""
 ALT_LABELS = (
     SKOS + "altLabel", SCHEMA + "alternateName",
     "http://www.geneontology.org/formats/oboInOwl#hasExactSynonym",
 )
-DESCRIPTIONS = (SCHEMA + "description", "http://schema.org/description", RDFS + "comment",
-                "http://purl.org/dc/terms/description")
+DESCRIPTIONS = (SCHEMA + "description", "http://schema.org/description", RDFS + "comment", DCTERMS + "description",
+                SKOS + "definition", DC + "description")
 _NAME_PREDICATES = frozenset((*LABELS, *ALT_LABELS, *DESCRIPTIONS))
 
 
@@ -114,6 +119,7 @@ def full_nodes(
     to_id = ctx.ids.to_id
     hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
     rows_by_node, claims = _node_rows(ctx, nodes)
+    owned = _blank_values(ctx, [n for n in nodes if any(isinstance(v, Blank) for _, v, _ in rows_by_node.get(n, ()))])
     claim_data = StatementData.read(ctx, sorted(claims)) if claims else StatementData()
     statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
     statement_edges = statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {}
@@ -123,6 +129,8 @@ def full_nodes(
         rows = rows_by_node.get(node, [])
         values = [(p, v) for p, v, _ in rows]
         alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
+        others = {v.language for p, v in values if p in ALT_LABELS and not _language_ok(v, languages)
+                  and isinstance(v, Literal) and v.language}
         kind = entity_type(types.get(node, ()), to_id)
         result[node] = Node(
             id=to_id(node),
@@ -131,7 +139,9 @@ def full_nodes(
             description=_pick(values, DESCRIPTIONS, languages),
             types=_extra_types(kind, [to_id(t) for t in types.get(node, ()) if t != STATEMENT_TYPE]),
             alt_labels=alt or None,
-            properties=None if node in statement_edges else _properties(ctx, rows, hidden, claim_data, valid_at),
+            properties=None if node in statement_edges else _properties(ctx, rows, hidden, claim_data, valid_at,
+                                                                          owned.get(node, {}), others),
+            other_languages=_languages_told(others),
             statement=statement_edges.get(node),
             widen_with="fetch_slice" if PASSAGE_TYPE in types.get(node, ()) else None,
         )
@@ -158,12 +168,19 @@ def _node_rows(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[
 
 def _properties(
     ctx: GraphContext, rows: list[NodeRow], hidden: frozenset[str], claim_data: StatementData, valid_at: Point | None,
+    blanks: dict[str, list[str]], others: set[str],
 ) -> dict[str, list[Any]] | None:
-    """A node's properties (names, types and hidden ones left out), each sorted; None if none."""
+    """A node's properties (names, types and hidden ones left out), each sorted, the blank
+    nodes it owns written inline (`_blank_values`), a text in many languages in the
+    reader's (the languages left out added to `others`); None if none."""
     to_id = ctx.ids.to_id
     properties: dict[str, list[Any]] = defaultdict(list)
+    for p, shown_blanks in blanks.items():
+        if p not in hidden:
+            properties[to_id(p)].extend(shown_blanks)
+    texts: dict[str, list[Term]] = defaultdict(list)
     for p, v, statement in rows:
-        if p in _NAME_PREDICATES or p == RDF + "type" or p in hidden:
+        if p in _NAME_PREDICATES or p == RDF + "type" or p in hidden or isinstance(v, Blank):
             continue
         if p == URL_SYNONYM:  # shown as the URL it is, not folded back into the entity's CURIE
             properties[to_id(p)].append(str(v))
@@ -172,9 +189,67 @@ def _properties(
                           ctx.settings.languages)
             if shown is not None:
                 properties[to_id(p)].append(shown)
+        elif isinstance(v, Literal) and v.language:
+            texts[p].append(v)
         else:
             properties[to_id(p)].append(datum(v, to_id, ctx.settings.language))
+    for p, values in texts.items():  # a text in many languages: the reader's, the others counted
+        kept = in_languages(values, ctx.settings.languages)
+        properties[to_id(p)].extend(datum(v, to_id, ctx.settings.language) for v in kept)
+        others.update(v.language for v in values if v not in kept and isinstance(v, Literal) and v.language)
     return {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None
+
+
+BLANK_DEPTH = 3
+"""Blank nodes inside blank nodes written out at most this deep; deeper ones are `[…]`."""
+LIST_ITEMS = 50
+"""Members of one rdf:List written out; the rest are counted."""
+
+
+def _blank_values(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, dict[str, list[str]]]:
+    """Node -> predicate -> the blank nodes it owns, each written as Turtle writes one
+    (`[ owl:onProperty ssn:hasSubSystem ; owl:someValuesFrom ssn:System ]`, a list as
+    `( a b c )`), IDs for IRIs, bounded in depth and length: a restriction, an anonymous
+    agent or a list is part of its owner's data, never silently dropped."""
+    owned: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    content: dict[str, list[tuple[str, Term]]] = defaultdict(list)
+    for chunk in _chunks(nodes):
+        for x, p, top, b, q, v in ctx.select("blank_values", ids=iris(chunk)):
+            owned[str(x)][str(p)].add(str(top))
+            if v is not None and (str(q), v) not in content[str(b)]:
+                content[str(b)].append((str(q), v))
+    to_id = ctx.ids.to_id
+    return {x: {p: sorted(_turtle(b, content, to_id, BLANK_DEPTH) for b in tops) for p, tops in by.items()}
+            for x, by in owned.items()}
+
+
+def _turtle(node: str, content: dict[str, list[tuple[str, Term]]], to_id: Callable[[str], str], depth: int) -> str:
+    """A blank node as Turtle text: a list as `( ... )`, anything else as `[ p v ; ... ]`."""
+    if depth <= 0 or node not in content:
+        return "[…]"
+    own = content[node]
+    if any(q == RDF + "first" for q, _ in own):
+        cells: list[str] = []
+        cell = node
+        while cell in content and cell not in cells:  # a cycle ends the list
+            cells.append(cell)
+            following = dict(content[cell]).get(RDF + "rest")
+            cell = str(following) if isinstance(following, Blank) else ""
+        items = [_value(dict(content[c]).get(RDF + "first"), content, to_id, depth - 1) for c in cells[:LIST_ITEMS]]
+        more = f" …(+{len(cells) - LIST_ITEMS})" if len(cells) > LIST_ITEMS else ""
+        if cell and cell not in cells:  # the rest of the list was not read (nested too deep)
+            more += " …"
+        return f"( {' '.join(items)}{more} )"
+    pairs = sorted(f"{to_id(q)} {_value(v, content, to_id, depth - 1)}" for q, v in own)
+    return f"[ {' ; '.join(pairs)} ]"
+
+
+def _value(term: Term | None, content: dict[str, list[tuple[str, Term]]], to_id: Callable[[str], str], depth: int) -> str:
+    if isinstance(term, Blank):
+        return _turtle(str(term), content, to_id, depth)
+    if isinstance(term, Literal):
+        return json.dumps(term.value, ensure_ascii=False)
+    return to_id(str(term)) if term is not None else "[…]"
 
 
 def _extra_types(kind: str, types: list[str]) -> list[str] | None:
@@ -306,6 +381,18 @@ def derive_label(derived_via: str | None, to_id: Callable[[str], str]) -> str | 
     kind, iri = derived_via[:-1].split("(", 1)
     return f"{kind}({to_id(iri)})"
 
+
+
+LANGUAGES_TOLD = 8
+"""Languages an entity has more text in that `other_languages` names; the rest are counted."""
+
+
+def _languages_told(languages: set[str]) -> list[str] | None:
+    """The languages a node's text was left out in, `LANGUAGES_TOLD` by name, then a count."""
+    told = sorted(languages)
+    if len(told) > LANGUAGES_TOLD:
+        told = [*told[:LANGUAGES_TOLD], f"+{len(told) - LANGUAGES_TOLD} more"]
+    return told or None
 
 
 def _language_ok(term: Term, languages: Sequence[str]) -> bool:

@@ -41,7 +41,7 @@ logger = logging.getLogger("gateway.search")
 SEARCH_FILE = "search.sqlite"
 """The index a store directory made by `bfsql load` keeps beside its data."""
 
-FORMAT = 4
+FORMAT = 5
 """The index layout (`PRAGMA user_version`); an older index file is rebuilt in memory."""
 SCHEMA = """
 CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL,
@@ -119,7 +119,9 @@ def _prefix_note(ctx: GraphContext, name: str) -> str:
     """For an ID read as an IRI of its own scheme: that no prefix of that name is known."""
     prefix, _, rest = name.partition(":")
     if rest and not rest.startswith("//") and not ctx.ids.knows_prefix(prefix):
-        return f" (no prefix {prefix!r} is known here: it was read as an IRI)"
+        near = ctx.ids.near_prefixes(prefix)
+        hint = f"; did you mean the prefix {', '.join(near)}?" if near else ""
+        return f" (no prefix {prefix!r} is known here: it was read as an IRI{hint})"
     return ""
 
 

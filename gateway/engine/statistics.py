@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway.backends.embedded import store_generation
-from gateway.profiles.base import NON_EDGE_PREDICATES, as_point
+from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES, as_point
 from gateway.sparql import iris
 from gateway.terms import Literal, status_name, text_of
 
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
 
-VERSION = 3
+VERSION = 4
 """Bumped whenever what is counted changes: older files are then ignored."""
 logger = logging.getLogger("gateway.statistics")
 
@@ -54,6 +54,14 @@ class Statistics:
     connects: dict[str, list[tuple[str | None, str | None, int]]]
     """Edge predicate IRI -> (subject type, object type, triples), most triples first, at
     most CONNECTS_KEPT; None for an untyped end."""
+    schema_predicates: dict[str, int]
+    """Schema predicate IRI (`SCHEMA_PREDICATES`) -> triples between two IRIs: walked
+    only when named."""
+    term_types: dict[str, int]
+    """Class of vocabulary terms (rdfs:Class, owl:ObjectProperty, owl:Ontology...) -> the
+    terms the data defines of it but does not use (no entity of that class, no triple
+    with that predicate): the used ones are listed as types and predicates already."""
+
 
 
 CONNECTS_KEPT = 3
@@ -144,6 +152,8 @@ def count(ctx: GraphContext) -> Statistics:
         predicates=predicates, types=types, statuses=dict(sorted(statuses.items())),
         total=reified + plain, reified=reified, plain=plain, unasserted=unasserted,
         without_asserted_at=plain + untimed_reified, connects=_count_connects(ctx),
+        schema_predicates=_count_schema_predicates(ctx),
+        term_types={str(t): _int(n) for t, n in ctx.select("term_type_counts") if isinstance(t, str) and _int(n)},
     )
 
 
@@ -153,7 +163,16 @@ def _count_connects(ctx: GraphContext) -> dict[str, list[tuple[str | None, str |
     for p, st, ot, n in ctx.select("predicate_types", excluded=iris(NON_EDGE_PREDICATES, ", ")):
         if isinstance(p, str):
             pairs.setdefault(p, []).append((_iri(st), _iri(ot), _int(n)))
-    return {p: sorted(found, key=lambda t: (-t[2], t[0] or "", t[1] or ""))[:CONNECTS_KEPT] for p, found in pairs.items()}
+    return {p: _main_pairs(found) for p, found in pairs.items()}
+
+
+def _main_pairs(found: list[tuple[str | None, str | None, int]]) -> list[tuple[str | None, str | None, int]]:
+    """The type pairs worth telling: the most common, then those holding at least a tenth
+    of the predicate's triples, `CONNECTS_KEPT` at most (a pair of two triples among
+    hundreds is an extraction's noise, and costs every reader of describe_schema)."""
+    ranked = sorted(found, key=lambda t: (-t[2], t[0] or "", t[1] or ""))
+    total = sum(n for _, _, n in found)
+    return [pair for i, pair in enumerate(ranked[:CONNECTS_KEPT]) if i == 0 or 10 * pair[2] >= total]
 
 
 def _iri(term: object) -> str | None:
@@ -168,6 +187,11 @@ def _count_predicates(ctx: GraphContext) -> dict[str, int]:
     for hit in ctx.profile.unasserted():
         counts[hit.p] = counts.get(hit.p, 0) + 1
     return counts
+
+
+def _count_schema_predicates(ctx: GraphContext) -> dict[str, int]:
+    rows = ctx.select("schema_predicate_counts", predicate_values=iris(SCHEMA_PREDICATES))
+    return {str(p): _int(n) for p, n in rows if isinstance(p, str) and _int(n)}
 
 
 def _int(term: object) -> int:

@@ -19,6 +19,8 @@ class Node(AsRdf):
     types: list[str] | None = None
     alt_labels: list[str] | None = None
     properties: dict[str, list[Datum | Claim]] | None = None
+    other_languages: list[str] | None = Field(
+        default=None, description="Languages it also has text in, left out here (Settings.languages picks the reader's).")
     statement: Edge | None = Field(default=None, description="For a statement node: the statement itself.")
     widen_with: str | None = None
     distances: dict[str, int] | None = Field(default=None, description="intersect_subgraphs: hops from each seed.")
@@ -277,6 +279,11 @@ class Schema(Out):
     graph_description: str
     profile: str
     entity_types: list[TypeInfo]
+    term_types: list[TypeInfo] = Field(
+        default_factory=list,
+        description="Vocabulary terms the data defines but does not use, by class (rdfs:Class, owl:ObjectProperty, "
+        "owl:Ontology...): scan_query node_types lists them.",
+    )
     predicates: list[PredicateInfo]
     truth_statuses: dict[str, int]
     statements: StatementCounts

@@ -20,17 +20,23 @@ from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term
 
 Point = int | dt.date | dt.datetime
 
-# Predicates that never make a traversable edge: typing, reification plumbing, schema.
-NON_EDGE_PREDICATES: tuple[str, ...] = (
+SCHEMA_PREDICATES: tuple[str, ...] = (
     RDF + "type",
-    RDF + "reifies",
-    RDF + "subject",
-    RDF + "predicate",
-    RDF + "object",
     OWL + "inverseOf",
     RDFS + "domain",
     RDFS + "range",
     RDFS + "subPropertyOf",
+)
+"""Predicates between an entity and a class or between vocabulary terms: a walk crosses
+them only when its `predicates` name them (an instance's type, or a property's domain,
+would crowd every walk through a vocabulary); counted apart and listed as walked when
+named."""
+# Predicates that never make a traversable edge: reification plumbing and statement data.
+PLUMBING_PREDICATES: tuple[str, ...] = (
+    RDF + "reifies",
+    RDF + "subject",
+    RDF + "predicate",
+    RDF + "object",
     BFS + "truthStatus",
     BFS + "assertedAt",
     BFS + "validFrom",
@@ -40,7 +46,10 @@ NON_EDGE_PREDICATES: tuple[str, ...] = (
     BFS + "evidence",
     BFS + "urlSynonym",
 )
+NON_EDGE_PREDICATES: tuple[str, ...] = (*SCHEMA_PREDICATES, *PLUMBING_PREDICATES)
+"""What a walk that names no predicate never crosses."""
 NON_EDGES = frozenset(NON_EDGE_PREDICATES)
+SCHEMA = frozenset(SCHEMA_PREDICATES)
 NOTHING = "urn:bfsql:none"
 """An IRI no graph holds: what an empty `IN (...)` list is written with."""
 STRUCTURAL_SUBJECT = RDF + "subject"
@@ -88,6 +97,13 @@ class HopPlan:
     """Only statements with these predicates (None: any)."""
     excluded: tuple[str, ...] = ()
     """Never statements with these predicates."""
+
+    @property
+    def non_edges(self) -> frozenset[str]:
+        """The predicates this walk never crosses: every non-edge one, but a schema
+        predicate its `predicates` name."""
+        named = SCHEMA.intersection(self.predicates or ())
+        return NON_EDGES - named if named else NON_EDGES
 
     def walks(self, predicate: str) -> bool:
         """Whether the predicate filters let the walk cross a statement with this predicate."""

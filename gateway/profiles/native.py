@@ -144,7 +144,8 @@ class NativeProfile(Profile):
         if not self._statement_aware(plan):
             return self._plain_hop(frontier, plan, limit)
         rows = self._select_hop(frontier, plan, limit, mode="traversable")
-        hits = [self._hit(row) for row in rows if row[2] not in NON_EDGES]
+        skipped = plan.non_edges
+        hits = [self._hit(row) for row in rows if row[2] not in skipped]
         hits.extend(self._unasserted_hits(frontier, plan, failed=False))
         return hits, len(rows) >= limit
 
@@ -167,9 +168,10 @@ class NativeProfile(Profile):
             if len(failed) < cap:
                 failed = self._select_hop(frontier, plan, cap, mode="hidden")
         more = len(crossed) >= limit
-        hits = [self._hit(row) for row in crossed[:limit] if row[2] not in NON_EDGES]
+        skipped = plan.non_edges
+        hits = [self._hit(row) for row in crossed[:limit] if row[2] not in skipped]
         hits.extend(self._unasserted_hits(frontier, plan, failed=False))
-        hidden = [self._hit(row) for row in failed[:cap] if row[2] not in NON_EDGES]
+        hidden = [self._hit(row) for row in failed[:cap] if row[2] not in skipped]
         hidden.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits, more, hidden
 
@@ -198,7 +200,7 @@ class NativeProfile(Profile):
         flags = [*self._direction_flags(plan), "traits"] if traits else self._direction_flags(plan)
         slots = {"frontier": iris(frontier), "trait_predicates": iris(plan.mirror_predicates, ", "), "limit": integer(limit)}
         _predicate_filters(plan, flags, slots)
-        if self._used_non_edges:
+        if self._used_non_edges and not plan.predicates:  # named predicates are filtered for already
             flags.append("non_edges")
             slots["non_edges"] = iris(self._used_non_edges, ", ")
         return self.render("hop_plain", flags, **slots)
@@ -214,7 +216,8 @@ class NativeProfile(Profile):
     def hidden(self, frontier: Sequence[str], plan: HopPlan, cap: int) -> list[Hit]:
         if not self._statement_aware(plan):
             return []
-        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden") if row[2] not in NON_EDGES]
+        skipped = plan.non_edges
+        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden") if row[2] not in skipped]
         hits.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from gateway.engine.context import GraphContext
 from gateway.engine.louvain import louvain_levels
@@ -35,6 +34,9 @@ from gateway.models import (
 )
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT
 from gateway.settings import clamp
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 MAX_HOPS = 4
 MAX_SEEDS = 256
@@ -155,6 +157,8 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
     for (a, b), kinds in relations.items():
         low, high = sorted((number[a], number[b]))
         weights[(low, high)] = len(kinds)
+    import networkx as nx  # here, not at the top: 28,000 objects the cycle collector scans on every walk otherwise
+
     graph = nx.Graph()
     graph.add_nodes_from(range(len(order)))
     graph.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weights.items()))

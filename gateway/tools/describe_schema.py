@@ -15,6 +15,7 @@ from gateway.engine.statistics import statistics, time_ranges
 from gateway.engine.wikidata_probes import bounded_statistics, configured_graphs, estimates, known_vocabulary
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
+from gateway.profiles.base import SCHEMA
 from gateway.terms import XSD, Literal
 
 
@@ -27,7 +28,7 @@ def _describe(ctx: GraphContext) -> Schema:
     stats = bounded_statistics(ctx) if bounded else statistics(ctx)
     predicates, types = vocabulary(ctx)
     traits = ctx.profile.traits()
-    on_request = declared_subproperties(ctx, "walkedWhenNamed")
+    on_request = declared_subproperties(ctx, "walkedWhenNamed") | SCHEMA
     to_id = ctx.ids.to_id
     known = known_vocabulary() if bounded else None
     found = {**known.predicates, **known.types} if known else {}  # an endpoint without property entities
@@ -51,6 +52,8 @@ def _describe(ctx: GraphContext) -> Schema:
     type_infos = [
         TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))
     ]
+    term_infos = [TypeInfo(id=to_id(t), count=n) for t, n in sorted(stats.term_types.items(), key=lambda kv: to_id(kv[0]))
+                  if t not in types]
     counts = StatementCounts(total=stats.total, reified=stats.reified, plain=stats.plain,
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
     ranges = _ranges(ctx)
@@ -60,6 +63,7 @@ def _describe(ctx: GraphContext) -> Schema:
         graph_description=_description(ctx, counts.total),
         profile=ctx.profile.name,
         entity_types=type_infos,
+        term_types=term_infos,
         predicates=predicate_infos,
         truth_statuses=stats.statuses,
         statements=counts,

@@ -4,7 +4,7 @@ OpenAPI, the HTTP tool list (OpenAI and MCP forms) and the MCP server's own `too
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,13 +123,27 @@ def _top_level(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": properties} if properties else schema
 
 
-def _branches(change: Callable[[dict[str, Any]], dict[str, Any]], schema: dict[str, Any]) -> dict[str, Any]:
-    """`change` applied to an object schema, or to each object of a union of them (an
-    answer with one model per form, such as bfs_query's per layout)."""
-    for union in ("oneOf", "anyOf"):
-        if isinstance(schema.get(union), list):
-            return {**schema, union: [change(branch) for branch in schema[union]]}
-    return change(schema)
+def _merged(schema: dict[str, Any]) -> dict[str, Any]:
+    """A union of object schemas (an answer with one model per form, such as bfs_query's
+    per layout) as one object: each property the union of what the branches allow, so
+    every answer still conforms, at the size of one branch."""
+    branches = next((schema[u] for u in ("oneOf", "anyOf") if isinstance(schema.get(u), list)), None)
+    if branches is None:
+        return schema
+    options: dict[str, list[Any]] = {}
+    for branch in branches:
+        for name, value in branch.get("properties", {}).items():
+            if value not in options.setdefault(name, []):
+                options[name].append(value)
+    properties = {}
+    for name, values in options.items():
+        if len(values) == 1:
+            properties[name] = values[0]
+        elif all("const" in v and set(v) <= {"const", "default", "type"} and v.get("type") == "string" for v in values):
+            properties[name] = {"enum": [v["const"] for v in values], "type": "string"}
+        else:
+            properties[name] = {"anyOf": values}
+    return {"properties": properties, "type": "object"}
 
 
 def _open(schema: dict[str, Any]) -> dict[str, Any]:
@@ -301,10 +315,8 @@ def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, 
         parameters["properties"].update(tool.brief)
         # Outputs validate answers; the tools' descriptions and docs/tools.md explain them,
         # so the list carries their top level only (nodes, edges: objects).
-        output = _branches(_open, _branches(_top_level, lean(schemas.standalone(schemas.outputs[name]),
-                                                             descriptions=False)))
-        output.setdefault("type", "object")  # MCP wants an object at the root; a union of objects is one
-        output.pop("discriminator", None)  # OpenAPI's keyword, naming components this list does not carry
+        output = _open(_top_level(_merged(lean(schemas.standalone(schemas.outputs[name]), descriptions=False))))
+        output.setdefault("type", "object")  # MCP wants an object at the root
         openai.append({"type": "function", "function": {"name": name, "description": tool.description, "parameters": parameters}})
         mcp.append({
             "name": name, "description": tool.description, "inputSchema": parameters,

@@ -36,6 +36,7 @@ SLOTS: dict[str, Sparql] = {
     "trait_predicates": iris(["https://example.org/rel/Knows", "https://example.org/rel/DisguisedAs"], ", "),
     "after": literal("https://example.org/obj/photograph"),
     "types": iris(["https://example.org/schema/Person"], ", "), "start": iri(W + "221B_Baker_Street"),
+    "type_values": iris(["https://example.org/schema/Person", "http://www.w3.org/2000/01/rdf-schema#Class"]),
     "predicate": iri("https://example.org/rel/PartOf"), "kind": iri(BFS + "bookkeeping"),
     "document": iri(W + "A_Scandal_in_Bohemia"), "first": integer(0), "window": integer(3),
     "triples": triples([(W + "Irene_Adler", "https://example.org/rel/Possesses", "https://example.org/obj/photograph")]),

@@ -1,0 +1,140 @@
+"""Published vocabularies as found: the tools never deny what the data holds.
+
+The data is third-party: the W3C SHACL vocabulary and schema.org as TopQuadrant publishes
+it (`http://schema.org/`, 876 classes), both shipped by the pyshacl package. Every answer
+is checked against SPARQL run on pyoxigraph directly, written here by hand.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from functools import cache
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from gateway import Gateway
+
+SH = "http://www.w3.org/ns/shacl#"
+SCHEMA_HTTP = "http://schema.org/"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+
+
+def asset(name: str) -> Path:
+    return Path(str(importlib.resources.files("pyshacl") / "assets" / name))
+
+
+@cache
+def store(name: str) -> ox.Store:
+    found = ox.Store()
+    found.load(path=str(asset(name)), format=ox.RdfFormat.TURTLE)
+    return found
+
+
+def oracle(name: str, query: str) -> list[str]:
+    """The first column of a SELECT, as IRIs."""
+    return sorted(str(row[0].value) for row in store(name).query(query))
+
+
+@pytest.fixture(scope="module")
+def shacl() -> Gateway:
+    return Gateway.open(asset("shacl.ttl"))
+
+
+@pytest.fixture(scope="module")
+def schema_org() -> Gateway:
+    return Gateway.open(asset("schema.ttl"))
+
+
+def walked_ids(gateway: Gateway, **arguments: object) -> set[str]:
+    walk = gateway.bfs_query(topology_only=True, **arguments)
+    return {node["id"] for node in walk.nodes if isinstance(node, dict)}
+
+
+def test_a_schema_predicate_named_is_walked(shacl: Gateway) -> None:
+    """rdfs:domain is not walked by default (it would crowd every walk through a
+    vocabulary), but naming it walks it: the properties whose domain is sh:PropertyShape."""
+    expected = oracle("shacl.ttl", f"SELECT ?p WHERE {{ ?p <{RDFS}domain> <{SH}PropertyShape> }}")
+    assert len(expected) >= 3
+    found = walked_ids(shacl, seeds=["sh:PropertyShape"], predicates=["rdfs:domain"], direction="in")
+    assert found == {shacl.ids.to_id(p) for p in expected} | {"sh:PropertyShape"}
+    default = walked_ids(shacl, seeds=["sh:PropertyShape"], direction="in")
+    assert not default & {shacl.ids.to_id(p) for p in expected}  # by default: not crossed
+
+
+def test_describe_schema_counts_schema_predicates_as_walked_when_named(shacl: Gateway) -> None:
+    listed = {p.id: p for p in shacl.describe_schema().predicates}
+    for name, predicate in (("rdfs:domain", RDFS + "domain"), ("rdfs:range", RDFS + "range"),
+                            ("rdf:type", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type")):
+        count = len(oracle("shacl.ttl", f"SELECT ?s WHERE {{ ?s <{predicate}> ?o FILTER(isIRI(?s) && isIRI(?o)) }}"))
+        assert listed[name].count == count and listed[name].walked_when_named
+
+
+def test_classes_of_classes_are_types_a_scan_accepts(shacl: Gateway) -> None:
+    expected = oracle("shacl.ttl", "SELECT ?x WHERE { ?x a <http://www.w3.org/2002/07/owl#Ontology> }")
+    page = shacl.scan_query(node_types=["owl:Ontology"])
+    assert [n.id for n in page.nodes] == [shacl.ids.to_id(x) for x in expected]
+    classes = oracle("shacl.ttl", f"SELECT ?x WHERE {{ ?x a <{RDFS}Class> }}")
+    assert shacl.scan_query(node_types=["rdfs:Class"], limit=1000).count == len(classes)
+
+
+def test_a_literal_valued_predicate_is_said_to_be_there(shacl: Gateway) -> None:
+    walk = shacl.bfs_query(seeds=["sh:Shape"], predicates=["rdfs:label"])
+    assert any("'rdfs:label': in this graph, but its values are literals" in w for w in walk.warnings)
+    assert not any("no such predicate" in w for w in walk.warnings)
+
+
+def test_vocabulary_terms_are_found_by_name(shacl: Gateway) -> None:
+    hits = shacl.search_entities("Property shape", limit=3).results
+    assert hits[0].id == "sh:PropertyShape" and hits[0].match == "exact_label"
+
+
+def test_http_schema_org_is_reached_by_its_id(schema_org: Gateway, tmp_path: Path) -> None:
+    """schema.org as published uses `http://schema.org/`; the project's map says
+    `https://`. The data's spelling wins: with its @prefix line, and without one."""
+    assert schema_org.describe_entity("schema:Hospital").label == "Hospital"
+    expected = oracle("schema.ttl", f"SELECT ?x WHERE {{ <{SCHEMA_HTTP}Hospital> <{RDFS}subClassOf>+ ?x }}")
+    closure = schema_org.transitive_closure_query(start="schema:Hospital", predicate="rdfs:subClassOf")
+    assert sorted(closure.reachable) == sorted(schema_org.ids.to_id(x) for x in expected)
+    plain = tmp_path / "hospital.nt"  # N-Triples: no prefixes to learn the spelling from
+    plain.write_text(f"<{SCHEMA_HTTP}Hospital> <{RDFS}subClassOf> <{SCHEMA_HTTP}MedicalOrganization> .\n"
+                     f'<{SCHEMA_HTTP}Hospital> <{RDFS}label> "Hospital" .\n', encoding="utf-8")
+    bare = Gateway.open(plain)
+    assert bare.describe_entity("schema:Hospital").label == "Hospital"
+    walk = bare.bfs_query(seeds=["schema:Hospital"], predicates=["rdfs:subClassOf"])
+    assert walk.edge_count == 1 and not walk.unresolved_seeds and not walk.warnings
+
+
+def test_describe_schema_counts_the_terms_defined_but_not_used(shacl: Gateway) -> None:
+    """Classes no entity has and properties no triple uses are listed nowhere else: the
+    count says they are there, and a scan lists them."""
+    unused = oracle("shacl.ttl", f"SELECT DISTINCT ?x WHERE {{ ?x a <{RDFS}Class> "
+                                 "FILTER NOT EXISTS { ?i a ?x } FILTER NOT EXISTS { ?s ?x ?o } }")
+    assert unused
+    assert {t.id: t.count for t in shacl.describe_schema().term_types}["rdfs:Class"] == len(unused)
+    every = oracle("shacl.ttl", f"SELECT DISTINCT ?x WHERE {{ ?x a <{RDFS}Class> }}")
+    assert shacl.scan_query(node_types=["rdfs:Class"], limit=1000).count == len(every)
+
+
+def test_blank_nodes_and_lists_are_shown_inline_in_order(shacl: Gateway, schema_org: Gateway) -> None:
+    """An rdf:List (sh:in) comes back whole and in order; a list of blank nodes (sh:or)
+    as those nodes, each with what it holds."""
+    members = [shacl.ids.to_id(m) for m in _list(store("shacl.ttl"), SH + "NodeKindConstraintComponent-nodeKind",
+                                                 SH + "in")]
+    assert len(members) == 6
+    described = shacl.describe_entity("sh:NodeKindConstraintComponent-nodeKind")
+    assert described.properties is not None and described.properties["sh:in"] == [f"( {' '.join(members)} )"]
+    shown = schema_org.describe_entity("schema:Accommodation-leaseLength").properties or {}
+    assert shown["sh:or"] == ["( [ sh:class schema:QuantitativeValue ] [ sh:datatype xsd:duration ] )"]
+
+
+def _list(found: ox.Store, subject: str, predicate: str) -> list[str]:
+    """An rdf:List's members in order, by following rdf:rest from its head."""
+    rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+    cell = next(found.quads_for_pattern(ox.NamedNode(subject), ox.NamedNode(predicate), None)).object
+    members = []
+    while cell != ox.NamedNode(rdf + "nil"):
+        members.append(next(found.quads_for_pattern(cell, ox.NamedNode(rdf + "first"), None)).object.value)
+        cell = next(found.quads_for_pattern(cell, ox.NamedNode(rdf + "rest"), None)).object
+    return members
