@@ -170,7 +170,11 @@ class SearchIndex:
             if str(x) in names and isinstance(t, str):
                 types[str(x)].append(t)
         degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
-                   if str(x) in names and isinstance(n, Literal)}
+                   if isinstance(n, Literal)}
+        for x in degrees.keys() - names.keys():  # no label at all: found by a readable local name (Jane_Doe)
+            if readable_name(local_name(ctx.ids.to_id(x))):
+                names[x] = []
+        degrees = {x: n for x, n in degrees.items() if x in names}
         sitelinks = {str(x): _count(n) for x, n in ctx.select("sitelinks") if str(x) in names}
         # A fresh file the build replaces whole: no journal, rows inserted in batches.
         db.execute("PRAGMA journal_mode = OFF")

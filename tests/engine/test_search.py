@@ -33,3 +33,19 @@ def test_type_filter_and_limit(demo: Gateway) -> None:
 def test_no_match_is_an_answer_with_a_warning(demo: Gateway) -> None:
     result = demo.search_entities("zzzqqq")
     assert result.results == [] and result.warnings
+
+
+def test_an_entity_without_label_or_type_is_found_by_its_readable_local_name(tmp_path: object) -> None:
+    """Business data names people by IRI only (a product manager as an object): the
+    readable local name is the name; a code (D003480) is no name and is not indexed."""
+    from pathlib import Path
+
+    data = Path(str(tmp_path)) / "managers.nt"
+    data.write_text(
+        "<http://example.org/pv/W9> <http://example.org/pv/hasProductManager> <http://example.org/people/Jane_Doe> .\n"
+        "<http://example.org/pv/W10> <http://example.org/pv/hasProductManager> <http://example.org/people/D003480> .\n",
+        encoding="utf-8")
+    gateway = Gateway.open(data)
+    hits = gateway.search_entities("Jane Doe").results
+    assert [(h.id, h.match) for h in hits] == [("http://example.org/people/Jane_Doe", "alt_label")]
+    assert gateway.search_entities("D003480").results == []
