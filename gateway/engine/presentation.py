@@ -53,7 +53,7 @@ ALT_LABELS = (
 )
 DESCRIPTIONS = (SCHEMA + "description", "http://schema.org/description", RDFS + "comment", DCTERMS + "description",
                 SKOS + "definition", DC + "description")
-_NAME_PREDICATES = frozenset((*LABELS, *ALT_LABELS, *DESCRIPTIONS))
+NAME_PREDICATES = frozenset((*LABELS, *ALT_LABELS, *DESCRIPTIONS))
 
 
 def entity_type(types: Iterable[str], to_id: Any) -> str:
@@ -180,7 +180,7 @@ def _properties(
             properties[to_id(p)].extend(shown_blanks)
     texts: dict[str, list[Term]] = defaultdict(list)
     for p, v, statement in rows:
-        if p in _NAME_PREDICATES or p == RDF + "type" or p in hidden or isinstance(v, Blank):
+        if p in NAME_PREDICATES or p == RDF + "type" or p in hidden or isinstance(v, Blank):
             continue
         if p == URL_SYNONYM:  # shown as the URL it is, not folded back into the entity's CURIE
             properties[to_id(p)].append(str(v))

@@ -7,9 +7,10 @@ synonym of its entity.
 
 Ranking, in tiers, every tier filling the answer up to `limit` in turn: an exact label,
 then an exact synonym, then a label or synonym that starts with the query, then
-full-text matches over labels, synonyms and descriptions (every word, then any word),
-ranked by BM25. Within the exact tiers the more important entity comes first: more
-sitelinks (Wikidata's articles about it, where the graph has them), then better
+full-text matches over labels, synonyms, descriptions and the short text values of
+named or typed entities (an address, a city, a code; bookkeeping aside), every word, then
+any word, ranked by BM25. Within the exact tiers the more important entity comes first:
+more sitelinks (Wikidata's articles about it, where the graph has them), then better
 connected (`degree`: the relationships it takes part in, shown in each hit); among
 prefix matches the shorter name comes first, then the same order; IDs break what is
 left.
@@ -29,19 +30,19 @@ from pathlib import Path
 
 from gateway.backends.embedded import store_generation
 from gateway.engine.context import TOLD, GraphContext, Seeds, quoted
-from gateway.engine.presentation import TypeNames
+from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping
 from gateway.engine.wikidata_search import LabelSearch, MwapiEntitySearch, entity_search_for
 from gateway.ids import local_name
 from gateway.models import Match, SearchHit
 from gateway.profiles.base import NON_EDGE_PREDICATES
 from gateway.sparql import iris
-from gateway.terms import Literal, pick_label
+from gateway.terms import BFS, Literal, pick_label
 
 logger = logging.getLogger("gateway.search")
 SEARCH_FILE = "search.sqlite"
 """The index a store directory made by `bfsql load` keeps beside its data."""
 
-FORMAT = 5
+FORMAT = 6
 """The index layout (`PRAGMA user_version`); an older index file is rebuilt in memory."""
 SCHEMA = """
 CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL,
@@ -164,17 +165,24 @@ class SearchIndex:
         for x, kind, text in rows:
             if isinstance(text, Literal) and isinstance(x, str):
                 names[x].append((kind.value if isinstance(kind, Literal) else "label", text))
-        types: dict[str, list[str]] = defaultdict(list)
-        rows = ctx.select("entity_types")
-        for x, t in rows:
-            if str(x) in names and isinstance(t, str):
-                types[str(x)].append(t)
         degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
                    if isinstance(n, Literal)}
         for x in degrees.keys() - names.keys():  # no label at all: found by a readable local name (Jane_Doe)
             if readable_name(local_name(ctx.ids.to_id(x))):
                 names[x] = []
+        types: dict[str, list[str]] = defaultdict(list)
+        for x, t in ctx.select("entity_types"):
+            if isinstance(t, str):
+                types[str(x)].append(t)
+        # An address, a city, a code: searched as text, for the entities named or typed (not
+        # the records of how a statement was made, such as a provenance node's sentence).
+        unsearched = NAME_PREDICATES | bookkeeping(ctx)
+        for x, p, text in ctx.select("text_values"):
+            if (isinstance(text, Literal) and (x in names or x in types) and str(p) not in unsearched
+                    and not str(p).startswith(BFS)):
+                names[str(x)].append(("value", text))
         degrees = {x: n for x, n in degrees.items() if x in names}
+        types = defaultdict(list, {x: found for x, found in types.items() if x in names})
         sitelinks = {str(x): _count(n) for x, n in ctx.select("sitelinks") if str(x) in names}
         # A fresh file the build replaces whole: no journal, rows inserted in batches.
         db.execute("PRAGMA journal_mode = OFF")
@@ -192,7 +200,7 @@ class SearchIndex:
                 texts = [(k, v.value) for k, v in values] + ([("alt", own)] if own else [])
                 seen: set[tuple[int, str]] = set()
                 for k, text in texts:
-                    if k != "description":
+                    if k not in ("description", "value"):  # names; a description or a value is text only
                         row = (_LABEL if k == "label" else _ALT, normalize(text))
                         if row not in seen:
                             seen.add(row)

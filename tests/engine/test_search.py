@@ -49,3 +49,18 @@ def test_an_entity_without_label_or_type_is_found_by_its_readable_local_name(tmp
     hits = gateway.search_entities("Jane Doe").results
     assert [(h.id, h.match) for h in hits] == [("http://example.org/people/Jane_Doe", "alt_label")]
     assert gateway.search_entities("D003480").results == []
+
+
+def test_text_values_are_searched_below_names(tmp_path: object) -> None:
+    """An address is a literal: "Toulouse" finds the supplier whose address holds it, as
+    full text (below any name), and a statement's own data is not searched."""
+    from pathlib import Path
+
+    data = Path(str(tmp_path)) / "suppliers.ttl"
+    data.write_text(
+        "@prefix pv: <http://example.org/pv/> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+        'pv:Acme a pv:Supplier ; rdfs:label "Acme Components" ; pv:address "12 rue de Metz, 31000 Toulouse" .\n'
+        'pv:Toulouse_Depot a pv:Site ; rdfs:label "Toulouse depot" .\n'
+        '<< pv:Acme pv:supplies pv:Toulouse_Depot >> pv:note "Toulouse contract" .\n', encoding="utf-8")
+    hits = Gateway.open(data).search_entities("Toulouse").results
+    assert [(h.id, h.match) for h in hits] == [("pv:Toulouse_Depot", "prefix"), ("pv:Acme", "full_text")]
