@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import multiprocessing
 import os
@@ -41,6 +42,7 @@ from gateway.resources import demo_path
 from gateway.settings import Settings
 from gateway.surfaces.http import create_app
 from gateway.surfaces.middleware import LOOPBACK_HOSTS
+from gateway.surfaces.problems import PROBLEM_JSON, Problem
 
 WILDCARDS = ("0.0.0.0", "::", "")
 logger = logging.getLogger("gateway.serve")
@@ -189,10 +191,10 @@ class GuardedHttp(HttpToolsProtocol):
 
     def _refuse(self, why: str) -> None:
         self._disarm()
-        if not self.transport.is_closing():
-            body = why.encode()
+        if not self.transport.is_closing():  # the problem document every other refusal is
+            body = json.dumps(Problem(431, "headers_too_large", why).body()).encode()
             self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
-                                 b"Content-Type: text/plain; charset=utf-8\r\nContent-Length: "
+                                 b"Content-Type: " + PROBLEM_JSON.encode() + b"\r\nContent-Length: "
                                  + str(len(body)).encode() + b"\r\n\r\n" + body)
             self.transport.close()
 

@@ -61,7 +61,11 @@ def request(path: str = "/healthz", method: str = "GET", extra: bytes = b"") -> 
 
 def test_huge_headers_are_refused_and_their_memory_is_not_kept(served: Served) -> None:
     before = rss(served)
-    assert status_of(raw(served, request(extra=b"X-Padding: " + b"a" * 70_000 + b"\r\n"))) == 431
+    refused = raw(served, request(extra=b"X-Padding: " + b"a" * 70_000 + b"\r\n"))
+    assert status_of(refused) == 431
+    head, _, body = refused.partition(b"\r\n\r\n")  # a problem document, as every refusal
+    assert b"Content-Type: application/problem+json" in head
+    assert json.loads(body)["status"] == 431 and json.loads(body)["code"] == "headers_too_large"
     for _ in range(4):  # 20 MiB each: cut off as they arrive (the client may see the close first)
         line = b"X-Padding: " + b"a" * (5 << 20) + b"\r\n"
         answer = raw(served, request(extra=line * 4))
