@@ -69,8 +69,8 @@ def resolve_terms(ctx: GraphContext, names: Iterable[str], field: str, *, kind: 
         if resolution.iri in PLUMBING_PREDICATES:
             why = "statement data (shown on each statement's full edge), not a relationship a walk crosses"
         elif form is not None:
-            why = ("in this graph, but its values are literals or blank nodes, which a walk does not reach "
-                   "(describe_entity and tabulate show them)")
+            why = ("in this graph, but not as a relationship a walk crosses (its values are literals or blank "
+                   "nodes, or it is outside this profile's statements); describe_entity and tabulate show them")
         else:
             why = resolution.reason or f"no such {kind} in this graph"
         warnings.append(f"{field}[{i}]: {quoted(name)}: {why}{did_you_mean(ctx, name, known)}")

@@ -131,6 +131,10 @@ def full_nodes(
         alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
         others = {v.language for p, v in values if p in ALT_LABELS and not _language_ok(v, languages)
                   and isinstance(v, Literal) and v.language}
+        properties = None
+        if node not in statement_edges:
+            properties, left_out = _properties(ctx, rows, hidden, claim_data, valid_at, owned.get(node, {}))
+            others |= left_out
         kind = entity_type(types.get(node, ()), to_id)
         result[node] = Node(
             id=to_id(node),
@@ -139,8 +143,7 @@ def full_nodes(
             description=_pick(values, DESCRIPTIONS, languages),
             types=_extra_types(kind, [to_id(t) for t in types.get(node, ()) if t != STATEMENT_TYPE]),
             alt_labels=alt or None,
-            properties=None if node in statement_edges else _properties(ctx, rows, hidden, claim_data, valid_at,
-                                                                          owned.get(node, {}), others),
+            properties=properties,
             other_languages=_languages_told(others),
             statement=statement_edges.get(node),
             widen_with="fetch_slice" if PASSAGE_TYPE in types.get(node, ()) else None,
@@ -168,17 +171,18 @@ def _node_rows(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[
 
 def _properties(
     ctx: GraphContext, rows: list[NodeRow], hidden: frozenset[str], claim_data: StatementData, valid_at: Point | None,
-    blanks: dict[str, list[str]], others: set[str],
-) -> dict[str, list[Any]] | None:
+    blanks: dict[str, list[str]],
+) -> tuple[dict[str, list[Any]] | None, set[str]]:
     """A node's properties (names, types and hidden ones left out), each sorted, the blank
     nodes it owns written inline (`_blank_values`), a text in many languages in the
-    reader's (the languages left out added to `others`); None if none."""
+    reader's; None if none. And the languages of the texts left out."""
     to_id = ctx.ids.to_id
     properties: dict[str, list[Any]] = defaultdict(list)
     for p, shown_blanks in blanks.items():
         if p not in hidden:
             properties[to_id(p)].extend(shown_blanks)
     texts: dict[str, list[Term]] = defaultdict(list)
+    others: set[str] = set()
     for p, v, statement in rows:
         if p in NAME_PREDICATES or p == RDF + "type" or p in hidden or isinstance(v, Blank):
             continue
@@ -197,7 +201,7 @@ def _properties(
         kept = in_languages(values, ctx.settings.languages)
         properties[to_id(p)].extend(datum(v, to_id, ctx.settings.language) for v in kept)
         others.update(v.language for v in values if v not in kept and isinstance(v, Literal) and v.language)
-    return {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None
+    return {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None, others
 
 
 BLANK_DEPTH = 3

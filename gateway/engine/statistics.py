@@ -63,7 +63,6 @@ class Statistics:
     with that predicate): the used ones are listed as types and predicates already."""
 
 
-
 CONNECTS_KEPT = 3
 
 

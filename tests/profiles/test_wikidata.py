@@ -207,6 +207,12 @@ def test_node_types_come_from_p31_and_p31_is_not_an_edge(q42: Gateway) -> None:
     assert any("P31" in w for w in named.warnings)
     schema = q42.describe_schema()
     assert "wdt:P31" not in {p.id for p in schema.predicates}
+    # A Wikidata walk crosses claims only: no schema predicate is offered as walked when named,
+    # and naming one says it is there but not crossed (never a silent empty walk).
+    assert not [p.id for p in schema.predicates if p.walked_when_named]
+    typed = q42.bfs_query(seeds=["wd:Q42"], predicates=["rdf:type"], topology_only=True)
+    assert typed.edge_count == 0 and any("'rdf:type': in this graph, but not as a relationship" in w
+                                         for w in typed.warnings)
     assert {t.id: t.count for t in schema.entity_types} == {"wd:Q5": 1}
     assert q42.scan_query(node_types=["wd:Q5"]).nodes[0].id == "wd:Q42"  # type: ignore[index]
 
