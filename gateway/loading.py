@@ -23,6 +23,7 @@ from gateway.backends.embedded import (
     STORE_DIR,
     EmbeddedBackend,
     LoadReport,
+    declared_prefixes,
     load_files,
     rdf_format,
     read_meta,
@@ -65,7 +66,7 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
                 _restore(directory, previous)
             raise
     store.flush()
-    prefixes = dict(previous.get("prefixes", {}))
+    prefixes = {**declared_prefixes(store), **previous.get("prefixes", {})}
     for path in files:
         if rdf_format(path) in (ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3):
             prefixes.update(scan_prefixes(path))

@@ -234,11 +234,15 @@ def _leniently(term: str | Literal) -> ox.NamedNode | ox.Literal:
 
 def pick_label(values: Sequence[object], languages: Sequence[str]) -> str:
     """The value in the first of `languages` that has one, else one without a language,
-    else the first by language and text (so the choice never depends on row order)."""
+    else the first by language and text (so the choice never depends on row order).
+
+    Text without a language is the data's own, read as the most wanted language and
+    ahead of tagged text in it: in vocabularies merged into one store, the untagged
+    "A person." is FOAF's own comment on foaf:Person, an `@en` one another vocabulary's."""
     literals = sorted((v for v in values if isinstance(v, Literal)), key=lambda v: (v.language or "", v.value))
-    for wanted in languages:
+    for rank, wanted in enumerate(languages):
         for lit in literals:
-            if language_matches(lit.language, wanted):
+            if language_matches(lit.language, wanted) or (rank == 0 and not lit.language):
                 return lit.value
     for lit in literals:
         if not lit.language:

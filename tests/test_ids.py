@@ -151,3 +151,41 @@ def test_the_id_cache_is_bounded_and_answers_stay_right(monkeypatch: pytest.Monk
     assert early == {f"http://t.example/t/{i}": f"t:{i}" for i in range(40)}
     # An IRI missing from a map is mapped on lookup (a walk's predicates, mapped lazily).
     assert early["http://t.example/t/p"] == "t:p" and early["http://unknown.example/x"] == "http://unknown.example/x"
+
+
+def test_a_namespace_the_data_does_not_name_gets_the_registry_prefix(ids: IdMapper) -> None:
+    """Prefixes neither the project nor the data gives come from the prefix registry
+    (`prefixmaps`' merged map), read from its own CSV."""
+    import csv
+    import importlib.resources
+
+    with (importlib.resources.files("prefixmaps") / "data" / "merged.csv").open(encoding="utf-8") as handle:
+        registry = {row["prefix"]: row["namespace"] for row in csv.DictReader(handle) if row["status"] == "canonical"}
+    for prefix in ("dcat", "ssn", "sosa", "org", "qudt"):
+        namespace = registry[prefix]
+        assert ids.resolve(f"{prefix}:Thing", "id").iri == namespace + "Thing"
+        assert ids.to_id(namespace + "Thing") == f"{prefix}:Thing"
+
+
+def test_the_registry_never_names_a_whole_site_an_example_domain_or_a_uri_scheme(ids: IdMapper) -> None:
+    for iri in ("https://w3id.org/bfsql/hpo#has_phenotype", "http://aksw.org/Thing", "http://example.org/a",
+                "http://www.example.com/x/y"):
+        assert ids.to_id(iri) == iri
+    for given in ("did:example:123", "geo:48.2,16.3", "urn:isbn:0451450523", "doi:10.1000/182"):
+        assert ids.resolve(given, "id").iri == given
+
+
+def test_a_prefix_the_data_declares_in_triples_names_its_namespace(tmp_path: Path) -> None:
+    """`vann:preferredNamespacePrefix` and SHACL's `sh:declare`, in N-Triples (no @prefix
+    lines), rank above the registry and below a file's own @prefix lines."""
+    vann, sh = "http://purl.org/vocab/vann/", "http://www.w3.org/ns/shacl#"
+    path = tmp_path / "declared.nt"
+    path.write_text(
+        f'<http://data.example/onto> <{vann}preferredNamespacePrefix> "mine" .\n'
+        f'<http://data.example/onto> <{vann}preferredNamespaceUri> "http://data.example/onto#" .\n'
+        f'<http://data.example/onto> <{sh}declare> _:d .\n'
+        f'_:d <{sh}prefix> "dcat" .\n_:d <{sh}namespace> "http://data.example/catalogue/"^^<http://www.w3.org/2001/XMLSchema#anyURI> .\n'
+        f'<http://data.example/onto#Thing> <http://www.w3.org/2000/01/rdf-schema#label> "Thing" .\n', encoding="utf-8")
+    gateway = Gateway.open(path)
+    assert gateway.describe_entity("mine:Thing").id == "mine:Thing"
+    assert gateway.ids.resolve("dcat:Catalog", "id").iri == "http://data.example/catalogue/Catalog"

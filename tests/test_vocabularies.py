@@ -19,6 +19,7 @@ from gateway import Gateway
 SH = "http://www.w3.org/ns/shacl#"
 SCHEMA_HTTP = "http://schema.org/"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 
 
 def asset(name: str) -> Path:
@@ -106,15 +107,15 @@ def test_http_schema_org_is_reached_by_its_id(schema_org: Gateway, tmp_path: Pat
     assert walk.edge_count == 1 and not walk.unresolved_seeds and not walk.warnings
 
 
-def test_describe_schema_counts_the_terms_defined_but_not_used(shacl: Gateway) -> None:
-    """Classes no entity has and properties no triple uses are listed nowhere else: the
-    count says they are there, and a scan lists them."""
-    unused = oracle("shacl.ttl", f"SELECT DISTINCT ?x WHERE {{ ?x a <{RDFS}Class> "
-                                 "FILTER NOT EXISTS { ?i a ?x } FILTER NOT EXISTS { ?s ?x ?o } }")
-    assert unused
-    assert {t.id: t.count for t in shacl.describe_schema().term_types}["rdfs:Class"] == len(unused)
-    every = oracle("shacl.ttl", f"SELECT DISTINCT ?x WHERE {{ ?x a <{RDFS}Class> }}")
-    assert shacl.scan_query(node_types=["rdfs:Class"], limit=1000).count == len(every)
+def test_describe_schema_counts_every_term_the_data_defines(shacl: Gateway) -> None:
+    """How many classes and properties there are, used or not (classes no entity has are
+    listed nowhere else): the counts say so, and a scan lists them."""
+    schema = {t.id: t.count for t in shacl.describe_schema().term_types}
+    for kind, iri in (("rdfs:Class", RDFS + "Class"), ("rdf:Property", RDF + "Property"),
+                      ("owl:Ontology", "http://www.w3.org/2002/07/owl#Ontology")):
+        every = oracle("shacl.ttl", f"SELECT DISTINCT ?x WHERE {{ ?x a <{iri}> FILTER(isIRI(?x)) }}")
+        assert every and schema[kind] == len(every)
+        assert shacl.scan_query(node_types=[kind], limit=1000).count == len(every)
 
 
 def test_blank_nodes_and_lists_are_shown_inline_in_order(shacl: Gateway, schema_org: Gateway) -> None:
@@ -141,8 +142,9 @@ def _list(found: ox.Store, subject: str, predicate: str) -> list[str]:
 
 
 def test_text_in_many_languages_shows_the_readers_and_names_the_others() -> None:
-    """Douglas Adams (Wikidata's own export, read as plain RDF): his aliases come in dozens
-    of languages; the reader's are shown and the others named, compared with the file."""
+    """Douglas Adams (Wikidata's own export, read as plain RDF): his labels, aliases and
+    descriptions come in dozens of languages; the reader's are shown and the others named,
+    compared with the file."""
     from tests.conftest import shared_data
 
     path = shared_data("wikidata", "Q42.ttl")
@@ -153,8 +155,46 @@ def test_text_in_many_languages_shows_the_readers_and_names_the_others() -> None
         ox.NamedNode("http://www.wikidata.org/entity/Q42"), ox.NamedNode("http://www.w3.org/2004/02/skos/core#altLabel"),
         None)]
     english = {a for a in aliases if a.language == "en" or a.language.startswith("en-")}  # the reader's (Settings)
-    others = sorted({a.language for a in aliases if a.language and a not in english})
+    texts = [q.object for q in found.quads_for_pattern(ox.NamedNode("http://www.wikidata.org/entity/Q42"), None, None)
+             if isinstance(q.object, ox.Literal) and q.object.language]  # labels, aliases, descriptions...
+    others = sorted({t.language for t in texts if t.language not in ("en", "mul") and not t.language.startswith("en-")})
     assert len(others) > 8
     described = gateway.describe_entity("wd:Q42")
     assert described.other_languages == [*others[:8], f"+{len(others) - 8} more"]
     assert sorted(described.alt_labels or []) == sorted({a.value for a in english})
+
+
+def test_an_id_resolves_to_the_spelling_holding_the_entity(tmp_path: Path) -> None:
+    """Merged vocabularies name schema.org both ways: schema.org itself says `http://`,
+    another vocabulary `https://schema.org/Person` once. `schema:Person` is the one the
+    data says most about."""
+    path = tmp_path / "both.ttl"
+    path.write_text(asset("schema.ttl").read_text(encoding="utf-8")
+                    + "\n<http://xmlns.com/foaf/0.1/Person> <http://www.w3.org/2002/07/owl#equivalentClass> "
+                      "<https://schema.org/Person> .\n", encoding="utf-8")
+    gateway = Gateway.open(path)
+    expected = oracle("schema.ttl", f"SELECT ?l WHERE {{ <{SCHEMA_HTTP}Person> <{RDFS}label> ?l }}")
+    assert [gateway.describe_entity("schema:Person").label] == expected
+    walk = gateway.bfs_query(seeds=["schema:Person"], predicates=["rdfs:subClassOf"], direction="in")
+    subclasses = oracle("schema.ttl", f"SELECT ?c WHERE {{ ?c <{RDFS}subClassOf> <{SCHEMA_HTTP}Person> }}")
+    assert walk.node_count == len(subclasses) + 1 > 1
+
+
+def test_blank_values_reads_only_what_the_entities_own(shacl: Gateway) -> None:
+    """Every blank node the template returns hangs under the entities asked about (a branch
+    that lost its anchor would read every triple of the store)."""
+    from gateway.engine.context import GraphContext
+    from gateway.sparql import iris
+
+    ctx: GraphContext = shacl.context
+    store = shacl.backend.store  # type: ignore[attr-defined]
+    owner = ox.NamedNode(SH)  # the SHACL ontology header: sh:declare's blank nodes
+    rows = ctx.select("blank_values", ids=iris([owner.value]))
+    reachable: set[str] = set()
+    frontier = [q.object for q in store.quads_for_pattern(owner, None, None) if isinstance(q.object, ox.BlankNode)]
+    while frontier:
+        node = frontier.pop()
+        if node.value not in reachable:
+            reachable.add(node.value)
+            frontier += [q.object for q in store.quads_for_pattern(node, None, None) if isinstance(q.object, ox.BlankNode)]
+    assert rows and reachable and {str(b) for _, _, _, b, _, _ in rows} <= reachable

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import zlib
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
@@ -149,14 +150,14 @@ class EmbeddedBackend:
         loaded = f"files lenient={lenient}\n{path.resolve()} {info.st_size} {info.st_mtime_ns}"
         scan = reifiers.start([(path, rdf_format(path))], lenient=lenient)  # beside the load, on another core
         report = load_files(store, [path], lenient=lenient)
-        backend = cls(store, prefixes=_file_prefixes([path]), report=report)
+        backend = cls(store, prefixes={**declared_prefixes(store), **_file_prefixes([path])}, report=report)
         backend._loaded_from = loaded
         backend._reifier_scan = scan
         return backend
 
     @classmethod
     def from_store(cls, store: ox.Store, *, prefixes: dict[str, str] | None = None) -> EmbeddedBackend:
-        return cls(store, prefixes=prefixes)
+        return cls(store, prefixes={**declared_prefixes(store), **(prefixes or {})})
 
     @classmethod
     def _open_directory(cls, directory: Path) -> EmbeddedBackend:
@@ -346,6 +347,20 @@ def _file_prefixes(paths: Sequence[Path]) -> dict[str, str]:
         if rdf_format(path) in _PREFIXED_FORMATS:
             prefixes.update(scan_prefixes(path))
     return prefixes
+
+
+def declared_prefixes(store: ox.Store) -> dict[str, str]:
+    """Prefix -> namespace as the data declares them in triples (`vann:preferredNamespacePrefix`,
+    `sh:declare`): below a file's own `@prefix` lines, above the prefix registry. Where the
+    data gives one prefix two namespaces, neither is taken; nor is a namespace that does not
+    end where a local name starts (`/`, `#`, `_`, `:`)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    solutions = store.query(template("native/declared_prefixes"), use_default_graph_as_union=True)
+    assert isinstance(solutions, ox.QuerySolutions)  # a SELECT
+    for prefix, namespace in solutions:
+        found[str(prefix.value)].add(str(namespace.value))
+    return {prefix: namespace for prefix, (namespace, *others) in found.items()
+            if not others and namespace.endswith(("/", "#", "_", ":"))}
 
 
 def load_files(

@@ -14,7 +14,7 @@ from gateway.ids import IdMapper, Resolution, build_converter
 from gateway.profiles.base import HopPlan, Profile
 from gateway.settings import Settings
 from gateway.sparql import Sparql, iris, writable
-from gateway.terms import pick_label
+from gateway.terms import Literal, pick_label
 
 T = TypeVar("T")
 
@@ -135,13 +135,14 @@ class GraphContext:
         asked = [i for i in iris_ if i not in known]
         present = set(known) | (self.profile.existing(asked, plan) if asked else set())
         synonyms = self._spelled_otherwise([i for i in iris_ if i not in present], plan)
+        synonyms.update(self._better_spelled([i for i in iris_ if i in present], plan))
         synonyms.update(self._url_synonyms([i for i in iris_ if i not in present and i not in synonyms]))
         resolved: list[str] = []
         for iri in iris_:
-            if iri in present:
-                resolved.append(iri)
-            elif iri in synonyms:
+            if iri in synonyms:
                 resolved.append(synonyms[iri])
+            elif iri in present:
+                resolved.append(iri)
             else:
                 missing.append(self.ids.to_id(iri))
         return list(dict.fromkeys(resolved))
@@ -154,6 +155,22 @@ class GraphContext:
         found: dict[str, str] = {}
         for other in sorted(held):
             found.setdefault(spelled[other], other)
+        return found
+
+    def _better_spelled(self, iris_: Sequence[str], plan: HopPlan) -> dict[str, str]:
+        """IRIs the data also holds in another spelling of their namespace, and holds more
+        of there (`https://schema.org/Person` named once by another vocabulary, where
+        schema.org itself says `http://`), each mapped to the spelling holding most."""
+        spelled = {other: iri for iri in iris_ for other in self.ids.spellings(iri)}
+        held = self.profile.existing(list(spelled), plan) if spelled else set()
+        if not held:
+            return {}
+        both = writable([*held, *(spelled[other] for other in held)])
+        degree = {str(x): int(n.value) for x, n in self.select("id_degrees", ids=iris(both)) if isinstance(n, Literal)}
+        found: dict[str, str] = {}
+        for other in sorted(held, key=lambda o: -degree.get(o, 0)):
+            if degree.get(other, 0) > degree.get(found.get(spelled[other], spelled[other]), 0):
+                found[spelled[other]] = other
         return found
 
     def _url_synonyms(self, iris_: Sequence[str]) -> dict[str, str]:

@@ -129,8 +129,8 @@ def full_nodes(
         rows = rows_by_node.get(node, [])
         values = [(p, v) for p, v, _ in rows]
         alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
-        others = {v.language for p, v in values if p in ALT_LABELS and not _language_ok(v, languages)
-                  and isinstance(v, Literal) and v.language}
+        others = {v.language for p, v in values if p in NAME_PREDICATES and not _language_ok(v, languages)
+                  and isinstance(v, Literal) and v.language}  # labels, synonyms and descriptions in other languages
         properties = None
         if node not in statement_edges:
             properties, left_out = _properties(ctx, rows, hidden, claim_data, valid_at, owned.get(node, {}))
@@ -219,7 +219,7 @@ def _blank_values(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, dict[str
     content: dict[str, list[tuple[str, Term]]] = defaultdict(list)
     for chunk in _chunks(nodes):
         for x, p, top, b, q, v in ctx.select("blank_values", ids=iris(chunk)):
-            owned[str(x)][str(p)].add(str(top))
+            owned[str(x)][str(p)].add(str(top if top is not None else b))  # no ?top: ?b is the blank value
             if v is not None and (str(q), v) not in content[str(b)]:
                 content[str(b)].append((str(q), v))
     to_id = ctx.ids.to_id

@@ -33,7 +33,7 @@ from gateway.terms import Literal, status_name, text_of
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
 
-VERSION = 4
+VERSION = 5
 """Bumped whenever what is counted changes: older files are then ignored."""
 logger = logging.getLogger("gateway.statistics")
 

@@ -281,7 +281,7 @@ class Schema(Out):
     entity_types: list[TypeInfo]
     term_types: list[TypeInfo] = Field(
         default_factory=list,
-        description="Vocabulary terms the data defines but does not use, by class (rdfs:Class, owl:ObjectProperty, "
+        description="Vocabulary terms the data defines, used or not, by class (rdfs:Class, owl:ObjectProperty, "
         "owl:Ontology...): scan_query node_types lists them.",
     )
     predicates: list[PredicateInfo]
