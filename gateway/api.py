@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
@@ -58,18 +59,45 @@ class Gateway:
         self.settings = settings or Settings()
         self.profile = profile
         self.context = GraphContext(backend, profile(backend), self.settings)
-        self._scoped: dict[tuple[str, ...], GraphContext] = {}
+        self._scoped: OrderedDict[tuple[str, ...], GraphContext] = OrderedDict()
         self._lock = threading.Lock()
 
-    def context_for(self, reader: Reader | None) -> GraphContext:
-        """The graph as `reader` may see it: every query restricted to its named graphs."""
-        if reader is None or reader.graphs is None:
+    SCOPES_KEPT = 32
+    """Graph scopes whose contexts (statistics, search index) are kept, the least recently
+    used dropped first: callers choose `graphs`, and each choice must not be kept forever."""
+
+    def context_for(self, reader: Reader | None, graphs: Sequence[str] | None = None) -> GraphContext:
+        """The graph as `reader` may see it, narrowed to `graphs` if named: every query
+        restricted to those named graphs. A graph the reader may not read is refused as one
+        that does not exist."""
+        scope = reader.graphs if reader is not None else None
+        if graphs is not None:
+            scope = self._named_graphs(graphs, readable=scope)
+        if scope is None:
             return self.context
         with self._lock:
-            if reader.graphs not in self._scoped:
-                scoped = ScopedBackend(self.backend, reader.graphs)
-                self._scoped[reader.graphs] = GraphContext(scoped, self.profile(scoped), self.settings, scope=reader.graphs)
-            return self._scoped[reader.graphs]
+            if scope in self._scoped:
+                self._scoped.move_to_end(scope)
+            else:
+                scoped = ScopedBackend(self.backend, scope)
+                self._scoped[scope] = GraphContext(scoped, self.profile(scoped), self.settings, scope=scope)
+                if len(self._scoped) > self.SCOPES_KEPT:
+                    self._scoped.popitem(last=False)
+            return self._scoped[scope]
+
+    def _named_graphs(self, graphs: Sequence[str], *, readable: tuple[str, ...] | None) -> tuple[str, ...]:
+        """The IRIs of a call's `graphs`, each one the store holds and the reader may read."""
+        there = self.context.named_graphs() if readable is None else readable
+        found: list[str] = []
+        for i, name in enumerate(graphs):
+            iri = self.context.ids.resolve(name, f"graphs[{i}]").iri
+            held = next((form for form in ([iri, *self.context.ids.spellings(iri)] if iri else []) if form in there), None)
+            if held is None:
+                shown = ", ".join(self.context.ids.to_id(g) for g in there[:5]) + (" ..." if len(there) > 5 else "")
+                raise InvalidInput(f"graphs[{i}]: {name[:80]!r} is not a named graph here; the graphs: "
+                                   f"{shown or 'none'} (describe_schema lists them)", field=f"graphs[{i}]")
+            found.append(held)
+        return tuple(sorted(set(found)))
 
     @classmethod
     def open(
@@ -144,7 +172,8 @@ class Gateway:
         if tool is None:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", field="tool")
         with deadlines.within(self.deadline_for(reader, deadline), abandoned):
-            return tool.run(self.context_for(reader), validate(tool.input, arguments))
+            query = validate(tool.input, arguments)
+            return tool.run(self.context_for(reader, getattr(query, "graphs", None)), query)
 
     def picture(
         self, name: str, arguments: object = None, fmt: str = "svg", *, reader: Reader | None = None,
@@ -208,11 +237,11 @@ class Gateway:
     def expand_neighbors(self, entity_ids: list[str], **fields: Any) -> models.Neighbors:
         return self._answer(models.Neighbors, "expand_neighbors", {"entity_ids": entity_ids, **fields})
 
-    def describe_entity(self, id: str) -> models.EntityDetail:
-        return self._answer(models.EntityDetail, "describe_entity", {"id": id})
+    def describe_entity(self, id: str, **fields: Any) -> models.EntityDetail:
+        return self._answer(models.EntityDetail, "describe_entity", {"id": id, **fields})
 
-    def describe_entities(self, ids: list[str]) -> models.EntitiesDetail:
-        return self._answer(models.EntitiesDetail, "describe_entities", {"ids": ids})
+    def describe_entities(self, ids: list[str], **fields: Any) -> models.EntitiesDetail:
+        return self._answer(models.EntitiesDetail, "describe_entities", {"ids": ids, **fields})
 
     def answer(self, question: str, **fields: Any) -> models.Answer:
         return self._answer(models.Answer, "answer", {"question": question, **fields})

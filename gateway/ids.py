@@ -77,15 +77,19 @@ _URI_SCHEMES = frozenset({
 def registry_prefixes() -> tuple[tuple[str, str], ...]:
     """(prefix, namespace) for every canonical entry of a well-kept prefix registry (the
     `prefixmaps` package's merged map: Bioregistry, prefix.cc, OBO, W3ID and others), for
-    namespaces neither the project's map nor the data names. Read from its CSV: loading
-    it through the package's own API takes seconds."""
-    path = importlib.resources.files("prefixmaps") / "data" / "merged.csv"
-    with path.open(encoding="utf-8") as handle:
-        return tuple(
-            (row["prefix"], row["namespace"]) for row in csv.DictReader(handle)
-            if row["status"] == "canonical" and _is_usable_namespace(row["namespace"])
-            and not _UNNAMEABLE_NAMESPACE.match(row["namespace"]) and row["prefix"].casefold() not in _URI_SCHEMES
-        )
+    namespaces neither the project's map nor the data names. Read from its CSVs: loading
+    them through the package's own API takes seconds. The merged map writes a linked-data
+    vocabulary's prefix in OBO's capitals (`TIME`); prefix.cc's spelling of the same name
+    (`time`) is the one its users write."""
+    data = importlib.resources.files("prefixmaps") / "data"
+    with (data / "prefixcc.csv").open(encoding="utf-8") as handle:
+        spelled = {row["namespace"]: row["prefix"] for row in csv.DictReader(handle) if row["status"] == "canonical"}
+    with (data / "merged.csv").open(encoding="utf-8") as handle:
+        rows = [(row["prefix"], row["namespace"]) for row in csv.DictReader(handle) if row["status"] == "canonical"]
+    return tuple(
+        (spelled[uri] if spelled.get(uri, "").casefold() == prefix.casefold() else prefix, uri) for prefix, uri in rows
+        if _is_usable_namespace(uri) and not _UNNAMEABLE_NAMESPACE.match(uri) and prefix.casefold() not in _URI_SCHEMES
+    )
 
 
 def build_converter(extra_prefixes: Mapping[str, str] | None = None) -> Prefixes:

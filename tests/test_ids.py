@@ -184,7 +184,8 @@ def test_a_prefix_the_data_declares_in_triples_names_its_namespace(tmp_path: Pat
         f'<http://data.example/onto> <{vann}preferredNamespacePrefix> "mine" .\n'
         f'<http://data.example/onto> <{vann}preferredNamespaceUri> "http://data.example/onto#" .\n'
         f'<http://data.example/onto> <{sh}declare> _:d .\n'
-        f'_:d <{sh}prefix> "dcat" .\n_:d <{sh}namespace> "http://data.example/catalogue/"^^<http://www.w3.org/2001/XMLSchema#anyURI> .\n'
+        f'_:d <{sh}prefix> "dcat" .\n'
+        f'_:d <{sh}namespace> "http://data.example/catalogue/"^^<http://www.w3.org/2001/XMLSchema#anyURI> .\n'
         f'<http://data.example/onto#Thing> <http://www.w3.org/2000/01/rdf-schema#label> "Thing" .\n', encoding="utf-8")
     gateway = Gateway.open(path)
     assert gateway.describe_entity("mine:Thing").id == "mine:Thing"

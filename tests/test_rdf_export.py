@@ -71,14 +71,24 @@ def reopened(result: Subgraph, gateway: Gateway, side: str) -> Gateway:
 def test_a_full_answer_walks_again_to_itself(demo: Gateway, walk: dict[str, Any], side: str) -> None:
     """Full items carry every statement's data: the walk over the answer's RDF lists the
     same nodes and edges, with the same data (hidden_by_filter aside: the hidden
-    statements are not in the answer)."""
+    statements are not in the answer; nor is the text in other languages that a node's
+    `other_languages` names as left out)."""
     result = demo.bfs_query(**walk)
     assert result.edge_count > 3
     again = reopened(result, demo, side)
     assert again.profile.name == ("reification" if side == "rdflib" else "native")
     echo = again.bfs_query(**walk)
     keys = ("nodes", "edges", "node_details", "edge_details", "derived_edges", "hop_counts", "node_count", "edge_count")
-    assert {k: echo.model_dump().get(k) for k in keys} == {k: result.model_dump().get(k) for k in keys}
+    assert without_other_languages({k: echo.model_dump().get(k) for k in keys}) == \
+        without_other_languages({k: result.model_dump().get(k) for k in keys})
+
+
+def without_other_languages(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_other_languages(v) for k, v in value.items() if k != "other_languages"}
+    if isinstance(value, list):
+        return [without_other_languages(v) for v in value]
+    return value
 
 
 @pytest.mark.parametrize("side", ["rdflib", "oxigraph"])

@@ -198,3 +198,65 @@ def test_blank_values_reads_only_what_the_entities_own(shacl: Gateway) -> None:
             reachable.add(node.value)
             frontier += [q.object for q in store.quads_for_pattern(node, None, None) if isinstance(q.object, ox.BlankNode)]
     assert rows and reachable and {str(b) for _, _, _, b, _, _ in rows} <= reachable
+
+
+@pytest.fixture(scope="module")
+def three_graphs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Gateway, ox.Store]:
+    """SHACL, DASH and schema.org, each in its named graph."""
+    from bench.questions import pyshacl_file
+
+    path = pyshacl_file(Path(tmp_path_factory.mktemp("graphs")))
+    found = ox.Store()
+    found.load(path=str(path), format=ox.RdfFormat.N_QUADS)
+    return Gateway.open(path), found
+
+
+def test_a_call_reads_only_the_graphs_it_names(three_graphs: tuple[Gateway, ox.Store]) -> None:
+    gateway, found = three_graphs
+    listed = gateway.describe_schema().named_graphs
+    assert sorted(listed) == sorted(gateway.ids.to_id(g.value) for g in found.named_graphs())
+    for graph in found.named_graphs():
+        classes = {r[0].value for r in found.query(f"SELECT DISTINCT ?c WHERE {{ GRAPH <{graph.value}> "
+                                                   f"{{ ?c a <{RDFS}Class> FILTER(isIRI(?c)) }} }}")}  # type: ignore[union-attr]
+        page = gateway.scan_query(node_types=["rdfs:Class"], limit=1000, graphs=[gateway.ids.to_id(graph.value)])
+        assert {n.id for n in page.nodes} == {gateway.ids.to_id(c) for c in classes}
+    # A walk narrowed to SHACL's graph does not reach schema.org's terms.
+    walk = gateway.bfs_query(seeds=["rdfs:Class"], predicates=["rdf:type"], direction="in", topology_only=True,
+                             graphs=["sh:"])
+    assert walk.node_count > 1 and not any(str(n["id"]).startswith("schema:") for n in walk.nodes)  # type: ignore[index]
+    hits = gateway.search_entities("Hospital", graphs=["sh:"]).results
+    assert not any(h.id == "schema:Hospital" for h in hits)
+
+
+def test_a_graph_not_there_or_not_readable_is_refused_alike(three_graphs: tuple[Gateway, ox.Store]) -> None:
+    from gateway.auth import Reader
+    from gateway.errors import InvalidInput
+
+    gateway, _ = three_graphs
+    with pytest.raises(InvalidInput) as missing:
+        gateway.describe_entity("schema:Hospital", graphs=["http://nowhere.example/g"])
+    assert missing.value.field == "graphs[0]"
+    reader = Reader("shacl only", graphs=(SH,))
+    with pytest.raises(InvalidInput) as unreadable:  # never widened past the reader's own
+        gateway.call("describe_entity", {"id": "schema:Hospital", "graphs": [SCHEMA_HTTP]}, reader=reader)
+    assert unreadable.value.field == "graphs[0]" and "the graphs: sh: (" in str(unreadable.value)
+    for i in range(gateway.SCOPES_KEPT + 5):  # every choice of graphs a context: the oldest are dropped
+        gateway.scan_query(node_types=["rdfs:Class"], limit=1, graphs=["sh:", "http://datashapes.org/dash",
+                                                                        *([SCHEMA_HTTP] if i % 2 else [])])
+    assert len(gateway._scoped) <= gateway.SCOPES_KEPT
+
+
+def test_a_call_asks_for_its_languages() -> None:
+    """Douglas Adams's label in German and in Japanese, as the export has them."""
+    from tests.conftest import shared_data
+
+    path = shared_data("wikidata", "Q42.ttl")
+    gateway = Gateway.open(path)
+    found = ox.Store()
+    found.load(path=str(path), format=ox.RdfFormat.TURTLE)
+    for tag in ("de", "ja"):
+        expected = [r[0].value for r in found.query(  # type: ignore[union-attr]
+            f"SELECT ?l WHERE {{ <http://www.wikidata.org/entity/Q42> <{RDFS}label> ?l FILTER(LANG(?l) = '{tag}') }}")]
+        assert [gateway.describe_entity("wd:Q42", languages=[tag, "en"]).label] == expected
+    assert gateway.describe_entities(["wd:Q42"], languages=["ja"]).entities[0].label != \
+        gateway.describe_entity("wd:Q42").label

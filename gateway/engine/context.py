@@ -14,7 +14,7 @@ from gateway.ids import IdMapper, Resolution, build_converter
 from gateway.profiles.base import HopPlan, Profile
 from gateway.settings import Settings
 from gateway.sparql import Sparql, iris, writable
-from gateway.terms import Literal, pick_label
+from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, Literal, pick_label
 
 T = TypeVar("T")
 
@@ -72,6 +72,17 @@ class GraphContext:
             if key not in self._memo:
                 self._memo[key] = compute()
             return self._memo[key]  # type: ignore[return-value]
+
+    def named_graphs(self) -> tuple[str, ...]:
+        """The named graphs this graph reads, sorted: its reader's, the configured ones of
+        a graph too large to ask, or those the store holds."""
+        if self.scope is not None:
+            graphs: Iterable[str] = self.scope
+        elif self.profile.bounded:
+            graphs = getattr(self.backend, "graphs", None) or ()
+        else:
+            graphs = self.memo("named_graphs", lambda: [str(g) for (g,) in self.select("named_graphs") if isinstance(g, str)])
+        return tuple(sorted(g for g in graphs if g not in (DEFAULT_GRAPH, NO_GRAPH)))
 
     def computed(self, key: str) -> bool:
         """Whether `memo` holds a value for `key` already."""

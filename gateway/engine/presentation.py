@@ -112,10 +112,11 @@ def declared_subproperties(ctx: GraphContext, kind: str) -> frozenset[str]:
 
 def full_nodes(
     ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, with_bookkeeping: bool = False,
-    valid_at: Point | None = None,
+    valid_at: Point | None = None, languages: Sequence[str] | None = None,
 ) -> dict[str, Node]:
     """Full data for entities: label, description, synonyms, types, literal properties
-    (bookkeeping ones only if asked; a Wikidata claim not in force at `valid_at` left out)."""
+    (bookkeeping ones only if asked; a Wikidata claim not in force at `valid_at` left out),
+    text in `languages` (the gateway's `Settings.languages` unless a call names others)."""
     to_id = ctx.ids.to_id
     hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
     rows_by_node, claims = _node_rows(ctx, nodes)
@@ -123,7 +124,7 @@ def full_nodes(
     claim_data = StatementData.read(ctx, sorted(claims)) if claims else StatementData()
     statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
     statement_edges = statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {}
-    languages = ctx.settings.languages
+    languages = tuple(languages or ctx.settings.languages)
     result = {}
     for node in nodes:
         rows = rows_by_node.get(node, [])
@@ -133,7 +134,7 @@ def full_nodes(
                   and isinstance(v, Literal) and v.language}  # labels, synonyms and descriptions in other languages
         properties = None
         if node not in statement_edges:
-            properties, left_out = _properties(ctx, rows, hidden, claim_data, valid_at, owned.get(node, {}))
+            properties, left_out = _properties(ctx, rows, hidden, claim_data, valid_at, owned.get(node, {}), languages)
             others |= left_out
         kind = entity_type(types.get(node, ()), to_id)
         result[node] = Node(
@@ -171,12 +172,13 @@ def _node_rows(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[
 
 def _properties(
     ctx: GraphContext, rows: list[NodeRow], hidden: frozenset[str], claim_data: StatementData, valid_at: Point | None,
-    blanks: dict[str, list[str]],
+    blanks: dict[str, list[str]], languages: tuple[str, ...],
 ) -> tuple[dict[str, list[Any]] | None, set[str]]:
     """A node's properties (names, types and hidden ones left out), each sorted, the blank
     nodes it owns written inline (`_blank_values`), a text in many languages in the
     reader's; None if none. And the languages of the texts left out."""
     to_id = ctx.ids.to_id
+    language = languages[0] if languages else ctx.settings.language
     properties: dict[str, list[Any]] = defaultdict(list)
     for p, shown_blanks in blanks.items():
         if p not in hidden:
@@ -190,16 +192,16 @@ def _properties(
             properties[to_id(p)].append(str(v))
         elif statement is not None and not p.startswith(BFS):
             shown = claim(statement, p, v, claim_data.rows.get(statement, []), claim_data.nodes, valid_at, to_id,
-                          ctx.settings.languages)
+                          languages)
             if shown is not None:
                 properties[to_id(p)].append(shown)
         elif isinstance(v, Literal) and v.language:
             texts[p].append(v)
         else:
-            properties[to_id(p)].append(datum(v, to_id, ctx.settings.language))
+            properties[to_id(p)].append(datum(v, to_id, language))
     for p, values in texts.items():  # a text in many languages: the reader's, the others counted
-        kept = in_languages(values, ctx.settings.languages)
-        properties[to_id(p)].extend(datum(v, to_id, ctx.settings.language) for v in kept)
+        kept = in_languages(values, languages)
+        properties[to_id(p)].extend(datum(v, to_id, language) for v in kept)
         others.update(v.language for v in values if v not in kept and isinstance(v, Literal) and v.language)
     return {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None, others
 

@@ -34,7 +34,7 @@ from gateway.engine.statistics import Statistics
 from gateway.profiles.wikidata import WD, WDT, WIKIBASE, claim_predicate
 from gateway.resources import resource_dir
 from gateway.sparql import fragment, integer, iri, joined, tagged, union
-from gateway.terms import BFS, DEFAULT_GRAPH, NO_GRAPH, Literal
+from gateway.terms import BFS, Literal
 
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
@@ -125,13 +125,6 @@ def estimates(ctx: GraphContext) -> dict[str, str]:
         "valid_at_range": "not read (it takes every pq:P580/P582/P585 qualifier)",
         "named_graphs": "only the graphs the gateway is configured to read",
     }
-
-
-def configured_graphs(ctx: GraphContext) -> list[str]:
-    """The named graphs a bounded graph's queries read (its reader's, or the configured
-    ones), which the gateway knows without asking the store."""
-    graphs = getattr(ctx.backend, "graphs", None) or ()
-    return sorted(g for g in graphs if g not in (DEFAULT_GRAPH, NO_GRAPH))
 
 
 # -- names -------------------------------------------------------------------------------------

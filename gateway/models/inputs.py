@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from gateway.models.shared import Direction, Id, Layout, Point, Strict, Trait, TruthStatus
+from gateway.models.shared import Direction, Id, LanguageTag, Layout, Point, Strict, Trait, TruthStatus
 
 
 class NodeFilter(Strict):
@@ -46,19 +46,32 @@ class WalkFilters(TraversalFilters):
     exclude_predicates: list[Id] = Field(default_factory=list, description="Never walk these.")
 
 
+class InGraphs(Strict):
+    """Tools that read named graphs: only those named, within the reader's own."""
+
+    graphs: list[Id] | None = Field(default=None, min_length=1, max_length=100)
+    """Read only these named graphs (describe_schema lists them); unnamed in the tool list
+    to keep it light: the name says it."""
+
+
+class InLanguages(Strict):
+    languages: list[LanguageTag] | None = Field(default=None, min_length=1, max_length=8,
+                                                description="Most wanted first.")
+
+
 # -- tool inputs --------------------------------------------------------------------
 class DescribeSchemaInput(Strict):
     pass
 
 
-class SearchEntitiesInput(Strict):
+class SearchEntitiesInput(InGraphs):
     query: str = Field(min_length=1, max_length=500, description="A name or words.")
     entity_types: list[Id] | None = Field(default=None, min_length=1, description="Only of these types.")
     limit: int = Field(default=10, description="1 to 100.")
 
 
-class BfsQueryInput(WalkFilters):
-    seeds: list[Id] = Field(min_length=1, description="Entity IDs (CURIEs or URLs), 1 to 256.")
+class BfsQueryInput(WalkFilters, InGraphs):
+    seeds: list[Id] = Field(min_length=1, description="IDs or URLs, 1 to 256.")
     max_hops: int = Field(default=1, description="0 to 6.")
     direction: Direction = Field(default="both", description="out: along edges; in: against them.")
     expand_traits: list[Trait] = Field(
@@ -67,20 +80,20 @@ class BfsQueryInput(WalkFilters):
     )
     node_filter: NodeFilter | None = None
     edge_filter: EdgeFilter | None = None
-    topology_only: bool = Field(default=False, description="All stubs: the cheapest survey.")
-    max_nodes: int | None = Field(default=None, description="Node budget (clamped).")
-    max_edges: int | None = Field(default=None, description="Edge budget (clamped).")
+    topology_only: bool = Field(default=False, description="All stubs.")
+    max_nodes: int | None = Field(default=None, description="Clamped.")
+    max_edges: int | None = Field(default=None, description="Clamped.")
     layout: Layout = Field(
         default="default",
         description='"compact": stubs grouped, with labels.',
     )
 
 
-class DescribeEntityInput(Strict):
+class DescribeEntityInput(InGraphs, InLanguages):
     id: Id = Field(description="An entity or statement ID.")
 
 
-class DescribeEntitiesInput(Strict):
+class DescribeEntitiesInput(InGraphs, InLanguages):
     ids: list[Id] = Field(min_length=1, description="IDs, 1 to 100.")
 
 
@@ -88,10 +101,10 @@ class ExpandNeighborsInput(TraversalFilters):
     entity_ids: list[Id] = Field(min_length=1, description="Seed IDs, 1 to 8.")
     relationship_types: list[Id] | None = Field(default=None, min_length=1, description="Walk only these.")
     types: list[Id] | None = Field(default=None, min_length=1,
-                                   description="Neighbours listed (the walk crosses any).")
+                                   description="Listed only (walk crosses any).")
     depth: int = Field(default=1, description="1 to 3.")
     limit: int = Field(default=8, description="1 to 24.")
-    content_max_chars: int = Field(default=500, description="Preview size, 1 to 4,000.")
+    content_max_chars: int = Field(default=500, description="Preview, 1 to 4,000.")
     include_incoming: bool = True
 
 
@@ -124,9 +137,9 @@ class TransitiveClosureInput(TraversalFilters):
     limit: int = Field(default=10_000, description="1 to 500,000.")
 
 
-class ScanQueryInput(TraversalFilters):
-    node_types: list[Id] | None = Field(default=None, min_length=1, description="Entity types to list.")
-    edge_predicates: list[Id] | None = Field(default=None, min_length=1, description="Statements of these predicates.")
+class ScanQueryInput(TraversalFilters, InGraphs):
+    node_types: list[Id] | None = Field(default=None, min_length=1, description="Types to list.")
+    edge_predicates: list[Id] | None = Field(default=None, min_length=1, description="Statements of these.")
     limit: int = Field(default=100, description="Per page, 1 to 1,000.")
     cursor: str | None = Field(default=None, max_length=4096, description="A page's next_cursor.")
 
@@ -139,8 +152,8 @@ class ShortestPathInput(WalkFilters):
 
 
 class CommunitiesInput(WalkFilters):
-    seeds: list[Id] = Field(default_factory=list, description="Whose neighbourhood, up to 256 (none: the whole graph).")
+    seeds: list[Id] = Field(default_factory=list, description="Up to 256 (none: the whole graph).")
     max_hops: int = Field(default=2, description="1 to 4.")
-    resolution: float = Field(default=1.0, gt=0, le=10, description="Higher: smaller communities.")
-    level: int = Field(default=0, description="Level to list (0: coarsest).")
-    community: int | None = Field(default=None, description="One community of the level, in full.")
+    resolution: float = Field(default=1.0, gt=0, le=10, description="Higher: smaller ones.")
+    level: int = Field(default=0, description="0: coarsest.")
+    community: int | None = Field(default=None, description="One, in full.")

@@ -118,6 +118,8 @@ def _not_blank(value: str) -> str:
 
 
 Id = Annotated[str, Field(max_length=MAX_ID_LENGTH), AfterValidator(_not_blank)]
+LanguageTag = Annotated[str, Field(pattern=r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$", max_length=64)]
+"""A BCP 47 language tag as RDF writes one: en, pt-br, zh-hant."""
 """An ID, predicate or type as a caller names it (a CURIE, an IRI, a bare name): at most
 4,096 characters, never blank (a blank one is malformed input, not an ID the graph lacks)."""
 

@@ -44,8 +44,7 @@ TOOLS: dict[str, Tool] = {
         Tool(
             "describe_schema", models.DescribeSchemaInput, models.Schema,
             lambda ctx, q: describe_schema(ctx),
-            "Start here: types, predicates (counts, connections, traits), truth statuses, time ranges, "
-            "graphs, prefixes.",
+            "Start here: types, predicates (connections, traits), statuses, time ranges, graphs, prefixes.",
         ),
         Tool(
             "search_entities", models.SearchEntitiesInput, models.SearchResult,
@@ -67,7 +66,7 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "describe_entities", models.DescribeEntitiesInput, models.EntitiesDetail, describe_entities,
-            "describe_entity for up to 100 IDs; unknown ones are in unresolved, with similar ones.",
+            "describe_entity for up to 100 IDs; unknown ones in unresolved, with similar ones.",
         ),
         Tool(
             "fetch_slice", models.FetchSliceInput, models.Slice, fetch_slice,
@@ -103,7 +102,7 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "answer", models.AnswerInput, models.Answer, answer,
-            "A question with no starting point: a model reads the communities; citations are checked.",
+            "A question with no starting point: a model reads the communities; citations checked.",
         ),
     )
 }

@@ -12,7 +12,7 @@ from gateway.engine.names import vocabulary
 from gateway.engine.presentation import declared_subproperties
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics, time_ranges
-from gateway.engine.wikidata_probes import bounded_statistics, configured_graphs, estimates, known_vocabulary
+from gateway.engine.wikidata_probes import bounded_statistics, estimates, known_vocabulary
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
 from gateway.profiles.base import SCHEMA
@@ -49,15 +49,17 @@ def _describe(ctx: GraphContext) -> Schema:
                           inverse_of=to_id(inverse) if inverse else None, connects=connects,
                           walked_when_named=True if p in on_request else None)
         )
+    # A class of terms (owl:Class...) is counted in full among term_types, not again here by
+    # its members without instances.
     type_infos = [
         TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))
+        if t not in stats.term_types
     ]
-    term_infos = [TypeInfo(id=to_id(t), count=n) for t, n in sorted(stats.term_types.items(), key=lambda kv: to_id(kv[0]))
-                  if t not in types]
+    term_infos = [TypeInfo(id=to_id(t), count=n) for t, n in sorted(stats.term_types.items(), key=lambda kv: to_id(kv[0]))]
     counts = StatementCounts(total=stats.total, reified=stats.reified, plain=stats.plain,
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
     ranges = _ranges(ctx)
-    graphs = configured_graphs(ctx) if bounded else [str(g) for (g,) in ctx.select("named_graphs") if isinstance(g, str)]
+    graphs = ctx.named_graphs()
     prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *types)])
     return Schema(
         graph_description=_description(ctx, counts.total),

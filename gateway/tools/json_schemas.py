@@ -45,18 +45,19 @@ def tool_schemas(tools: Mapping[str, Tool] = TOOLS, *, ref_prefix: str = "#/comp
     return Schemas(components, inputs, outputs)
 
 
-EXPLAINED_IN = "bfs_query"
-SHARED_FIELDS = frozenset({"truth_status", "as_of", "valid_at", "direction", "node_filter", "edge_filter",
-                           "predicates", "exclude_predicates",
-                           "topology_only", "max_nodes", "max_edges"})
-"""Fields several tools share, described in full (with their allowed values) in
-`EXPLAINED_IN`'s schema only; the other tools' descriptions point there. Each explanation
-is then loaded once, not six times."""
+SHARED_FIELDS: dict[str, str] = {
+    **dict.fromkeys(("truth_status", "as_of", "valid_at", "direction", "node_filter", "edge_filter", "predicates",
+                     "exclude_predicates", "topology_only", "max_nodes", "max_edges", "graphs"), "bfs_query"),
+    "languages": "describe_entity",
+}
+"""Fields several tools share -> the one tool whose schema describes it in full (with its
+allowed values); the other tools list it by name only. Each explanation is then loaded
+once, not six times."""
 
 
 def _undescribed(schema: Any) -> Any:
     """A shared field as the other tools list it: by name only (any value), its shape, words
-    and allowed values being spelled out in `EXPLAINED_IN` (the server checks them all the
+    and allowed values being spelled out in one tool's (`SHARED_FIELDS`; the server checks them all the
     same, with errors naming the field)."""
     return {}
 
@@ -309,8 +310,8 @@ def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, 
     openai, mcp = [], []
     for name, tool in tools.items():
         parameters = lean(schemas.standalone(schemas.inputs[name]))
-        if name != EXPLAINED_IN:  # the shared fields are explained once, in bfs_query
-            for field in SHARED_FIELDS & set(parameters.get("properties", {})):
+        for field in SHARED_FIELDS.keys() & set(parameters.get("properties", {})):
+            if SHARED_FIELDS[field] != name:  # explained once, in the tool SHARED_FIELDS names
                 parameters["properties"][field] = _undescribed(parameters["properties"][field])
         parameters["properties"].update(tool.brief)
         # Outputs validate answers; the tools' descriptions and docs/tools.md explain them,

@@ -39,7 +39,7 @@ _NEXT_IRI = re.compile(r"/(?=\^?[A-Za-z][A-Za-z0-9+.-]*://)")
 """Where a path of full IRIs written without <...> goes on to its next step."""
 
 _CONDITIONS = ("{column|path, op, value|other}; op = != < <= > >= contains starts_with in exists missing; value: "
-               "number, text, ISO date, ID (a list for in)")
+               "number, text, date, ID (in: a list)")
 TABLE_BRIEF: dict[str, dict[str, Any]] = {
     "where": {"type": "array", "items": {"type": "object"}, "description": f"ANDed: {_CONDITIONS}."},
     "having": {"type": "array", "items": {"type": "object"}, "description": "As where, on groups."},
