@@ -85,7 +85,8 @@ def vocabularies_file() -> Path:
         for path in sorted(glob.glob(f"{work}/package/ontologies/*.nq")):
             if not Path(path).name.startswith("_"):  # _index.nq: the package's own prefix records
                 store.bulk_load(path=path, format=ox.RdfFormat.N_QUADS)
-        subprocess.run(["pip", "download", "--no-deps", "-d", work, BRICK], check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", work, BRICK], check=True,
+                       capture_output=True)
         with zipfile.ZipFile(next(Path(work).glob("brickschema-*.whl"))) as wheel:
             store.bulk_load(wheel.read(BRICK_FILE), format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(BRICK_GRAPH))
     partial = target.with_suffix(".part")

@@ -260,3 +260,16 @@ def test_a_call_asks_for_its_languages() -> None:
         assert [gateway.describe_entity("wd:Q42", languages=[tag, "en"]).label] == expected
     assert gateway.describe_entities(["wd:Q42"], languages=["ja"]).entities[0].label != \
         gateway.describe_entity("wd:Q42").label
+
+
+def test_many_vocabularies_are_described_each_by_its_own_name(three_graphs: tuple[Gateway, ox.Store]) -> None:
+    """No one vocabulary's comment speaks for a store of three: each header is named."""
+    gateway, found = three_graphs
+    headers = {r[0].value for r in found.query(  # type: ignore[union-attr]
+        "SELECT DISTINCT ?o WHERE { GRAPH ?g { ?o a <http://www.w3.org/2002/07/owl#Ontology> } }")}
+    titles = {r[0].value for r in found.query(  # type: ignore[union-attr]
+        "SELECT ?t WHERE { GRAPH ?g { ?o a <http://www.w3.org/2002/07/owl#Ontology> ; "
+        f"<{RDFS}label>|<http://purl.org/dc/terms/title> ?t }} }}")}
+    description = gateway.describe_schema().graph_description
+    assert description.startswith(f"{len(headers)} ontologies and datasets: ")
+    assert len(headers) == 3 and all(title in description for title in titles)

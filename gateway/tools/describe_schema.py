@@ -16,7 +16,7 @@ from gateway.engine.wikidata_probes import bounded_statistics, estimates, known_
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
 from gateway.profiles.base import SCHEMA
-from gateway.terms import XSD, Literal
+from gateway.terms import XSD, Literal, pick_label
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
@@ -101,12 +101,35 @@ def _ranges(ctx: GraphContext) -> dict[str, Range]:
     return {kind: Range(min=spans[0].low, max=spans[0].high) for kind, spans in time_ranges(ctx).items()}
 
 
+HEADERS_NAMED = 12
+"""Ontology and dataset headers a graph description names (by title) when there are many."""
+
+
+def _name(header: str, by_rank: dict[int, list[Literal]], ctx: GraphContext) -> str:
+    """A header by its title or label, else its description cut short, else its ID."""
+    ranks = sorted(by_rank, key=lambda rank: (rank < 2, rank))  # title (2), label (3), description (0), comment (1)
+    if not ranks:
+        return ctx.ids.to_id(header)
+    text = " ".join(pick_label(by_rank[ranks[0]], ctx.settings.languages).split())
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
 def _description(ctx: GraphContext, total: int) -> str:
     if ctx.settings.description:
         return ctx.settings.description
-    rows = ctx.select("graph_description")  # description first, then comment, title, label
-    if rows and isinstance(rows[0][1], Literal):
-        return rows[0][1].value
+    texts: dict[str, dict[int, list[Literal]]] = {}  # header -> rank -> texts: description, comment, title, label
+    for header, rank, text in ctx.select("graph_description"):
+        found = texts.setdefault(str(header), {})
+        if isinstance(rank, Literal) and isinstance(text, Literal):
+            found.setdefault(int(rank.value), []).append(text)
+    languages = ctx.settings.languages
+    if len(texts) == 1 and (only := next(iter(texts.values()))):
+        return pick_label(only[min(only)], languages)
+    if len(texts) > 1:  # many vocabularies or datasets: each by its own name, none speaking for all
+        names = sorted(_name(header, by_rank, ctx) for header, by_rank in texts.items())
+        more = f"; and {len(names) - HEADERS_NAMED} more (scan_query node_types owl:Ontology)" \
+            if len(names) > HEADERS_NAMED else ""
+        return f"{len(names)} ontologies and datasets: {'; '.join(names[:HEADERS_NAMED])}{more}"
     if ctx.profile.bounded:
         return "a Wikidata-style graph too large to count; its numbers here are bounded (see estimates)"
     return f"an RDF graph of {total} statements"
