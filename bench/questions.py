@@ -337,8 +337,8 @@ QUESTIONS: list[Question] = [
     # Provenance by graph
     q("Which named graph defines foaf:Person's comment 'A person.'?",
       "SELECT ?g WHERE { GRAPH ?g { foaf:Person rdfs:comment ?c FILTER(STR(?c) = 'A person.') } }",
-      lambda s: {g for g in s("describe_schema")["named_graphs"] if "foaf" in g  # the graph named like the term
-                 and field_in(s, "foaf:Person", "description", graphs=[g]) == {"A person."}}),
+      lambda s: {g for g in s("describe_entity", id="foaf:Person").get("graphs", [])  # where its data comes from
+                 if field_in(s, "foaf:Person", "description", graphs=[g]) == {"A person."}}),
     q("How many named graphs does the data have?",
       "SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }",
       lambda s: {str(len(s("describe_schema").get("named_graphs", [])))}),

@@ -273,3 +273,14 @@ def test_many_vocabularies_are_described_each_by_its_own_name(three_graphs: tupl
     description = gateway.describe_schema().graph_description
     assert description.startswith(f"{len(headers)} ontologies and datasets: ")
     assert len(headers) == 3 and all(title in description for title in titles)
+
+
+def test_describe_names_the_graphs_an_entity_comes_from(three_graphs: tuple[Gateway, ox.Store]) -> None:
+    gateway, found = three_graphs
+    for entity in ("sh:NodeShape", "schema:Hospital", "dash:ListNodeShape", "sh:path"):
+        iri = gateway.ids.resolve(entity, "id").iri
+        iri = next(i for i in [iri, *gateway.ids.spellings(iri or "")] if i and
+                   any(True for _ in found.quads_for_pattern(ox.NamedNode(i), None, None)))
+        expected = sorted({q.graph_name.value for q in found.quads_for_pattern(ox.NamedNode(iri), None, None)})  # type: ignore[union-attr]
+        assert gateway.describe_entity(entity).graphs == sorted(gateway.ids.to_id(g) for g in expected)
+    assert Gateway.open(asset("shacl.ttl")).describe_entity("sh:NodeShape").graphs is None  # one graph only

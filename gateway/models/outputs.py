@@ -215,6 +215,9 @@ class RelationshipCount(Out):
 
 class EntityDetail(Node):
     relationships: list[RelationshipCount] | None = Field(default=None, description="Absent: none.")
+    graphs: list[str] | None = Field(
+        default=None, description="The named graphs its data comes from, when the store has several "
+        "(graphs=[one] shows that graph's values alone).")
 
 
 class EntitiesDetail(AsRdf):

@@ -37,8 +37,10 @@ def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> Entiti
     unresolved = found.unresolved("unresolved", warnings)
     types = node_types(ctx, present)
     details = full_nodes(ctx, present, types, with_bookkeeping=True, languages=query.languages)
+    sources = _graphs(ctx, present)
     entities = [
-        EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x) or None)
+        EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x) or None,
+                     graphs=sources.get(x))
         for x in present
     ]
     return EntitiesDetail(entities=entities, unresolved=unresolved, warnings=warnings)
@@ -49,6 +51,17 @@ def describe_entity(ctx: GraphContext, query: DescribeEntityInput) -> EntityDeta
     if not result.entities:
         raise NotFound("; ".join(w.removeprefix("ids: ").removeprefix("ids[0]: ") for w in result.warnings), field="id")
     return result.entities[0]
+
+
+def _graphs(ctx: GraphContext, entities: list[str]) -> dict[str, list[str]]:
+    """Entity -> the named graphs holding its data (as IDs), when the graph read has several."""
+    if len(ctx.named_graphs()) < 2 or not entities:
+        return {}
+    found: dict[str, list[str]] = defaultdict(list)
+    for x, g in ctx.select("entity_graphs", ids=iris(entities)):
+        if isinstance(g, str):
+            found[str(x)].append(ctx.ids.to_id(g))
+    return {x: sorted(graphs) for x, graphs in found.items()}
 
 
 def _relationship_counts(ctx: GraphContext, x: str) -> list[RelationshipCount]:
