@@ -284,3 +284,28 @@ def test_describe_names_the_graphs_an_entity_comes_from(three_graphs: tuple[Gate
         expected = sorted({q.graph_name.value for q in found.quads_for_pattern(ox.NamedNode(iri), None, None)})  # type: ignore[union-attr]
         assert gateway.describe_entity(entity).graphs == sorted(gateway.ids.to_id(g) for g in expected)
     assert Gateway.open(asset("shacl.ttl")).describe_entity("sh:NodeShape").graphs is None  # one graph only
+
+
+def test_a_search_hit_says_which_name_matched() -> None:
+    """Douglas Adams found by a name in another language: the hit shows his label and
+    names the name and language that matched."""
+    from tests.conftest import shared_data
+
+    path = shared_data("wikidata", "Q42.ttl")
+    gateway = Gateway.open(path)
+    found = ox.Store()
+    found.load(path=str(path), format=ox.RdfFormat.TURTLE)
+    label = gateway.describe_entity("wd:Q42").label
+    names = sorted((r[0].value, r[1]) for r in found.query(  # type: ignore[union-attr]
+        "SELECT ?n (LANG(?n) AS ?l) WHERE { <http://www.wikidata.org/entity/Q42> "
+        f"<{RDFS}label>|<http://www.w3.org/2004/02/skos/core#altLabel> ?n "
+        "FILTER(LANG(?n) IN ('ru', 'ja', 'ar', 'el')) }"))
+    assert names
+    written = {(q.object.value, q.object.language) for q in found.quads_for_pattern(  # the same text may have many tags
+        ox.NamedNode("http://www.wikidata.org/entity/Q42"), None, None) if isinstance(q.object, ox.Literal)}
+    for text, _ in names:
+        hit = next(h for h in gateway.search_entities(text, limit=20).results if h.id == "wd:Q42")
+        assert hit.label == label != text
+        assert hit.matched == text and (text, hit.language) in written
+    exact = next(h for h in gateway.search_entities(label or "", limit=5).results if h.id == "wd:Q42")
+    assert exact.matched is None and exact.language is None  # the label shown is what matched

@@ -42,12 +42,12 @@ logger = logging.getLogger("gateway.search")
 SEARCH_FILE = "search.sqlite"
 """The index a store directory made by `bfsql load` keeps beside its data."""
 
-FORMAT = 6
+FORMAT = 7
 """The index layout (`PRAGMA user_version`); an older index file is rebuilt in memory."""
 SCHEMA = """
 CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL,
                     degree INTEGER NOT NULL, sitelinks INTEGER NOT NULL);
-CREATE TABLE name(entity INTEGER NOT NULL, kind INTEGER NOT NULL, norm TEXT NOT NULL);
+CREATE TABLE name(entity INTEGER NOT NULL, kind INTEGER NOT NULL, norm TEXT NOT NULL, text TEXT NOT NULL, lang TEXT);
 CREATE TABLE type(entity INTEGER NOT NULL, type TEXT NOT NULL);
 CREATE VIRTUAL TABLE fulltext USING fts5(entity UNINDEXED, text, tokenize="porter unicode61 remove_diacritics 2");
 CREATE TABLE made_for(generation TEXT);
@@ -197,14 +197,14 @@ class SearchIndex:
                     (number, iri, label, kinds(types.get(iri, ())), degrees.get(iri, 0), sitelinks.get(iri, 0)))
                 batch["type"].extend((number, t) for t in sorted(set(types.get(iri, ()))))
                 own = readable_name(local_name(ctx.ids.to_id(iri)))
-                texts = [(k, v.value) for k, v in values] + ([("alt", own)] if own else [])
+                texts = [(k, v.value, v.language) for k, v in values] + ([("alt", own, None)] if own else [])
                 seen: set[tuple[int, str]] = set()
-                for k, text in texts:
+                for k, text, language in texts:
                     if k not in ("description", "value"):  # names; a description or a value is text only
                         row = (_LABEL if k == "label" else _ALT, normalize(text))
                         if row not in seen:
                             seen.add(row)
-                            batch["name"].append((number, *row))
+                            batch["name"].append((number, *row, text, language))
                     batch["fulltext"].append((number, text))
                 if len(batch["fulltext"]) >= _BATCH:
                     _insert(db, batch)
@@ -237,23 +237,27 @@ class SearchIndex:
     def search(self, query: str, types: set[str] | None, limit: int, to_id: Callable[[str], str]) -> list[SearchHit]:
         norm = normalize(query)
         found: dict[int, tuple[int, tuple[float, ...], Match]] = {}  # entity -> (tier, order in the tier, match)
+        names: dict[int, tuple[str, str | None]] = {}  # entity -> the name it matched (text, language)
         type_clause, type_args = self._type_clause(types)
         with self._lock:
             named = "FROM name JOIN entity ON entity.id = name.entity"
             rows = self._db.execute(
-                f"SELECT name.entity, kind, sitelinks, degree {named} WHERE norm = ? {type_clause}", (norm, *type_args)
+                f"SELECT name.entity, kind, sitelinks, degree, text, lang {named} WHERE norm = ? {type_clause} "
+                "ORDER BY kind, lang IS NOT NULL, lang, text", (norm, *type_args)
             ).fetchall()
-            for entity, kind, links, degree in rows:
+            for entity, kind, links, degree, text, language in rows:
                 tier = 0 if kind == _LABEL else 1
                 self._keep(found, entity, tier, (-links, -degree), "exact_label" if tier == 0 else "alt_label")
+                names.setdefault(entity, (text, language))
             if norm and len(found) < limit:
                 rows = self._db.execute(
-                    f"SELECT name.entity, norm, sitelinks, degree {named} WHERE norm > ? AND norm < ? {type_clause} "
-                    "ORDER BY length(norm), sitelinks DESC, degree DESC, name.entity LIMIT ?",
+                    f"SELECT name.entity, norm, sitelinks, degree, text, lang {named} WHERE norm > ? AND norm < ? "
+                    f"{type_clause} ORDER BY length(norm), sitelinks DESC, degree DESC, name.entity LIMIT ?",
                     (norm, norm + "\U0010ffff", *type_args, limit * 4),
                 ).fetchall()
-                for entity, name, links, degree in rows:
+                for entity, name, links, degree, text, language in rows:
                     self._keep(found, entity, 2, (len(name), -links, -degree), "prefix")
+                    names.setdefault(entity, (text, language))
             words = [f'"{word}"' for word in norm.split()]
             # Every word first; then, to fill the answer, any of them (ranked lower by BM25).
             for match in dict.fromkeys((" ".join(words), " OR ".join(words))):
@@ -279,7 +283,10 @@ class SearchIndex:
         for entity, (tier, key, how) in ranked:
             iri, label, kind, links = details[entity]
             score = (1.0, 0.9, 0.8, 0.0)[tier] if tier < 3 else round(0.7 * -key[0] / (1 - key[0]), 4)
-            hits.append(SearchHit(id=to_id(iri), label=label, entity_type=kind, score=score, match=how, degree=links))
+            text, language = names.get(entity, (None, None)) if tier < 3 else (None, None)
+            told = text is not None and text != label  # a synonym, or a name in another language, matched
+            hits.append(SearchHit(id=to_id(iri), label=label, entity_type=kind, score=score, match=how, degree=links,
+                                  matched=text if told else None, language=language if told else None))
         return hits
 
     @staticmethod
@@ -308,7 +315,7 @@ _BATCH = 50_000
 _INSERTS = {
     "entity": "INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?)",
     "type": "INSERT INTO type VALUES (?, ?)",
-    "name": "INSERT INTO name VALUES (?, ?, ?)",
+    "name": "INSERT INTO name VALUES (?, ?, ?, ?, ?)",
     "fulltext": "INSERT INTO fulltext(entity, text) VALUES (?, ?)",
 }
 

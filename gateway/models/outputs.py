@@ -236,6 +236,8 @@ class SearchHit(Out):
     entity_type: str
     score: float
     match: Match
+    matched: str | None = Field(default=None, description="The name that matched, when not the label shown.")
+    language: str | None = Field(default=None, description="The matched name's language tag.")
     degree: int | None = Field(default=None, description="Relationships it takes part in; equal matches rank by it.")
 
 
