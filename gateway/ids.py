@@ -189,13 +189,19 @@ class IdMapper:
     def spellings(self, iri: str) -> list[str]:
         """The same IRI in the other spellings of its namespace (`https://schema.org/X` for
         `http://schema.org/X`), for data that uses a spelling its prefixes do not declare."""
-        for record in self.converter.records:
-            forms = (record.uri_prefix, *record.uri_prefix_synonyms)
+        for forms in self._spelled_several_ways:
             for form in forms:
-                if iri.startswith(form) and len(forms) > 1:
+                if iri.startswith(form):
                     rest = iri[len(form) :]
                     return [other + rest for other in forms if other != form]
         return []
+
+    @cached_property
+    def _spelled_several_ways(self) -> list[tuple[str, ...]]:
+        """The namespaces with more than one spelling (a few among thousands of records:
+        `spellings` runs for every seed)."""
+        return [forms for record in self.converter.records
+                if len(forms := (record.uri_prefix, *record.uri_prefix_synonyms)) > 1]
 
     # -- output ---------------------------------------------------------------
     def to_id(self, iri: str) -> str:
