@@ -309,3 +309,32 @@ def test_a_search_hit_says_which_name_matched() -> None:
         assert hit.matched == text and (text, hit.language) in written
     exact = next(h for h in gateway.search_entities(label or "", limit=5).results if h.id == "wd:Q42")
     assert exact.matched is None and exact.language is None  # the label shown is what matched
+
+
+def test_describe_schema_lists_the_literal_valued_properties(three_graphs: tuple[Gateway, ox.Store]) -> None:
+    """Each literal-valued property of the entity types (SHACL's shapes of schema.org: their
+    sh:name, sh:minCount...), with its datatypes and values, counted as SPARQL counts them."""
+    gateway, found = three_graphs
+    schema = gateway.describe_schema()
+    listed = schema.literal_predicates or {}
+    terms = {t.id for t in schema.term_types}
+    names = {"rdfs:label", "rdfs:comment", "skos:prefLabel", "skos:altLabel", "skos:definition", "dcterms:title",
+             "dcterms:description", "schema:name", "schema:description"}
+    term_classes = " ".join(f"<{gateway.ids.resolve(t, 'x').iri}>" for t in (
+        "rdf:Property", "rdfs:Class", "owl:Class", "owl:ObjectProperty", "owl:DatatypeProperty", "owl:AnnotationProperty",
+        "owl:SymmetricProperty", "owl:TransitiveProperty", "owl:FunctionalProperty", "owl:InverseFunctionalProperty",
+        "owl:Ontology", "void:Dataset"))
+    rows = found.query(  # type: ignore[union-attr]
+        "SELECT ?p (GROUP_CONCAT(DISTINCT STR(?dt); separator=' ') AS ?dts) (COUNT(*) AS ?n) "
+        f"WHERE {{ ?x a ?t . ?x ?p ?v FILTER(isIRI(?x) && isLiteral(?v)) FILTER(?t NOT IN ({term_classes.replace(' ', ', ')})) "
+        "BIND(IF(LANG(?v) != '', <http://www.w3.org/1999/02/22-rdf-syntax-ns#langString>, DATATYPE(?v)) AS ?dt) } "
+        "GROUP BY ?p", use_default_graph_as_union=True)
+    expected = {}
+    for p, dts, n in rows:
+        pid = gateway.ids.to_id(p.value)
+        if pid not in names and not pid.startswith("bfs:"):
+            expected[pid] = (sorted(gateway.ids.to_id(d) for d in dts.value.split()), int(n.value))
+    assert "sh:name" in expected and not terms & {"sh:PropertyShape", "sh:NodeShape"}
+    for pid, (datatypes, n) in expected.items():
+        assert listed[pid].startswith(f"{' | '.join(datatypes)} x{n} on "), (pid, listed[pid])
+    assert set(listed) == set(expected)

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING
 from gateway.backends.embedded import store_generation
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES, as_point
 from gateway.sparql import iris
-from gateway.terms import Literal, status_name, text_of
+from gateway.terms import BFS, Literal, status_name, text_of
 
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
 
-VERSION = 5
+VERSION = 6
 """Bumped whenever what is counted changes: older files are then ignored."""
 logger = logging.getLogger("gateway.statistics")
 
@@ -59,8 +59,12 @@ class Statistics:
     only when named."""
     term_types: dict[str, int]
     """Class of vocabulary terms (rdfs:Class, owl:ObjectProperty, owl:Ontology...) -> the
-    terms the data defines of it but does not use (no entity of that class, no triple
-    with that predicate): the used ones are listed as types and predicates already."""
+    terms the data defines of it, used or not."""
+    unused_terms: dict[str, int]
+    """The same classes -> their terms no entity has as type and no triple as predicate."""
+    type_literals: dict[str, list[tuple[str, str | None, int]]]
+    """Entity type IRI -> its literal-valued properties: (predicate, value datatype,
+    values), most values first (the gateway's own `bfs:` data left out)."""
 
 
 CONNECTS_KEPT = 3
@@ -122,6 +126,7 @@ def _read(path: Path, generation: str | None) -> Statistics | None:
         if data.pop("version", None) != VERSION or data.pop("generation", None) != generation:
             return None
         data["connects"] = {p: [tuple(pair) for pair in pairs] for p, pairs in data["connects"].items()}
+        data["type_literals"] = {t: [tuple(row) for row in rows] for t, rows in data["type_literals"].items()}
         return Statistics(**data)
     except (OSError, ValueError, TypeError):
         return None
@@ -153,7 +158,17 @@ def count(ctx: GraphContext) -> Statistics:
         without_asserted_at=plain + untimed_reified, connects=_count_connects(ctx),
         schema_predicates=_count_schema_predicates(ctx),
         term_types={str(t): _int(n) for t, n in ctx.select("term_type_counts") if isinstance(t, str) and _int(n)},
+        unused_terms={str(t): _int(n) for t, n in ctx.select("unused_term_counts") if isinstance(t, str) and _int(n)},
+        type_literals=_count_type_literals(ctx),
     )
+
+
+def _count_type_literals(ctx: GraphContext) -> dict[str, list[tuple[str, str | None, int]]]:
+    found: dict[str, list[tuple[str, str | None, int]]] = {}
+    for t, p, dt, n in ctx.select("type_literals"):
+        if isinstance(t, str) and isinstance(p, str) and not p.startswith(BFS):
+            found.setdefault(t, []).append((p, _iri(dt), _int(n)))
+    return {t: sorted(rows, key=lambda row: (-row[2], row[0], row[1] or "")) for t, rows in found.items()}
 
 
 def _count_connects(ctx: GraphContext) -> dict[str, list[tuple[str | None, str | None, int]]]:

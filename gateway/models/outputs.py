@@ -286,20 +286,24 @@ class Schema(Out):
     entity_types: list[TypeInfo]
     term_types: list[TypeInfo] = Field(
         default_factory=list,
-        description="Vocabulary terms the data defines, used or not, by class (rdfs:Class, owl:ObjectProperty, "
-        "owl:Ontology...): scan_query node_types lists them.",
+        description="Classes of vocabulary terms (rdfs:Class, owl:ObjectProperty, owl:Ontology...) some of whose "
+        "terms are in use nowhere, each with all its terms counted: scan_query node_types lists them.",
     )
     predicates: list[PredicateInfo]
+    literal_predicates: dict[str, str] | None = Field(
+        default=None,
+        description='Literal-valued properties of the entity types, most values first: "datatypes xN on types" '
+        "(describe_entity shows them; tabulate's columns read them).")
     truth_statuses: dict[str, int]
     statements: StatementCounts
     as_of_range: Range | None = None
     valid_at_range: Range | None = None
     named_graphs: list[str] = Field(default_factory=list)
     prefixes: dict[str, str] = Field(description="The prefix of every namespace an answer about this graph can hold.")
-    estimates: dict[str, str] = Field(
-        default_factory=dict,
+    estimates: dict[str, str] | None = Field(
+        default=None,
         description="Fields not counted over the whole graph (a graph too large to count, such as Wikidata), "
-        "each with how it was found instead; empty when every count is exact.",
+        "each with how it was found instead; absent when every count is exact.",
     )
     warnings: list[str] = Field(default_factory=list)
 

@@ -7,9 +7,12 @@ probes instead (`gateway.engine.wikidata_probes`), and `estimates` says which nu
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
 from gateway.engine.context import GraphContext
 from gateway.engine.names import vocabulary
-from gateway.engine.presentation import declared_subproperties
+from gateway.engine.presentation import NAME_PREDICATES, bookkeeping, declared_subproperties
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics, time_ranges
 from gateway.engine.wikidata_probes import bounded_statistics, estimates, known_vocabulary
@@ -55,25 +58,31 @@ def _describe(ctx: GraphContext) -> Schema:
         TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))
         if t not in stats.term_types
     ]
-    term_infos = [TypeInfo(id=to_id(t), count=n) for t, n in sorted(stats.term_types.items(), key=lambda kv: to_id(kv[0]))]
+    literals = _literals(ctx, {t: rows for t, rows in stats.type_literals.items() if t in types
+                               and t not in stats.term_types})
+    # Listed where some of its terms are in use nowhere (else they are all predicates or
+    # types already), with every term counted: how many classes and properties there are.
+    term_infos = [TypeInfo(id=to_id(t), count=n) for t, n in sorted(stats.term_types.items(), key=lambda kv: to_id(kv[0]))
+                  if stats.unused_terms.get(t)]
     counts = StatementCounts(total=stats.total, reified=stats.reified, plain=stats.plain,
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
     ranges = _ranges(ctx)
     graphs = ctx.named_graphs()
-    prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *types)])
+    prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *types, *literals.shown)])
     return Schema(
         graph_description=_description(ctx, counts.total),
         profile=ctx.profile.name,
         entity_types=type_infos,
         term_types=term_infos,
         predicates=predicate_infos,
+        literal_predicates=literals.listed or None,
         truth_statuses=stats.statuses,
         statements=counts,
         as_of_range=ranges.get("asserted"),
         valid_at_range=ranges.get("valid"),
         named_graphs=[to_id(g) for g in sorted(graphs)],
         prefixes=prefixes,
-        estimates=estimates(ctx) if bounded else {},
+        estimates=estimates(ctx) if bounded else None,
     )
 
 
@@ -99,6 +108,44 @@ def answer_prefixes(ctx: GraphContext, shown: list[str]) -> dict[str, str]:
 def _ranges(ctx: GraphContext) -> dict[str, Range]:
     """Each kind's span (of its numbers where it has numbers and dates)."""
     return {kind: Range(min=spans[0].low, max=spans[0].high) for kind, spans in time_ranges(ctx).items()}
+
+
+TYPES_NAMED = 3
+"""Entity types a literal-valued property is said to be on, most values first; the rest counted."""
+
+
+@dataclass(frozen=True)
+class Literals:
+    listed: dict[str, str]
+    shown: list[str]
+    """The IRIs the listing names (properties, datatypes, types): their prefixes are listed."""
+
+
+def _literals(ctx: GraphContext, by_type: dict[str, list[tuple[str, str | None, int]]]) -> Literals:
+    """Each literal-valued property of the entity types as one line, most values first:
+    `"xsd:integer x21 on paper"`. Names (label, description) and bookkeeping left out."""
+    if not by_type:
+        return Literals({}, [])
+    hidden = NAME_PREDICATES | bookkeeping(ctx)
+    kinds: dict[str, set[str]] = defaultdict(set)
+    values: Counter[str] = Counter()
+    on: dict[str, Counter[str]] = defaultdict(Counter)
+    for t, rows in by_type.items():
+        for p, dt, n in rows:
+            if p not in hidden:
+                kinds[p].add(dt or XSD + "string")
+                values[p] += n
+                on[p][t] += n
+    to_id = ctx.ids.to_id
+    listed: dict[str, str] = {}
+    shown: list[str] = []
+    for p, n in sorted(values.items(), key=lambda kv: (-kv[1], to_id(kv[0]))):
+        types = [t for t, _ in sorted(on[p].items(), key=lambda kv: (-kv[1], to_id(kv[0])))]
+        named = types if len(types) <= TYPES_NAMED + 1 else types[:TYPES_NAMED]
+        where = ", ".join(to_id(t) for t in named) + (f" +{len(types) - len(named)}" if len(named) < len(types) else "")
+        listed[to_id(p)] = f"{' | '.join(sorted(to_id(k) for k in kinds[p]))} x{n} on {where}"
+        shown += [p, *kinds[p], *named]
+    return Literals(listed, shown)
 
 
 HEADERS_NAMED = 12
