@@ -338,3 +338,14 @@ def test_describe_schema_lists_the_literal_valued_properties(three_graphs: tuple
     for pid, (datatypes, n) in expected.items():
         assert listed[pid].startswith(f"{' | '.join(datatypes)} x{n} on "), (pid, listed[pid])
     assert set(listed) == set(expected)
+
+
+def test_describe_schema_counts_the_values_that_are_blank_nodes(shacl: Gateway) -> None:
+    """A restriction, a list or an anonymous agent is a value too: each predicate's triples
+    to blank nodes are counted beside its edges, and one with no other values is listed."""
+    expected = {shacl.ids.to_id(str(r[0].value)): int(r[1].value) for r in store("shacl.ttl").query(  # type: ignore[union-attr]
+        "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(isIRI(?s) && isBlank(?o)) } GROUP BY ?p")}
+    listed = {p.id: p for p in shacl.describe_schema().predicates}
+    assert expected and {p: i.blank_values for p, i in listed.items() if i.blank_values} == expected
+    only_blank = [p for p in expected if listed[p].count == 0]
+    assert only_blank  # sh:declare: listed although no edge uses it

@@ -33,7 +33,7 @@ from gateway.terms import BFS, Literal, status_name, text_of
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
 
-VERSION = 6
+VERSION = 7
 """Bumped whenever what is counted changes: older files are then ignored."""
 logger = logging.getLogger("gateway.statistics")
 
@@ -62,6 +62,8 @@ class Statistics:
     terms the data defines of it, used or not."""
     unused_terms: dict[str, int]
     """The same classes -> their terms no entity has as type and no triple as predicate."""
+    blank_values: dict[str, int]
+    """Predicate IRI -> triples from an IRI to a blank node (shown inline, never walked)."""
     type_literals: dict[str, list[tuple[str, str | None, int]]]
     """Entity type IRI -> its literal-valued properties: (predicate, value datatype,
     values), most values first (the gateway's own `bfs:` data left out)."""
@@ -159,6 +161,7 @@ def count(ctx: GraphContext) -> Statistics:
         schema_predicates=_count_schema_predicates(ctx),
         term_types={str(t): _int(n) for t, n in ctx.select("term_type_counts") if isinstance(t, str) and _int(n)},
         unused_terms={str(t): _int(n) for t, n in ctx.select("unused_term_counts") if isinstance(t, str) and _int(n)},
+        blank_values={str(p): _int(n) for p, n in ctx.select("blank_counts") if isinstance(p, str) and _int(n)},
         type_literals=_count_type_literals(ctx),
     )
 

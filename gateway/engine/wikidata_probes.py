@@ -108,7 +108,8 @@ def _probed(ctx: GraphContext) -> Statistics:
         predicates={p: found[p] for p in known.predicates if found.get(p)},
         types={t: found[t] for t in (*known.types, *KINDS) if found.get(t)},
         statuses=dict(sorted(statuses.items())), total=total, reified=total, plain=0, unasserted=0,
-        without_asserted_at=total, connects={}, schema_predicates={}, term_types={}, unused_terms={}, type_literals={},
+        without_asserted_at=total, connects={}, schema_predicates={}, term_types={}, unused_terms={}, blank_values={},
+        type_literals={},
     )
 
 

@@ -260,6 +260,9 @@ class PredicateInfo(Out):
     traits: list[str] | None = None
     inverse_of: str | None = None
     walked_when_named: bool | None = Field(default=None, description="Walked only when `predicates` names it.")
+    blank_values: int | None = Field(
+        default=None, description="Triples whose value is a blank node (a restriction, a list...), beside count: "
+        "describe_entity shows them inline.")
     connects: list[str] = Field(
         default_factory=list,
         description='The types it connects most often, up to 3: "subject type -> object type (triples)"; '

@@ -41,14 +41,17 @@ def _describe(ctx: GraphContext) -> Schema:
         if normalize(label) != normalize(local_name(to_id(iri)).replace("_", " "))
     }
     predicate_infos = []
-    for p in sorted(predicates, key=to_id):
+    # A predicate whose values are all blank nodes (owl:unionOf, sh:declare) is listed too,
+    # with no edges: never "fewer than the data holds".
+    for p in sorted({*predicates, *stats.blank_values}, key=to_id):
         kinds = [name for name, members in (("Symmetric", traits.symmetric), ("Transitive", traits.transitive)) if p in members]
         inverse = traits.inverses.get(p)
         if inverse:
             kinds.append(f"Inverse({to_id(inverse)})")
         connects = [f"{to_id(st) if st else '?'} -> {to_id(ot) if ot else '?'} ({n})" for st, ot, n in stats.connects.get(p, ())]
         predicate_infos.append(
-            PredicateInfo(id=to_id(p), label=labels.get(p), count=predicates[p], traits=kinds or None,
+            PredicateInfo(id=to_id(p), label=labels.get(p), count=predicates.get(p, 0), traits=kinds or None,
+                          blank_values=stats.blank_values.get(p),
                           inverse_of=to_id(inverse) if inverse else None, connects=connects,
                           walked_when_named=True if p in on_request else None)
         )
@@ -68,7 +71,7 @@ def _describe(ctx: GraphContext) -> Schema:
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
     ranges = _ranges(ctx)
     graphs = ctx.named_graphs()
-    prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *types, *literals.shown)])
+    prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *stats.blank_values, *types, *literals.shown)])
     return Schema(
         graph_description=_description(ctx, counts.total),
         profile=ctx.profile.name,
