@@ -40,10 +40,13 @@ def _describe(ctx: GraphContext) -> Schema:
         iri: label for iri, label in found.items()
         if normalize(label) != normalize(local_name(to_id(iri)).replace("_", " "))
     }
-    predicate_infos = []
+    warnings: list[str] = []
     # A predicate whose values are all blank nodes (owl:unionOf, sh:declare) is listed too,
     # with no edges: never "fewer than the data holds".
-    for p in sorted({*predicates, *stats.blank_values}, key=to_id):
+    listed = _most({p: predicates.get(p, 0) + stats.blank_values.get(p, 0) for p in {*predicates, *stats.blank_values}},
+                   "predicates", "statements", warnings)
+    predicate_infos = []
+    for p in sorted(listed, key=to_id):
         kinds = [name for name, members in (("Symmetric", traits.symmetric), ("Transitive", traits.transitive)) if p in members]
         inverse = traits.inverses.get(p)
         if inverse:
@@ -57,12 +60,10 @@ def _describe(ctx: GraphContext) -> Schema:
         )
     # A class of terms (owl:Class...) is counted in full among term_types, not again here by
     # its members without instances.
-    type_infos = [
-        TypeInfo(id=to_id(t), label=labels.get(t), count=n) for t, n in sorted(types.items(), key=lambda kv: to_id(kv[0]))
-        if t not in stats.term_types
-    ]
-    literals = _literals(ctx, {t: rows for t, rows in stats.type_literals.items() if t in types
-                               and t not in stats.term_types})
+    entity_types = {t: n for t, n in types.items() if t not in stats.term_types}
+    shown_types = _most(entity_types, "entity_types", "entities", warnings)
+    type_infos = [TypeInfo(id=to_id(t), label=labels.get(t), count=entity_types[t]) for t in sorted(shown_types, key=to_id)]
+    literals = _literals(ctx, {t: rows for t, rows in stats.type_literals.items() if t in entity_types}, warnings)
     # Listed where some of its terms are in use nowhere (else they are all predicates or
     # types already), with every term counted: how many classes and properties there are.
     term_infos = [TypeInfo(id=to_id(t), count=n) for t, n in sorted(stats.term_types.items(), key=lambda kv: to_id(kv[0]))
@@ -71,7 +72,7 @@ def _describe(ctx: GraphContext) -> Schema:
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
     ranges = _ranges(ctx)
     graphs = ctx.named_graphs()
-    prefixes = answer_prefixes(ctx, [to_id(x) for x in (*predicates, *stats.blank_values, *types, *literals.shown)])
+    prefixes = answer_prefixes(ctx, [to_id(x) for x in (*listed, *shown_types, *literals.shown)])
     return Schema(
         graph_description=_description(ctx, counts.total),
         profile=ctx.profile.name,
@@ -86,7 +87,27 @@ def _describe(ctx: GraphContext) -> Schema:
         named_graphs=[to_id(g) for g in sorted(graphs)],
         prefixes=prefixes,
         estimates=estimates(ctx) if bounded else None,
+        warnings=warnings,
     )
+
+
+LISTED = 80
+"""Predicates, entity types and literal-valued properties describe_schema lists at most,
+those with the most statements, entities or values first: a store of many vocabularies has
+hundreds of each, and the first call must stay readable. The rest are counted and named
+by every tool all the same."""
+
+
+def _most(counts: dict[str, int], field: str, what: str, warnings: list[str]) -> set[str]:
+    """The `LISTED` keys with the largest counts (all when fewer), the rest said in `warnings`."""
+    if len(counts) <= LISTED:
+        return set(counts)
+    ranked = sorted(counts, key=lambda k: (-counts[k], k))
+    kept, rest = ranked[:LISTED], ranked[LISTED:]
+    warnings.append(f"{field}: the {LISTED} with the most {what} are listed, of {len(counts)}; the other "
+                    f"{len(rest)} have at most {counts[rest[0]]:,} each, and every tool takes them by name "
+                    "(search_entities finds them)")
+    return set(kept)
 
 
 def answer_prefixes(ctx: GraphContext, shown: list[str]) -> dict[str, str]:
@@ -124,7 +145,7 @@ class Literals:
     """The IRIs the listing names (properties, datatypes, types): their prefixes are listed."""
 
 
-def _literals(ctx: GraphContext, by_type: dict[str, list[tuple[str, str | None, int]]]) -> Literals:
+def _literals(ctx: GraphContext, by_type: dict[str, list[tuple[str, str | None, int]]], warnings: list[str]) -> Literals:
     """Each literal-valued property of the entity types as one line, most values first:
     `"xsd:integer x21 on paper"`. Names (label, description) and bookkeeping left out."""
     if not by_type:
@@ -142,7 +163,10 @@ def _literals(ctx: GraphContext, by_type: dict[str, list[tuple[str, str | None, 
     to_id = ctx.ids.to_id
     listed: dict[str, str] = {}
     shown: list[str] = []
+    kept = _most(dict(values), "literal_predicates", "values", warnings)
     for p, n in sorted(values.items(), key=lambda kv: (-kv[1], to_id(kv[0]))):
+        if p not in kept:
+            continue
         types = [t for t, _ in sorted(on[p].items(), key=lambda kv: (-kv[1], to_id(kv[0])))]
         named = types if len(types) <= TYPES_NAMED + 1 else types[:TYPES_NAMED]
         where = ", ".join(to_id(t) for t in named) + (f" +{len(types) - len(named)}" if len(named) < len(types) else "")

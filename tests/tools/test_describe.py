@@ -177,3 +177,31 @@ def test_the_schema_says_which_types_each_predicate_connects(demo: Gateway) -> N
                                       for (st, ot), n in expected], predicate.id
         checked += bool(predicate.connects)
     assert checked >= 10
+
+
+def test_describe_schema_lists_the_largest_and_counts_the_rest() -> None:
+    """Hundreds of types and predicates (a store of many vocabularies): the most common
+    are listed, the rest counted in a warning, and every tool still takes them by name."""
+    import pyoxigraph as ox
+
+    from gateway.tools.describe_schema import LISTED
+
+    ex = "http://data.example/"
+    store = ox.Store()
+    kinds = LISTED + 20
+    for k in range(kinds):  # type k has k + 1 entities, each with k + 1 edges of predicate k
+        for i in range(k + 1):
+            entity = ox.NamedNode(f"{ex}e{k}_{i}")
+            store.add(ox.Quad(entity, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                              ox.NamedNode(f"{ex}T{k}")))
+            store.add(ox.Quad(entity, ox.NamedNode(f"{ex}p{k}"), ox.NamedNode(f"{ex}e0_0")))
+    gateway = Gateway.open(store)
+    schema = gateway.describe_schema()
+    assert sorted(t.count for t in schema.entity_types) == list(range(kinds - LISTED + 1, kinds + 1))
+    assert sorted(p.count for p in schema.predicates if not p.walked_when_named) == \
+        list(range(kinds - LISTED + 2, kinds + 1))  # rdf:type, the most used, takes one place
+    assert any(w.startswith(f"entity_types: the {LISTED} with the most entities are listed, of {kinds}; the other "
+                            f"{kinds - LISTED} have at most {kinds - LISTED} each") for w in schema.warnings)
+    unlisted = f"{ex}T0"  # past the cap, and still a type every tool takes
+    assert gateway.scan_query(node_types=[unlisted]).count == 1
+    assert not gateway.bfs_query(seeds=[f"{ex}e1_0"], predicates=[f"{ex}p1"]).warnings
