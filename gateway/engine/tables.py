@@ -71,6 +71,9 @@ class Spec:
     offset: int
     languages: tuple[str, ...] = ()
     outputs: list[str] = field(default_factory=list)
+    tagged: frozenset[str] | None = None
+    """Properties with language-tagged values on the rows' type (`None`: not known); a
+    one-step column of another needs no language filter, and goes faster without one."""
 
     @property
     def grouped(self) -> bool:
@@ -274,7 +277,10 @@ class TableQuery:
     def body(self, spec: Spec) -> Sparql:
         parts = [self.rows(spec)]
         for name, steps in spec.columns.items():
-            parts.append(Sparql(f"OPTIONAL {{\n{self.path(var('id'), steps, var(name), spec.languages)}\n}}"))
+            untagged = (spec.tagged is not None and not self.wikidata and len(steps) == 1
+                        and steps[0].predicate not in spec.tagged)
+            languages = () if untagged else spec.languages
+            parts.append(Sparql(f"OPTIONAL {{\n{self.path(var('id'), steps, var(name), languages)}\n}}"))
         for name, formula in spec.row_computes.items():
             parts.append(Sparql(f"BIND({render(formula, lambda n: numeric(var(n)))} AS {var(name)})"))
         parts += [Sparql(f"FILTER({self.condition(t, spec)})") for t in spec.where]

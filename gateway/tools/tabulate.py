@@ -18,6 +18,7 @@ from gateway.engine import formulas
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
+from gateway.engine.statistics import statistics
 from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, is_missing
 from gateway.errors import EndpointTimeout, InvalidInput
 from gateway.ids import local_name
@@ -26,7 +27,7 @@ from gateway.profiles.base import HopPlan
 from gateway.settings import clamp
 from gateway.sparql import Sparql, iris
 from gateway.sparql import iri as sparql_iri
-from gateway.terms import RDFS, Literal
+from gateway.terms import RDF, RDFS, Literal
 from gateway.values import datum
 
 MAX_ROWS = 1000
@@ -235,7 +236,18 @@ def _spec(names: _Names, query: TabulateInput, rows_type: str | None, rows_ids: 
         row_computes=row_computes, where=where, group_by=query.group_by, aggregates=aggregates,
         group_computes=group_computes, having=having, order=order, limit=limit, offset=query.offset,
         languages=tuple(names.ctx.settings.languages), outputs=outputs,
+        tagged=_tagged(names.ctx, rows_type) if not query.include_subtypes else None,
     )
+
+
+def _tagged(ctx: GraphContext, rows_type: str | None) -> frozenset[str] | None:
+    """The properties whose values carry a language tag on some entity of `rows_type`, as
+    the statistics counted them (when already counted: never a whole-graph count for this);
+    None when not known. A column of any other property needs no language filter."""
+    if rows_type is None or ctx.profile.bounded or not ctx.computed("statistics"):
+        return None
+    rows = statistics(ctx).type_literals.get(rows_type, ())
+    return frozenset(p for p, datatype, _ in rows if datatype == RDF + "langString")
 
 
 def _known(name: str, known: Iterable[str], field: str, rule: str) -> None:

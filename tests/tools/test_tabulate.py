@@ -480,3 +480,23 @@ def test_a_hundred_rows_are_compact(medlit_gateway: Gateway) -> None:
     assert table.row_count == 100 and table.more == (kind.count > 100)
     cells = len(json.dumps(table.rows))
     assert len(table.model_dump_json(exclude_defaults=True)) < cells + 300  # the rows, and little besides
+
+
+def test_a_column_keeps_the_readers_language_once_the_statistics_are_counted() -> None:
+    """Q42 read as plain RDF, its type's statistics counted first: the label column (text in
+    dozens of languages) keeps the reader's language, an untagged column is read whole."""
+    path = shared_data("wikidata", "Q42.ttl")
+    store = ox.Store()
+    store.load(path=path, format=ox.RdfFormat.TURTLE)
+    gateway = Gateway.open(path)
+    gateway.describe_schema()  # the statistics, with each type's literal-valued properties
+    item = "http://wikiba.se/ontology#Item"
+    table = gateway.tabulate(type=item, columns={"name": "rdfs:label", "code": "wdt:P11120"},
+                             limit=1000)
+    oracle = {(gateway.ids.to_id(r[0].value), r[1].value) for r in store.query(  # type: ignore[union-attr]
+        f"SELECT ?x ?l WHERE {{ ?x a <{item}> ; <http://www.w3.org/2000/01/rdf-schema#label> ?l "
+        "FILTER(LANGMATCHES(LANG(?l), 'en') || LANGMATCHES(LANG(?l), 'mul')) }")}
+    assert oracle and {(row[0], row[1]) for row in table.rows} == oracle
+    codes = {r[0].value for r in store.query(  # type: ignore[union-attr]
+        f"SELECT ?m WHERE {{ ?x a <{item}> ; <http://www.wikidata.org/prop/direct/P11120> ?m }}")}
+    assert codes and {row[2] for row in table.rows} == codes
