@@ -79,7 +79,11 @@ def vocabularies_file() -> Path:
         return target
     store = ox.Store()
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run(["npm", "pack", ZAZUKO, "--silent"], cwd=work, check=True, capture_output=True)
+        try:
+            subprocess.run(["npm", "pack", ZAZUKO, "--silent"], cwd=work, check=True, capture_output=True)
+        except FileNotFoundError:
+            raise SystemExit(f"bench.questions: `npm` fetches {ZAZUKO}; install Node.js, or run the "
+                             "pyshacl slice alone (tests/test_questions.py)") from None
         with tarfile.open(next(Path(work).glob("*.tgz"))) as archive:
             archive.extractall(work, filter="data")
         for path in sorted(glob.glob(f"{work}/package/ontologies/*.nq")):
