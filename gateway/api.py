@@ -59,31 +59,35 @@ class Gateway:
         self.settings = settings or Settings()
         self.profile = profile
         self.context = GraphContext(backend, profile(backend), self.settings)
-        self._scoped: OrderedDict[tuple[str, ...], GraphContext] = OrderedDict()
+        self._scoped: dict[tuple[str, ...], GraphContext] = {}
+        """The readers' scopes, as the readers file names them: few, and kept."""
+        self._narrowed: OrderedDict[tuple[str, ...], GraphContext] = OrderedDict()
         self._lock = threading.Lock()
 
-    SCOPES_KEPT = 32
-    """Graph scopes whose contexts (statistics, search index) are kept, the least recently
-    used dropped first: callers choose `graphs`, and each choice must not be kept forever."""
+    SCOPES_KEPT = 8
+    """Scopes chosen by calls' `graphs` whose contexts (statistics, search index) are kept,
+    the least recently used dropped first: a caller's choices must neither be kept forever
+    nor push a reader's own scope out."""
 
     def context_for(self, reader: Reader | None, graphs: Sequence[str] | None = None) -> GraphContext:
         """The graph as `reader` may see it, narrowed to `graphs` if named: every query
         restricted to those named graphs. A graph the reader may not read is refused as one
         that does not exist."""
-        scope = reader.graphs if reader is not None else None
-        if graphs is not None:
-            scope = self._named_graphs(graphs, readable=scope)
+        readable = reader.graphs if reader is not None else None
+        narrowed = graphs is not None
+        scope = self._named_graphs(graphs, readable=readable) if graphs is not None else readable
         if scope is None:
             return self.context
         with self._lock:
-            if scope in self._scoped:
-                self._scoped.move_to_end(scope)
-            else:
+            kept = self._scoped if not narrowed or scope == readable else self._narrowed
+            if scope not in kept:
                 scoped = ScopedBackend(self.backend, scope)
-                self._scoped[scope] = GraphContext(scoped, self.profile(scoped), self.settings, scope=scope)
-                if len(self._scoped) > self.SCOPES_KEPT:
-                    self._scoped.popitem(last=False)
-            return self._scoped[scope]
+                kept[scope] = GraphContext(scoped, self.profile(scoped), self.settings, scope=scope)
+            if kept is self._narrowed:
+                self._narrowed.move_to_end(scope)
+                if len(self._narrowed) > self.SCOPES_KEPT:
+                    self._narrowed.popitem(last=False)
+            return kept[scope]
 
     def _named_graphs(self, graphs: Sequence[str], *, readable: tuple[str, ...] | None) -> tuple[str, ...]:
         """The IRIs of a call's `graphs`, each one the store holds and the reader may read."""

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from gateway.errors import InvalidInput
 
-_LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$")
+LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$")
+"""A BCP 47 language tag as RDF writes one: en, pt-br, zh-hant."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Settings:
 
     def __post_init__(self) -> None:
         for tag in self.languages:
-            if not isinstance(tag, str) or not _LANGUAGE_TAG.match(tag):
+            if not isinstance(tag, str) or not LANGUAGE_TAG.match(tag):
                 raise InvalidInput(f"not a language tag: {tag!r} (say en, mul, pt-br, ...)", field="languages")
 
     @property

@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
 
 from gateway.ids import MAX_ID_LENGTH
+from gateway.settings import LANGUAGE_TAG
 
 if TYPE_CHECKING:
     import pyoxigraph as ox
@@ -118,8 +119,8 @@ def _not_blank(value: str) -> str:
 
 
 Id = Annotated[str, Field(max_length=MAX_ID_LENGTH), AfterValidator(_not_blank)]
-LanguageTag = Annotated[str, Field(pattern=r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$", max_length=64)]
-"""A BCP 47 language tag as RDF writes one: en, pt-br, zh-hant."""
+LanguageTag = Annotated[str, Field(pattern=LANGUAGE_TAG.pattern, max_length=64)]
+"""A language tag as `Settings.languages` takes one."""
 """An ID, predicate or type as a caller names it (a CURIE, an IRI, a bare name): at most
 4,096 characters, never blank (a blank one is malformed input, not an ID the graph lacks)."""
 

@@ -105,8 +105,7 @@ def _most(counts: dict[str, int], field: str, what: str, warnings: list[str]) ->
     ranked = sorted(counts, key=lambda k: (-counts[k], k))
     kept, rest = ranked[:LISTED], ranked[LISTED:]
     warnings.append(f"{field}: the {LISTED} with the most {what} are listed, of {len(counts)}; the other "
-                    f"{len(rest)} have at most {counts[rest[0]]:,} each, and every tool takes them by name "
-                    "(search_entities finds them)")
+                    f"{len(rest)} have at most {counts[rest[0]]:,} each, and every tool still takes them by name")
     return set(kept)
 
 
@@ -163,14 +162,11 @@ def _literals(ctx: GraphContext, by_type: dict[str, list[tuple[str, str | None, 
     to_id = ctx.ids.to_id
     listed: dict[str, str] = {}
     shown: list[str] = []
-    kept = _most(dict(values), "literal_predicates", "values", warnings)
-    for p, n in sorted(values.items(), key=lambda kv: (-kv[1], to_id(kv[0]))):
-        if p not in kept:
-            continue
+    for p in sorted(_most(dict(values), "literal_predicates", "values", warnings), key=lambda p: (-values[p], to_id(p))):
         types = [t for t, _ in sorted(on[p].items(), key=lambda kv: (-kv[1], to_id(kv[0])))]
         named = types if len(types) <= TYPES_NAMED + 1 else types[:TYPES_NAMED]
         where = ", ".join(to_id(t) for t in named) + (f" +{len(types) - len(named)}" if len(named) < len(types) else "")
-        listed[to_id(p)] = f"{' | '.join(sorted(to_id(k) for k in kinds[p]))} x{n} on {where}"
+        listed[to_id(p)] = f"{' | '.join(sorted(to_id(k) for k in kinds[p]))} x{values[p]} on {where}"
         shown += [p, *kinds[p], *named]
     return Literals(listed, shown)
 
