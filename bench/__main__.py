@@ -11,7 +11,8 @@ first_call (open + first bfs_query on the 1M-line reified graph against a bare b
 floors (plain and RDF 1.2 walks against the least per-hop SPARQL, in process and over
 `oxigraph serve`), latency (the gateway against one request per node, 5 in flight, behind
 a proxy adding 0, 5 and 25 ms a request), rdflib (the extra's size and import time, opening
-rdflib graphs, answers as rdflib graphs and pyoxigraph quads), questions (questions on
+rdflib graphs, answers as rdflib graphs and pyoxigraph quads), tabulate (against the same
+question in hand-written SPARQL, in process and over `oxigraph serve`), questions (questions on
 published vocabularies through the tools, against SPARQL: score and characters read).
 Data is prepared from packages and cached in bench/.cache/. The full run rewrites
 bench/RESULTS.md; a quick run writes bench/out/RESULTS-quick.md.
@@ -129,6 +130,12 @@ def _medlit(output: Path, quick: bool, command: str) -> None:
     medlit_sizes.main(["--output", str(output)])
 
 
+def _tabulate(output: Path, quick: bool, command: str) -> None:
+    from bench import tabulate
+
+    tabulate.main(["--output", str(output), *(["--items", "2000", "--reps", "3"] if quick else [])])
+
+
 def _questions(output: Path, quick: bool, command: str) -> None:
     from bench import questions
 
@@ -139,7 +146,7 @@ STAGES: dict[str, Callable[[Path, bool, str], None]] = {
     "bfs": _bfs, "sizes": _sizes, "real": _real, "primitives": _primitives, "loads": _loads,
     "remote": _remote, "http": _http, "reliability": _reliability, "medlit": _medlit,
     "conversation": _conversation, "first_call": _first_call, "floors": _floors, "latency": _latency,
-    "rdflib": _rdflib, "questions": _questions,
+    "rdflib": _rdflib, "tabulate": _tabulate, "questions": _questions,
 }
 
 

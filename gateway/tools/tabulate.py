@@ -73,7 +73,8 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
         for hit in ctx.profile.unasserted():
             if not plan.failures(hit.status, hit.asserted_at, hit.valid_from, hit.valid_until):
                 unasserted.setdefault(hit.p, []).append((hit.s, hit.o))
-    builder = TableQuery(ctx.profile, plan, filtered=ctx.profile.can_hide(plan), unasserted=unasserted)
+    builder = TableQuery(ctx.profile, plan, filtered=ctx.profile.can_hide(plan), unasserted=unasserted,
+                         one_graph=_one_graph(ctx))
     text = builder.text(spec)
     try:
         rows = ctx.backend.select(text)[1]
@@ -84,6 +85,14 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
                         "left out is not counted: widen them to see it")
     return _answer(ctx, spec, rows, unresolved, warnings)
+
+
+def _one_graph(ctx: GraphContext) -> bool:
+    """Whether the query reads a single graph: the reader's one graph, or a store holding
+    no named graphs (a union default graph repeats a triple held in two graphs)."""
+    if ctx.scope is not None:
+        return len(ctx.scope) <= 1
+    return not ctx.profile.bounded and not ctx.named_graphs()
 
 
 def _filters(plan: HopPlan) -> str:

@@ -377,6 +377,9 @@ def test_a_reader_sees_rows_of_its_graphs_only(number_: int) -> None:
     gateway = Gateway.open(store)
     arguments = {"type": f"{X}Item", "columns": {"cat": f"{X}cat", "num": f"{X}num"}, "group_by": ["cat"],
                  "aggregate": {"n": {"fn": "count"}, "total": {"fn": "sum", "of": "num"}}}
+    merged = ox.Store()  # a triple held in two graphs is one row for a reader of both
+    merged.extend(quads)
+    assert gateway.call("tabulate", arguments).rows == Gateway.open(merged).call("tabulate", arguments).rows  # type: ignore[attr-defined]
     for readable in ([graphs[0]], graphs[1:]):
         alone = ox.Store()  # the readable graphs' triples only: the oracle
         alone.extend([ox.Quad(q.subject, q.predicate, q.object)
