@@ -12,7 +12,8 @@ floors (plain and RDF 1.2 walks against the least per-hop SPARQL, in process and
 `oxigraph serve`), latency (the gateway against one request per node, 5 in flight, behind
 a proxy adding 0, 5 and 25 ms a request), rdflib (the extra's size and import time, opening
 rdflib graphs, answers as rdflib graphs and pyoxigraph quads), tabulate (against the same
-question in hand-written SPARQL, in process and over `oxigraph serve`), questions (questions on
+question in hand-written SPARQL, in process and over `oxigraph serve`), one_trip (2-hop walks in
+one request against hop by hop behind a proxy adding 0 and 25 ms a request), questions (questions on
 published vocabularies through the tools, against SPARQL: score and characters read).
 Data is prepared from packages and cached in bench/.cache/. The full run rewrites
 bench/RESULTS.md; a quick run writes bench/out/RESULTS-quick.md.
@@ -136,6 +137,12 @@ def _tabulate(output: Path, quick: bool, command: str) -> None:
     tabulate.main(["--output", str(output), *(["--items", "2000", "--reps", "3"] if quick else [])])
 
 
+def _one_trip(output: Path, quick: bool, command: str) -> None:
+    from bench import one_trip
+
+    one_trip.main(["--output", str(output), *(["--seeds", "2", "--reps", "3"] if quick else [])])
+
+
 def _questions(output: Path, quick: bool, command: str) -> None:
     from bench import questions
 
@@ -146,7 +153,7 @@ STAGES: dict[str, Callable[[Path, bool, str], None]] = {
     "bfs": _bfs, "sizes": _sizes, "real": _real, "primitives": _primitives, "loads": _loads,
     "remote": _remote, "http": _http, "reliability": _reliability, "medlit": _medlit,
     "conversation": _conversation, "first_call": _first_call, "floors": _floors, "latency": _latency,
-    "rdflib": _rdflib, "tabulate": _tabulate, "questions": _questions,
+    "rdflib": _rdflib, "tabulate": _tabulate, "one_trip": _one_trip, "questions": _questions,
 }
 
 

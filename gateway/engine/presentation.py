@@ -80,11 +80,22 @@ class TypeNames:
         return name
 
 
-def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:
+def has_rdf_type(ctx: GraphContext) -> bool:
+    """Whether anything in the graph has an rdf:type (if not, only statements have a type)."""
+    return ctx.memo("has_rdf_type", lambda: bool(ctx.select("has_rdf_type")))
+
+
+def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """Each node's types (IRIs; a statement's is bfs:Statement). `known`: the rdf:types of
+    all these nodes, read already (`WalkResult.types`): only whether they are statements
+    is left to ask."""
     found: dict[str, list[str]] = defaultdict(list)
     if not ctx.memo("has_types", lambda: bool(ctx.select("has_types"))):
         return found
-    typed = ctx.memo("has_rdf_type", lambda: bool(ctx.select("has_rdf_type")))
+    typed = has_rdf_type(ctx)
+    if known is not None:
+        found.update((n, list(known[n])) for n in nodes if n in known)
+        typed = False
     candidates = set(ctx.profile.statement_candidates(nodes))
     # Large slices: over HTTP this is a walk's one request after its hops.
     for chunk in _chunks(nodes, 10_000):
@@ -92,9 +103,9 @@ def node_types(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, list[str]]:
         if not typed and not maybe:
             continue
         flags = ["typed"] * typed + ["statements"] * bool(maybe)
-        for x, t in ctx.select("node_types", flags, ids=iris(chunk), candidates=iris(maybe)):
-            if isinstance(t, str):
-                found[str(x)].append(t)
+        # As text: the types of thousands of nodes are a walk's largest read after its hops.
+        for x, t in ctx.profile.select_fields("node_types", flags, ids=iris(chunk), candidates=iris(maybe)):
+            found[x].append(t)
     return found
 
 

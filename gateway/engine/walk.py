@@ -86,6 +86,9 @@ class WalkResult:
     plain: dict[str, None] = field(default_factory=dict)
     """The edges of a walk over plain data (`Profile.hop_lines`) as "s\tp\to" IRIs, each an
     asserted_true triple with no statement of its own: kept as read, split when shown."""
+    types: dict[str, list[str]] | None = None
+    """Every node's rdf:types, where the walk read them with its hops (`walk(types=True)`
+    over HTTP); a node without one is not listed."""
 
     def edge_count(self) -> int:
         return len(self.edges) + len(self.plain)
@@ -104,10 +107,12 @@ def walk(
     max_edges: int,
     traits: frozenset[str] = frozenset(),
     count_hidden: bool = True,
+    types: bool = False,
 ) -> WalkResult:
     """Walk from `seeds` up to `max_hops`, within the budgets. A seed need not be known to
     exist: `WalkResult.touched` lists those the first hop found statements of (they
-    exist), so only the others need asking."""
+    exist), so only the others need asking. With `types`, a walk that reads both its hops
+    in one query (`_Walker.both_hops`) reads the nodes' types with them."""
     result = WalkResult(hops={}, edges={})
     for seed in seeds:
         if len(result.hops) >= max_nodes:
@@ -117,7 +122,7 @@ def walk(
     remote = profile.backend.endpoint is not None
     ahead = ReadAhead(profile, plan) if remote and declared is None and profile.backend.max_concurrency > 1 else None
     walker = _Walker(profile, plan, result, max_nodes=max_nodes, max_edges=max_edges, traits=traits,
-                     declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead)
+                     declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead, types=types)
     try:
         return walker.run(sorted(result.hops), max_hops)
     finally:
@@ -132,8 +137,10 @@ class _Walker:
     def __init__(
         self, profile: Profile, plan: HopPlan, result: WalkResult, *, max_nodes: int, max_edges: int,
         traits: frozenset[str], declared: Traits | None, count_hidden: bool, remote: bool, ahead: ReadAhead | None,
+        types: bool = False,
     ) -> None:
         self.profile, self.plan, self.result = profile, plan, result
+        self.types = types
         self.max_nodes, self.max_edges = max_nodes, max_edges
         self.traits, self.declared = traits, declared
         self.count_hidden, self.remote, self.ahead = count_hidden, remote, ahead
@@ -142,7 +149,10 @@ class _Walker:
 
     def run(self, frontier: list[str], max_hops: int) -> WalkResult:
         result = self.result
-        for hop in range(max_hops):
+        start = 0
+        if self.remote and max_hops == 2 and self.declared is None and len(frontier) <= FIRST_BATCH:
+            start, frontier = self.both_hops(frontier)
+        for hop in range(start, max_hops):
             named = writable(frontier)
             result.unnamed += len(frontier) - len(named)
             if not named:
@@ -152,6 +162,32 @@ class _Walker:
                 break  # the last layer is not expanded: its order does not matter here
             frontier = sorted(reached)
         return result
+
+    def both_hops(self, seeds: list[str]) -> tuple[int, list[str]]:
+        """Over HTTP, a 2-hop walk from a few seeds (one slice a hop) in one query
+        (`Profile.two_hop_lines`): (the hop to go on from, its frontier); (2, []) when the
+        walk is done. The first hop is admitted as `hop` would; the second only where
+        every row came and no budget can fill (then the walk is the same as hop by hop),
+        else it is read as `hop` reads it."""
+        result = self.result
+        if writable(seeds) != seeds:
+            return 0, seeds
+        read = self.profile.two_hop_lines(seeds, self.plan, limit=self.max_edges - result.edge_count() + 1,
+                                          nodes=self.max_nodes + 1, types=self.types)
+        if read is None:
+            return 0, seeds
+        reached: list[str] = []
+        self._admit_plain(0, seeds, (read.first, read.more), False, reached, len(seeds))
+        frontier = sorted(reached)
+        if result.cut is not None:
+            return 2, []
+        if (not read.complete or writable(frontier) != frontier
+                or _might_cut(False, len(read.second), result, self.max_nodes, self.max_edges)):
+            return 1, frontier
+        _admit_lines(read.second, result, [], 2, len(frontier), self.max_nodes, self.max_edges)
+        if self.types:
+            result.types = read.types
+        return 2, []
 
     def hop(self, hop: int, frontier: list[str]) -> list[str]:
         """Expand `frontier` (the nodes at `hop`, in IRI order) slice by slice; the nodes

@@ -11,7 +11,7 @@ import datetime as dt
 import typing
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from gateway.backends.base import Backend, Rows
 from gateway.models import Direction
@@ -201,6 +201,21 @@ class Traits:
         return found
 
 
+class TwoHops(NamedTuple):
+    """What `Profile.two_hop_lines` read."""
+
+    first: list[str]
+    """The first hop's rows, as `hop_lines` reads them."""
+    more: bool
+    """Whether the first hop has more rows than the limit."""
+    second: list[str]
+    """The second hop's rows: each edge between two first-hop nodes twice."""
+    types: dict[str, list[str]]
+    complete: bool
+    """Whether every row of the second hop and of the types came: else they are to be read
+    hop by hop."""
+
+
 class Profile:
     """A statement model over one backend: what a statement is, and how a walk reads them.
 
@@ -277,6 +292,13 @@ class Profile:
         """`hop` on plain data, cheapest: rows as tab-joined IRIs "n s p o" (the node the
         edge leads to, then the edge), and whether more may exist; None where the plan
         needs statements or mirrors (use `hop`)."""
+        return None
+
+    def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
+        """`hop_lines` of `seeds` (at most `limit` rows) and of the nodes it reached (not
+        seeds) in one query, on plain data, with the types of every node (`types`); the
+        nodes of each hop read up to `nodes`. None where the plan needs statements or
+        mirrors (use `hop`)."""
         return None
 
     def statement_candidates(self, nodes: Sequence[str]) -> list[str]:

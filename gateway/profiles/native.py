@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from gateway.profiles.base import (
     NON_EDGE_PREDICATES,
@@ -26,6 +26,7 @@ from gateway.profiles.base import (
     HopPlan,
     Profile,
     Traits,
+    TwoHops,
     Via,
     time_filters,
 )
@@ -47,6 +48,8 @@ _NAMES_KEPT = 64
 class NativeProfile(Profile):
     name = "native"
     queries = "native"
+    statement_types: ClassVar[frozenset[str]] = frozenset()
+    """rdf:types that make a node a statement: not shown as its types."""
 
     # -- what the graph holds ----------------------------------------------------------
     @cached_property
@@ -181,6 +184,35 @@ class NativeProfile(Profile):
         lines = self.backend.select_lines(self._plain_query(frontier, plan, limit))
         return lines, len(lines) >= limit
 
+    def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
+        if self._statement_aware(plan) or plan.mirror_predicates:
+            return None
+        second_limit, types_limit = 2 * limit, 4 * nodes
+        flags = self._direction_flags(plan) + ["types"] * types
+        slots = {"seeds": iris(seeds), "seed_list": iris(seeds, ", "), "nodes": integer(nodes),
+                 "first_limit": integer(limit), "second_limit": integer(second_limit),
+                 "types_limit": integer(types_limit)}
+        self._plain_filters(plan, flags, slots)
+        first: list[str] = []
+        second: list[str] = []
+        found: dict[str, list[str]] = defaultdict(list)
+        typings = 0
+        for row in self.backend.select_lines(self.render("two_hops", flags, **slots)):
+            tag, _, line = row.partition("\t")
+            if tag == "1":
+                first.append(line)
+            elif tag == "2":
+                second.append(line)
+            else:  # "t": the node, its type, two empty fields
+                node, kind, _ = line.split("\t", 2)
+                typings += 1
+                # A node reached by both hops is typed by both; no blank-node class is a type
+                # to show (filtered here: Virtuoso cannot compile the filter there).
+                if kind not in found[node] and not kind.startswith("_:") and kind not in self.statement_types:
+                    found[node].append(kind)
+        return TwoHops(first, len(first) >= limit, second, found,
+                       len(second) < second_limit and typings < types_limit)
+
     def _plain_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
         """Every edge of a plain graph is an asserted_true statement without provenance."""
         edges: list[tuple[Via, str, str, str]]
@@ -199,11 +231,16 @@ class NativeProfile(Profile):
     def _plain_query(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, traits: bool = False) -> str:
         flags = [*self._direction_flags(plan), "traits"] if traits else self._direction_flags(plan)
         slots = {"frontier": iris(frontier), "trait_predicates": iris(plan.mirror_predicates, ", "), "limit": integer(limit)}
+        self._plain_filters(plan, flags, slots)
+        return self.render("hop_plain", flags, **slots)
+
+    def _plain_filters(self, plan: HopPlan, flags: list[str], slots: dict[str, Sparql]) -> None:
+        """The plain hop templates' predicate filters: the plan's, and the predicates that are
+        not relationships (rdf:type, ...) the graph uses."""
         _predicate_filters(plan, flags, slots)
         if self._used_non_edges and not plan.predicates:  # named predicates are filtered for already
             flags.append("non_edges")
             slots["non_edges"] = iris(self._used_non_edges, ", ")
-        return self.render("hop_plain", flags, **slots)
 
     @staticmethod
     def _direction_flags(plan: HopPlan) -> list[str]:

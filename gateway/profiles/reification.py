@@ -38,6 +38,7 @@ _PLUMBING = (
 class ReificationProfile(NativeProfile):
     name = "reification"
     queries = "reification"
+    statement_types = frozenset({RDF + "Statement"})
 
 
 class PlainProfile(ReificationProfile):

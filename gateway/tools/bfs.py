@@ -13,6 +13,7 @@ from gateway.engine.presentation import (
     derive_label,
     full_edges,
     full_nodes,
+    has_rdf_type,
     node_types,
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
@@ -43,9 +44,12 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     candidates = found.iris
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
 
+    # Over HTTP, a 2-hop walk may read the nodes' types with its hops: one round trip fewer.
+    types = ctx.profile.backend.endpoint is not None and limits.max_hops == 2 and has_rdf_type(ctx)
+
     def walked(seeds: list[str]) -> WalkResult:
         return walk(ctx.profile, seeds, plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
-                    max_edges=limits.max_edges, traits=traits)
+                    max_edges=limits.max_edges, traits=traits, types=types)
 
     # Walk first: a seed the first hop found statements of is in the graph, so the store
     # is asked about the others only (over HTTP, a round trip fewer per walk).
@@ -101,7 +105,7 @@ def _nodes(
     node_filter: set[str] | None,
 ) -> list[NodeStub | Node]:
     """The nodes by hop, then ID: full where the node filter asks, stubs elsewhere."""
-    types = node_types(ctx, list(result.hops))
+    types = node_types(ctx, list(result.hops), result.types)
     kinds = TypeNames(ctx.ids.to_id)
     untyped = kinds(())
     if query.topology_only and not types:  # stubs of one type: only their IDs need ordering

@@ -1,0 +1,106 @@
+"""Over HTTP, a 2-hop walk on plain data reads both hops and the nodes' types in one query
+(gateway/engine/walk.py, `_Walker.both_hops`): its answer must be the hop-by-hop walk's,
+cut or not, and uncut the same as in process, types included; an uncut walk is one
+request. Random typed graphs with hubs, so budgets fill at either hop; some nodes have
+several types, a blank-node class or none."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+import pytest
+
+from gateway import Gateway
+from tests.servers import OxigraphServer
+
+E = "http://example.org/e/"
+C = "http://example.org/c/"
+LINKS = [f"http://example.org/p{i}" for i in range(4)]
+TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+
+
+def typed_graph(rng: random.Random) -> list[str]:
+    lines = []
+    for hub in range(3):
+        for _ in range(rng.randint(5, 40)):
+            lines.append(f"<{E}hub{hub}> <{rng.choice(LINKS)}> <{E}n{rng.randint(0, 400)}> .")
+    for _ in range(900):
+        lines.append(f"<{E}n{rng.randint(0, 400)}> <{rng.choice(LINKS)}> <{E}n{rng.randint(0, 400)}> .")
+    for node in [*(f"hub{h}" for h in range(3)), *(f"n{i}" for i in range(401))]:
+        kinds = rng.choice([[], [0], [1], [2], [0, 3], [1, 2, 3]])
+        lines += [f"<{E}{node}> {TYPE} <{C}{k}> ." for k in kinds]
+        if rng.random() < 0.05:
+            lines.append(f"<{E}{node}> {TYPE} _:restriction{node} .")
+    lines.append(f"<{E}n1> <{LINKS[0]}> \"a literal\" .")
+    return lines
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Gateway, OxigraphServer]]:
+    path = Path(tmp_path_factory.mktemp("two-hops")) / "typed.nt"
+    path.write_text("\n".join(typed_graph(random.Random(5))) + "\n", encoding="utf-8")
+    store = ox.Store()
+    store.load(path=str(path), format=ox.RdfFormat.N_TRIPLES)
+    server = OxigraphServer([path])
+    yield Gateway.open(store), server
+    server.stop()
+
+
+def _answer(gateway: Gateway, call: dict[str, Any], requests: list[str]) -> dict[str, Any]:
+    requests.clear()
+    return gateway.bfs_query(**call).model_dump()
+
+
+def test_one_query_walks_are_the_hop_by_hop_walks(graph: tuple[Gateway, OxigraphServer]) -> None:
+    embedded, server = graph
+    one = Gateway.connect(server.url)
+    by_hop = Gateway.connect(server.url)
+    by_hop.context.profile.two_hop_lines = lambda *args, **kwargs: None  # type: ignore[method-assign]
+    requests: list[str] = []
+    one.backend.query_log = lambda text, count: requests.append(text)  # type: ignore[attr-defined]
+    one.bfs_query(seeds=[E + "n0"], max_hops=1)  # what the profile reads once
+    rng = random.Random(3)
+    seen = {"uncut": 0, "cut": 0, "one request": 0}
+    for _ in range(60):
+        call: dict[str, Any] = {
+            "seeds": [E + rng.choice(["hub0", "hub1", "hub2", *(f"n{i}" for i in range(0, 400, 7))])
+                      for _ in range(rng.choice([1, 1, 2, 3]))],
+            "max_hops": 2, "topology_only": rng.random() < 0.7,
+            "max_nodes": rng.choice([10, 40, 150, 1000]), "max_edges": rng.choice([15, 60, 300, 2000]),
+            "direction": rng.choice(["both", "both", "out", "in"]),
+        }
+        if rng.random() < 0.3:
+            call["predicates"] = rng.sample(LINKS, 2)
+        answer = _answer(one, call, requests)
+        used = [text for text in requests if "Two BFS hops" in text]
+        assert len(used) == 1, call
+        assert answer == by_hop.bfs_query(**call).model_dump(), call
+        if answer["truncated"]:
+            seen["cut"] += 1
+            continue
+        seen["uncut"] += 1
+        assert answer == embedded.bfs_query(**call).model_dump(), call
+        if call["topology_only"] and answer["edge_count"] and "predicates" not in call:
+            seen["one request"] += 1
+            assert len(requests) == 1, call
+    assert min(seen.values()) >= 5, seen  # the calls reach every case
+
+
+def test_types_come_with_the_hops(graph: tuple[Gateway, OxigraphServer]) -> None:
+    """Every node's entity_type, with the types read in the walk's query, is the one the
+    type query gives (several types, a blank-node class, none)."""
+    embedded, server = graph
+    one = Gateway.connect(server.url)
+    requests: list[str] = []
+    one.backend.query_log = lambda text, count: requests.append(text)  # type: ignore[attr-defined]
+    call = {"seeds": [E + "n3", E + "n5"], "max_hops": 2, "topology_only": True, "max_nodes": 10_000,
+            "max_edges": 50_000}
+    answer = _answer(one, call, requests)
+    assert not any("Types of nodes" in text for text in requests)
+    kinds = {node["id"]: node["entity_type"] for node in answer["nodes"]}
+    assert kinds == {node["id"]: node["entity_type"] for node in embedded.bfs_query(**call).model_dump()["nodes"]}
+    assert set(kinds.values()) == {"Entity", C + "0", C + "1", C + "2"}  # c/3 comes second; no blank class
