@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -80,22 +82,27 @@ class TypeNames:
         return name
 
 
+def has_types(ctx: GraphContext) -> bool:
+    """Whether the graph types anything (rdf:type, or a statement, typed bfs:Statement)."""
+    return ctx.memo("has_types", lambda: bool(ctx.select("has_types")))
+
+
 def has_rdf_type(ctx: GraphContext) -> bool:
     """Whether anything in the graph has an rdf:type (if not, only statements have a type)."""
     return ctx.memo("has_rdf_type", lambda: bool(ctx.select("has_rdf_type")))
 
 
 def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
-    """Each node's types (IRIs; a statement's is bfs:Statement). `known`: the rdf:types of
-    all these nodes, read already (`WalkResult.types`): only whether they are statements
-    is left to ask."""
+    """Each node's types (IRIs; a statement's is bfs:Statement), for the nodes that have
+    any. `known`: the types of nodes read already (`WalkResult.types`, [] for none): only
+    the other nodes are asked about."""
     found: dict[str, list[str]] = defaultdict(list)
-    if not ctx.memo("has_types", lambda: bool(ctx.select("has_types"))):
+    if not has_types(ctx):
         return found
+    if known:
+        found.update((n, known[n]) for n in nodes if known.get(n))
+        nodes = [n for n in nodes if n not in known]
     typed = has_rdf_type(ctx)
-    if known is not None:
-        found.update((n, list(known[n])) for n in nodes if n in known)
-        typed = False
     candidates = set(ctx.profile.statement_candidates(nodes))
     # Large slices: over HTTP this is a walk's one request after its hops.
     for chunk in _chunks(nodes, 10_000):
@@ -107,6 +114,37 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         for x, t in ctx.profile.select_fields("node_types", flags, ids=iris(chunk), candidates=iris(maybe)):
             found[x].append(t)
     return found
+
+
+class TypesAhead:
+    """The types of the nodes a walk reaches, read on a thread slice by slice while the walk
+    goes on (`walk(on_reached=...)`). In process the store evaluates a query without
+    holding Python's lock, so the type reads run beside the walk's own Python: the largest
+    read after the hops costs a walk little of its time."""
+
+    def __init__(self, ctx: GraphContext) -> None:
+        self.ctx = ctx
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bfsql-types")
+        self.asked: list[tuple[list[str], Future[dict[str, list[str]]]]] = []
+
+    def __call__(self, nodes: Sequence[str]) -> None:
+        nodes = list(nodes)
+        # The deadline is a context variable: the thread reads under the caller's.
+        self.asked.append((nodes, self.pool.submit(copy_context().run, node_types, self.ctx, nodes)))
+
+    def collect(self) -> dict[str, list[str]]:
+        """Every node asked about, with its types ([] for none)."""
+        known: dict[str, list[str]] = {}
+        try:
+            for nodes, future in self.asked:
+                found = future.result()
+                known.update((n, found.get(n, [])) for n in nodes)
+        finally:
+            self.close()
+        return known
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def bookkeeping(ctx: GraphContext) -> frozenset[str]:

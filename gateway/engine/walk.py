@@ -87,8 +87,8 @@ class WalkResult:
     """The edges of a walk over plain data (`Profile.hop_lines`) as "s\tp\to" IRIs, each an
     asserted_true triple with no statement of its own: kept as read, split when shown."""
     types: dict[str, list[str]] | None = None
-    """Every node's rdf:types, where the walk read them with its hops (`walk(types=True)`
-    over HTTP); a node without one is not listed."""
+    """Every node's types ([] for none), where the walk read them with its hops
+    (`walk(types=True)` over HTTP)."""
 
     def edge_count(self) -> int:
         return len(self.edges) + len(self.plain)
@@ -108,11 +108,13 @@ def walk(
     traits: frozenset[str] = frozenset(),
     count_hidden: bool = True,
     types: bool = False,
+    on_reached: Callable[[list[str]], None] | None = None,
 ) -> WalkResult:
     """Walk from `seeds` up to `max_hops`, within the budgets. A seed need not be known to
     exist: `WalkResult.touched` lists those the first hop found statements of (they
     exist), so only the others need asking. With `types`, a walk that reads both its hops
-    in one query (`_Walker.both_hops`) reads the nodes' types with them."""
+    in one query (`_Walker.both_hops`) reads the nodes' types with them. `on_reached` is
+    told the seeds, then the nodes each slice of a hop reached, as the walk goes."""
     result = WalkResult(hops={}, edges={})
     for seed in seeds:
         if len(result.hops) >= max_nodes:
@@ -122,7 +124,10 @@ def walk(
     remote = profile.backend.endpoint is not None
     ahead = ReadAhead(profile, plan) if remote and declared is None and profile.backend.max_concurrency > 1 else None
     walker = _Walker(profile, plan, result, max_nodes=max_nodes, max_edges=max_edges, traits=traits,
-                     declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead, types=types)
+                     declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead, types=types,
+                     on_reached=on_reached)
+    if on_reached is not None:
+        on_reached(list(result.hops))
     try:
         return walker.run(sorted(result.hops), max_hops)
     finally:
@@ -137,10 +142,10 @@ class _Walker:
     def __init__(
         self, profile: Profile, plan: HopPlan, result: WalkResult, *, max_nodes: int, max_edges: int,
         traits: frozenset[str], declared: Traits | None, count_hidden: bool, remote: bool, ahead: ReadAhead | None,
-        types: bool = False,
+        types: bool = False, on_reached: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.profile, self.plan, self.result = profile, plan, result
-        self.types = types
+        self.types, self.on_reached = types, on_reached
         self.max_nodes, self.max_edges = max_nodes, max_edges
         self.traits, self.declared = traits, declared
         self.count_hidden, self.remote, self.ahead = count_hidden, remote, ahead
@@ -186,7 +191,7 @@ class _Walker:
             return 1, frontier
         _admit_lines(read.second, result, [], 2, len(frontier), self.max_nodes, self.max_edges)
         if self.types:
-            result.types = read.types
+            result.types = {node: read.types.get(node, []) for node in result.hops}
         return 2, []
 
     def hop(self, hop: int, frontier: list[str]) -> list[str]:
@@ -213,10 +218,13 @@ class _Walker:
                 expanded = len(result.hops) - len(frontier) - len(reached) + done
                 self._read_ahead((hop, at), slices[at][1], len(batch), expanded, edges_left)
             lines = self._plain_lines((hop, at - 1), batch, edges_left)
+            before = len(reached)
             if lines is not None:
                 again = self._admit_plain(hop, batch, lines, whole, reached, left)
             else:
                 again = self._admit_statements(hop, batch, whole, reached, left, edges_left)
+            if self.on_reached is not None and len(reached) > before:
+                self.on_reached(reached[before:])
             if again:  # the whole frontier read more than the budgets take: read it in slices
                 whole, slices, at = False, list(batches(frontier)), 0
             elif result.cut is not None:

@@ -10,10 +10,12 @@ from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_plan, resolve_presentation
 from gateway.engine.presentation import (
     TypeNames,
+    TypesAhead,
     derive_label,
     full_edges,
     full_nodes,
     has_rdf_type,
+    has_types,
     node_types,
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
@@ -44,31 +46,38 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     candidates = found.iris
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
 
-    # Over HTTP, a 2-hop walk may read the nodes' types with its hops: one round trip fewer.
-    types = ctx.profile.backend.endpoint is not None and limits.max_hops == 2 and has_rdf_type(ctx)
+    remote = ctx.profile.backend.endpoint is not None
+    # Over HTTP, a 2-hop walk may read the nodes' types with its hops: one round trip fewer;
+    # in process, they are read beside the walk.
+    types = remote and limits.max_hops == 2 and has_rdf_type(ctx)
+    ahead = TypesAhead(ctx) if not remote and limits.max_hops > 1 and has_types(ctx) else None
 
     def walked(seeds: list[str]) -> WalkResult:
         return walk(ctx.profile, seeds, plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
-                    max_edges=limits.max_edges, traits=traits, types=types)
+                    max_edges=limits.max_edges, traits=traits, types=types, on_reached=ahead)
 
     # Walk first: a seed the first hop found statements of is in the graph, so the store
     # is asked about the others only (over HTTP, a round trip fewer per walk).
-    result = walked(candidates)
-    seeds = ctx.present_seeds(candidates, plan, found.missing, known=result.touched)
-    if seeds != candidates:
-        if result.cut is not None or any(s not in candidates for s in seeds):
-            result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym
-        else:
-            for absent in set(candidates) - set(seeds):
-                del result.hops[absent]
+    try:
+        result = walked(candidates)
+        seeds = ctx.present_seeds(candidates, plan, found.missing, known=result.touched)
+        if seeds != candidates:
+            if result.cut is not None or any(s not in candidates for s in seeds):
+                result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym
+            else:
+                for absent in set(candidates) - set(seeds):
+                    del result.hops[absent]
+        per_hop = Counter(result.hops.values())
+        hop_counts = [per_hop[hop] for hop in range(max(per_hop, default=-1) + 1)]
+        nodes, edges = _present(ctx, result, hop_counts, query, node_filter, edge_filter, ahead)
+    finally:
+        if ahead is not None:
+            ahead.close()
     suggest_ids(ctx, found, "seeds", warnings)
     unresolved = found.unresolved("unresolved_seeds", warnings)
     warnings += unnamed_warning(result)
     if result.hidden_capped:
         warnings.append("hidden_by_filter counts are lower bounds (too many hidden statements to count)")
-    per_hop = Counter(result.hops.values())
-    hop_counts = [per_hop[hop] for hop in range(max(per_hop, default=-1) + 1)]
-    nodes, edges = _present(ctx, result, hop_counts, query, node_filter, edge_filter)
     # Built by the core, not validated again: the surfaces serialize it as it is.
     common: dict[str, Any] = dict(
         seeds=[ctx.ids.to_id(s) for s in seeds],
@@ -90,22 +99,26 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
 
 def _present(
     ctx: GraphContext, result: WalkResult, hop_counts: list[int], query: BfsQueryInput,
-    node_filter: set[str] | None, edge_filter: set[str] | None,
+    node_filter: set[str] | None, edge_filter: set[str] | None, ahead: TypesAhead | None,
 ) -> tuple[list[NodeStub | Node], list[EdgeStub | Edge]]:
-    """Nodes and edges in response order: full where the filters ask, stubs elsewhere."""
+    """Nodes and edges in response order: full where the filters ask, stubs elsewhere. The
+    edges first: the last nodes' types are read meanwhile (`ahead`)."""
     ids = ctx.ids.id_map(result.hops)
-    nodes = _nodes(ctx, result, ids, hop_counts, query, node_filter)
+    # The edges' map learns predicates' and statements' IDs: `ids` stays the nodes'.
+    edge_ids = IdMap(ids, ids.to_id)
     if result.plain:
-        return nodes, _plain_edges(result.plain, ids, query.topology_only, edge_filter)
-    return nodes, _statement_edges(ctx, result, ids, query, edge_filter)
+        edges = _plain_edges(result.plain, edge_ids, query.topology_only, edge_filter)
+    else:
+        edges = _statement_edges(ctx, result, edge_ids, query, edge_filter)
+    types = node_types(ctx, list(result.hops), ahead.collect() if ahead is not None else result.types)
+    return _nodes(ctx, result, ids, hop_counts, query, node_filter, types), edges
 
 
 def _nodes(
     ctx: GraphContext, result: WalkResult, ids: IdMap, hop_counts: list[int], query: BfsQueryInput,
-    node_filter: set[str] | None,
+    node_filter: set[str] | None, types: dict[str, list[str]],
 ) -> list[NodeStub | Node]:
     """The nodes by hop, then ID: full where the node filter asks, stubs elsewhere."""
-    types = node_types(ctx, list(result.hops), result.types)
     kinds = TypeNames(ctx.ids.to_id)
     untyped = kinds(())
     if query.topology_only and not types:  # stubs of one type: only their IDs need ordering
