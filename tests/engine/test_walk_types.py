@@ -1,8 +1,10 @@
-"""Over HTTP, a 2-hop walk on plain data reads both hops and the nodes' types in one query
-(gateway/engine/walk.py, `_Walker.both_hops`): its answer must be the hop-by-hop walk's,
-cut or not, and uncut the same as in process, types included; an uncut walk is one
-request. Random typed graphs with hubs, so budgets fill at either hop; some nodes have
-several types, a blank-node class or none."""
+"""Where a walk reads its nodes' types: over HTTP, a 2-hop walk on plain data reads both
+hops and the types in one query (gateway/engine/walk.py, `_Walker.both_hops`): its answer
+must be the hop-by-hop walk's, cut or not, and uncut the same as in process, types
+included; an uncut walk is one request. In process the types are read on a thread as the
+walk goes (gateway/engine/presentation.py, `TypesAhead`): the answers must be those of
+types read after the walk. Random typed graphs with hubs, so budgets fill at any hop;
+some nodes have several types, a blank-node class or none."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway
+from gateway.tools import bfs
 from tests.servers import OxigraphServer
 
 E = "http://example.org/e/"
@@ -104,3 +107,20 @@ def test_types_come_with_the_hops(graph: tuple[Gateway, OxigraphServer]) -> None
     kinds = {node["id"]: node["entity_type"] for node in answer["nodes"]}
     assert kinds == {node["id"]: node["entity_type"] for node in embedded.bfs_query(**call).model_dump()["nodes"]}
     assert set(kinds.values()) == {"Entity", C + "0", C + "1", C + "2"}  # c/3 comes second; no blank class
+
+
+def test_types_read_beside_the_walk_are_those_read_after_it(graph: tuple[Gateway, OxigraphServer],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    embedded, _ = graph
+    rng = random.Random(8)
+    names = ["hub0", "hub1", *(f"n{i}" for i in range(0, 400, 5))]
+    calls = [{"seeds": [E + rng.choice(names) for _ in range(rng.choice([1, 2]))],
+              "max_hops": rng.choice([2, 3]), "topology_only": rng.random() < 0.5,
+              "max_nodes": rng.choice([20, 150, 10_000]), "max_edges": rng.choice([30, 300, 50_000]),
+              "direction": rng.choice(["both", "out", "in"])} for _ in range(30)]
+    beside = [embedded.bfs_query(**call).model_dump() for call in calls]
+    monkeypatch.setattr(bfs, "TypesAhead", lambda ctx: None)
+    after = [embedded.bfs_query(**call).model_dump() for call in calls]
+    assert beside == after
+    assert {a["truncated"] for a in after} == {True, False}
+    assert len({n["entity_type"] for a in after for n in a["nodes"]}) == 4
