@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import ClassVar, TypeVar
+from typing import TypeVar
 
 from gateway.profiles.base import (
     NON_EDGE_PREDICATES,
@@ -48,8 +48,6 @@ _NAMES_KEPT = 64
 class NativeProfile(Profile):
     name = "native"
     queries = "native"
-    statement_types: ClassVar[frozenset[str]] = frozenset()
-    """rdf:types that make a node a statement: not shown as its types."""
 
     # -- what the graph holds ----------------------------------------------------------
     @cached_property
@@ -206,9 +204,7 @@ class NativeProfile(Profile):
             else:  # "t": the node, its type, two empty fields
                 node, kind, _ = line.split("\t", 2)
                 typings += 1
-                # A node reached by both hops is typed by both; no blank-node class is a type
-                # to show (filtered here: Virtuoso cannot compile the filter there).
-                if kind not in found[node] and not kind.startswith("_:") and kind not in self.statement_types:
+                if kind not in found[node]:  # a node reached by both hops is typed by both
                     found[node].append(kind)
         return TwoHops(first, len(first) >= limit, second, found,
                        len(second) < second_limit and typings < types_limit)

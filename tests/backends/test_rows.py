@@ -52,9 +52,14 @@ FLAG_SETS = [
 ]
 
 
-def _names() -> list[str]:
+NATIVE_ONLY = {"two_hops"}
+"""Templates the reification profile never sends (`ReificationProfile.two_hop_lines`)."""
+
+
+def _names(profile: str) -> list[str]:
     """The templates that are whole queries of fixed slots (tabulate's are composed: `_tables`)."""
-    return sorted(p.stem for p in (resource_dir("queries") / "native").glob("*.rq") if not p.stem.startswith("table"))
+    return sorted(p.stem for p in (resource_dir("queries") / "native").glob("*.rq")
+                  if not p.stem.startswith("table") and (profile == "native" or p.stem not in NATIVE_ONLY))
 
 
 SH, REL, RDFS = "https://example.org/schema/", "https://example.org/rel/", "http://www.w3.org/2000/01/rdf-schema#"
@@ -95,10 +100,8 @@ def _tables(profile_name: str) -> list[tuple[str, str]]:
 def _cases(profile: str) -> list[tuple[str, str]]:
     """(template, query) for each distinct rendering; LIMIT 1 probes are left out (any row will do)."""
     found: dict[str, str] = {}
-    for name in _names():
+    for name in _names(profile):
         for flags in FLAG_SETS:
-            if name == "two_hops" and not {"out", "in"} & set(flags):
-                continue  # a walk has a direction (Virtuoso answers one unbound row without)
             text = render(f"{profile}/{name}", flags, **SLOTS)
             if not re.search(r"LIMIT 1\s*$", text):
                 found.setdefault(text, name)
