@@ -175,7 +175,7 @@ class _Walker:
         every row came and no budget can fill (then the walk is the same as hop by hop),
         else it is read as `hop` reads it."""
         result = self.result
-        if writable(seeds) != seeds:
+        if writable(seeds) != seeds or (self.deadline is not None and self.deadline.nearly_expired()):
             return 0, seeds
         read = self.profile.two_hop_lines(seeds, self.plan, limit=self.max_edges - result.edge_count() + 1,
                                           nodes=self.max_nodes + 1, types=self.types)

@@ -211,6 +211,7 @@ class TwoHops(NamedTuple):
     second: list[str]
     """The second hop's rows: each edge between two first-hop nodes twice."""
     types: dict[str, list[str]]
+    """The types read, by node (a node without one is not listed)."""
     complete: bool
     """Whether every row of the second hop and of the types came: else they are to be read
     hop by hop."""
