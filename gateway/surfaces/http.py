@@ -426,15 +426,22 @@ async def _watch_disconnect(request: Request, abandoned: threading.Event) -> Non
 
 
 EXPLORER = Path(__file__).with_name("explorer")
-EXPLORER_POLICY = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+EXPLORER_POLICY = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; "
                    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 """The explorer page talks to this server only (no CDN), and runs no script but its own."""
+EXPLORER_VENDOR = ("cytoscape.min.js", "layout-base.js", "cose-base.js", "cytoscape-fcose.js", "README.md",
+                   "LICENSE-cytoscape.txt", "LICENSE-layout-base.txt", "LICENSE-cose-base.txt", "LICENSE-cytoscape-fcose.txt")
+"""The vendored files the explorer page loads (scripts) or points to (their licences), each a fixed route."""
 
 
 def _explorer_routes(app: FastAPI) -> None:
     """`/`: the explorer page (static: it reads the graph through /v1/tools with the
     reader's own token)."""
-    files = {"/": ("index.html", "text/html; charset=utf-8"), "/explorer.js": ("explorer.js", "text/javascript")}
+    files = {"/": ("index.html", "text/html; charset=utf-8"), "/explorer.js": ("explorer.js", "text/javascript"),
+             "/explorer.css": ("explorer.css", "text/css; charset=utf-8")}
+    # The drawing library, vendored (vendor/README.md: versions, licences): served from here, never a CDN.
+    for name in EXPLORER_VENDOR:
+        files[f"/vendor/{name}"] = (f"vendor/{name}", "text/javascript" if name.endswith(".js") else "text/plain; charset=utf-8")
     for path, (name, media) in files.items():
         app.add_api_route(path, _static((EXPLORER / name).read_bytes(), media), methods=["GET"], include_in_schema=False)
 

@@ -1,153 +1,311 @@
 """The explorer page of `bfsql serve`, driven in a real headless Chromium (Debian's
-`chromium`) through the DevTools protocol: search "Irene", open her neighbourhood, check
-the picture holds exactly her 1-hop nodes, toggle a truth status and check the drawn
-edges change as the API says, save a screenshot (.artifacts/explorer.png), and see that
-no request left 127.0.0.1. Skipped where Chromium is not installed."""
+`chromium`) through the DevTools protocol (tests/surfaces/browser.py). On the demo: search
+"Irene", open her neighbourhood and check the drawing holds exactly the API's nodes and
+statements; click every edge where it is drawn (the two between Irene Adler and Godfrey
+Norton included) and see each open its own statement; change the truth statuses and the
+predicates walked and see the drawing follow the API's count; reload the address and get the
+same view; expand a node in place; open the schema view. On medlit (where the shared data is
+beside the checkout): Cushing's disease at 2 hops, a predicate filter, a statement's evidence.
+Hostile labels run nothing; a 1,000-node walk is drawn within the budget. Screenshots go to
+.artifacts/ (explorer.png, explorer-2hops.png, explorer-medlit.png, explorer-schema.png), the
+time to first drawing to .artifacts/explorer-timing.json. No request leaves 127.0.0.1.
+Skipped where Chromium is not installed."""
 
 from __future__ import annotations
 
-import base64
 import json
-import shutil
-import subprocess
-import tempfile
 import time
-import zlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
-import httpx2
+import pyoxigraph as ox
 import pytest
-from websockets.sync.client import connect
 
 from gateway import Gateway
-from tests.conftest import DEMO, ROOT
-from tests.surfaces.conftest import start_server
+from tests.conftest import ROOT, shared_data
+from tests.surfaces.browser import Browser, chromium, not_blank
+from tests.surfaces.conftest import Served, start_server
+from tests.test_hostile_pictures import PAYLOADS
 
 ARTIFACTS = ROOT / ".artifacts"
+IRENE = "wiki:Irene_Adler"
+CUSHING = "DBPedia:Cushing's_disease"
+FIRST_DRAWING_BUDGET_MS = 2000
+"""Time to first drawing of a 1,000-node walk on an idle machine (docs/explorer.md)."""
 
 
-class Browser:
-    """One headless Chromium page, driven with DevTools protocol commands."""
-
-    def __init__(self, binary: str) -> None:
-        self.profile = Path(tempfile.mkdtemp(prefix="bfsql-chromium-"))
-        self.process = subprocess.Popen(
-            [binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
-             f"--user-data-dir={self.profile}", "--no-first-run", "--no-default-browser-check",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-default-apps", "--window-size=1400,900", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        port_file = self.profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not port_file.is_file() or not port_file.read_text().strip():
-            if time.monotonic() > deadline:
-                raise AssertionError("Chromium did not open its DevTools port")
-            time.sleep(0.1)
-        port = port_file.read_text().split()[0]
-        page = next(t for t in httpx2.get(f"http://127.0.0.1:{port}/json/list").json() if t["type"] == "page")
-        self.socket = connect(page["webSocketDebuggerUrl"], max_size=None)
-        self.next_id = 0
-        self.requests: list[str] = []
-
-    def send(self, method: str, **params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.socket.recv(timeout=30))
-            if message.get("method") == "Network.requestWillBeSent":
-                self.requests.append(message["params"]["request"]["url"])
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise AssertionError(f"{method}: {message['error']}")
-                return message.get("result", {})
-
-    def evaluate(self, expression: str) -> Any:
-        result = self.send("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
-        if "exceptionDetails" in result:
-            raise AssertionError(f"{expression}: {result['exceptionDetails']}")
-        return result["result"].get("value")
-
-    def wait(self, expression: str, seconds: float = 30) -> Any:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            value = self.evaluate(expression)
-            if value:
-                return value
-            time.sleep(0.1)
-        raise AssertionError(f"never true: {expression}")
-
-    def close(self) -> None:
-        self.socket.close()
-        self.process.terminate()
-        self.process.wait(timeout=10)
-        shutil.rmtree(self.profile, ignore_errors=True)
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        pytest.skip("Chromium is not installed (Debian's chromium; .ci/run installs it)")
-    opened = Browser(binary)
+@pytest.fixture(scope="module")
+def page() -> Iterator[Browser]:
+    opened = Browser(chromium())
     yield opened
     opened.close()
 
 
-def test_the_explorer_draws_what_the_api_answers(tmp_path: Path, browser: Browser) -> None:
-    served = start_server(tmp_path)
-    gateway = Gateway.open(DEMO)
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    served = start_server(tmp_path_factory.mktemp("explorer"))
+    yield served
+    served.stop()
+
+
+def drawn(page: Browser) -> tuple[set[str], Counter[tuple[str, str, str]], list[dict[str, Any]]]:
+    """The entity IDs drawn, the statements drawn (subject, predicate, object) and the edges."""
+    found = page.evaluate("window.bfsqlExplorer.drawn()")
+    return set(found["nodes"]), Counter((e["subject"], e["predicate"], e["object"]) for e in found["edges"]), found["edges"]
+
+
+def answered(gateway: Gateway, arguments: dict[str, Any]) -> tuple[set[str], Counter[tuple[str, str, str]]]:
+    walk = gateway.bfs_query(**arguments).model_dump(exclude_none=True)
+    return {n["id"] for n in walk["nodes"]}, Counter((e["subject"], e["predicate"], e["object"]) for e in walk["edges"])
+
+
+def the_call(page: Browser) -> dict[str, Any]:
+    call = json.loads(page.evaluate("document.getElementById('call').textContent"))
+    assert call["tool"] == "bfs_query"
+    return dict(call["arguments"])
+
+
+def assert_drawn_is_answered(page: Browser, gateway: Gateway) -> dict[str, Any]:
+    arguments = the_call(page)
+    nodes, edges, _ = drawn(page)
+    assert (nodes, edges) == answered(gateway, arguments)
+    assert page.evaluate("document.body.dataset.nodes") == str(len(nodes))
+    assert page.evaluate("document.body.dataset.edges") == str(sum(edges.values()))
+    return arguments
+
+
+def act(page: Browser, script: str) -> int:
+    """Run `script` (which starts a walk) and wait for its drawing; the drawing's number."""
+    before = page.rendered()
+    page.evaluate("{ " + script + "; } true")
+    return page.drawn(before)
+
+
+def click(page: Browser, x: float, y: float) -> None:
+    for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+        page.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+
+def click_edge(page: Browser, edge_id: str) -> None:
+    """A real mouse click at the middle of the edge as drawn (parallel edges are apart)."""
+    x, y = page.evaluate(f"""(() => {{
+        const box = document.getElementById('graph').getBoundingClientRect();
+        const at = window.bfsqlExplorer.cy.getElementById({json.dumps(edge_id)}).renderedMidpoint();
+        return [box.left + at.x, box.top + at.y]; }})()""")
+    click(page, x, y)
+    time.sleep(0.35)  # two clicks in a row are not a double click
+
+
+def only_local(page: Browser, served: Served) -> None:
+    outside = page.outside()
+    assert not outside, outside
+    ports = {urlsplit(url).port for url in page.requests if urlsplit(url).scheme in ("http", "https")}
+    assert ports <= {served.port}, ports  # nothing to 127.0.0.1:9 (the hostile labels' beacon) either
+    assert not page.errors, page.errors
+    assert not page.dialogs, page.dialogs
+
+
+def test_the_explorer_draws_what_the_api_answers(demo: Served, page: Browser, demo_gateway: Gateway) -> None:
+    page.requests.clear()
+    page.open(f"{demo.url}/")
+    page.evaluate("document.getElementById('search').value = 'Irene'; "
+                  "document.getElementById('search-form').requestSubmit(); true")
+    page.wait(f"!!document.querySelector('#results button[data-id=\"{IRENE}\"]')")
+    act(page, f"document.querySelector('#results button[data-id=\"{IRENE}\"]').click()")
+    arguments = assert_drawn_is_answered(page, demo_gateway)
+    assert arguments == {"seeds": [IRENE], "max_hops": 1, "direction": "both", "truth_status": ["asserted_true"],
+                         "max_nodes": 500}
+
+    # Every edge, parallel ones included, is clicked where it is drawn and opens its own statement.
+    _, _, edges = drawn(page)
+    pairs = Counter(frozenset((e["subject"], e["object"])) for e in edges)
+    assert pairs[frozenset((IRENE, "wiki:Godfrey_Norton"))] == 2  # Knows and MarriedTo
+    for edge in edges:
+        click_edge(page, edge["id"])
+        page.wait(f"document.querySelector('#details .card')?.dataset.edge === {json.dumps(edge['id'])}")
+        assert page.evaluate("document.querySelector('#details .card').dataset.statement") == edge["statement"]
+        triple = page.evaluate("document.querySelector('#details .triple').textContent")
+        assert edge["predicate"] in triple
+    page.wait("!!document.querySelector('#details details pre')")  # all data, one click away
+    page.screenshot(ARTIFACTS / "explorer.png")
+
+    # A truth status widens the walk: the drawing follows the API.
+    act(page, "document.getElementById('status-disputed').click()")
+    wider = assert_drawn_is_answered(page, demo_gateway)
+    assert wider["truth_status"] == ["asserted_true", "disputed"]
+    assert sum(drawn(page)[1].values()) != len(edges)
+
+    # Predicates: "only" one (the walk's `predicates`), then every one but it (`exclude_predicates`).
+    act(page, "document.querySelector('#predicates button[data-predicate=\"rel:Knows\"]').click()")
+    assert assert_drawn_is_answered(page, demo_gateway)["predicates"] == ["rel:Knows"]
+    assert {p for _, p, _ in drawn(page)[1]} == {"rel:Knows"}
+    act(page, "document.getElementById('all-predicates').click()")
+    act(page, "document.querySelector('#predicates input[data-predicate=\"rel:Knows\"]').click()")
+    assert assert_drawn_is_answered(page, demo_gateway)["exclude_predicates"] == ["rel:Knows"]
+    assert "rel:Knows" not in {p for _, p, _ in drawn(page)[1]}
+    act(page, "document.getElementById('all-predicates').click()")
+
+    # Two hops; the address holds the view (never the reader's token): a reload draws it again.
+    act(page, "const hops = document.getElementById('hops'); hops.value = '2'; hops.dispatchEvent(new Event('change'))")
+    two = assert_drawn_is_answered(page, demo_gateway)
+    page.screenshot(ARTIFACTS / "explorer-2hops.png")
+    act(page, "const token = document.getElementById('token'); token.value = 'reader-secret'; "
+              "token.dispatchEvent(new Event('change'))")
+    address = page.evaluate("location.href")
+    assert "reader-secret" not in address
+    before = drawn(page)[:2]
+    page.open(address)
+    page.drawn(0)
+    assert the_call(page) == two
+    assert drawn(page)[:2] == before
+    assert page.evaluate("document.getElementById('hops').value") == "2"
+    assert page.evaluate("document.getElementById('status-disputed').checked") is True
+    page.evaluate("sessionStorage.clear(); true")
+
+    # Expand a node in place: it joins the seeds, the nodes drawn before stay where they were.
+    act(page, "const hops = document.getElementById('hops'); hops.value = '1'; hops.dispatchEvent(new Event('change'))")
+    godfrey = "wiki:Godfrey_Norton"
+    page.evaluate(f"window.bfsqlExplorer.cy.nodes().filter(n => n.data('iri') === {json.dumps(godfrey)})[0].emit('tap'); true")
+    page.wait("[...document.querySelectorAll('#details button')].some(b => b.textContent === 'Expand in place')")
+    act(page, "[...document.querySelectorAll('#details button')].find(b => b.textContent === 'Expand in place').click()")
+    assert assert_drawn_is_answered(page, demo_gateway)["seeds"] == [IRENE, godfrey]
+    only_local(page, demo)
+
+
+def test_the_schema_view_scans_what_it_shows(demo: Served, page: Browser, demo_gateway: Gateway) -> None:
+    page.requests.clear()
+    page.open(f"{demo.url}/#view=schema")
+    page.drawn(0)
+    schema = demo_gateway.describe_schema().model_dump(exclude_none=True)
+    links = [link for p in schema["predicates"] for link in p.get("connects", [])]
+    types = {t["id"] for t in schema["entity_types"]} | {end for link in links for end in link.rsplit(" (", 1)[0].split(" -> ")}
+    assert page.evaluate("document.body.dataset.nodes") == str(len(types))
+    assert page.evaluate("document.body.dataset.edges") == str(len(links))
+    page.screenshot(ARTIFACTS / "explorer-schema.png")
+    page.evaluate("window.bfsqlExplorer.cy.nodes().filter(n => n.data('iri') === 'sh:Person')[0].emit('tap'); true")
+    people = demo_gateway.scan_query(node_types=["sh:Person"], limit=50).nodes
+    page.wait(f"document.querySelectorAll('#details .linkish').length === {len(people)}")
+    act(page, "document.querySelector('#details .linkish').click()")  # into a walk from the first
+    assert the_call(page)["seeds"] == [people[0].id]  # type: ignore[union-attr]
+    assert "view=schema" not in page.evaluate("location.href")
+    only_local(page, demo)
+
+
+def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: Gateway) -> None:
+    served = start_server(tmp_path, str(shared_data("medlit")))
     try:
-        browser.send("Network.enable")
-        browser.send("Page.enable")
-        browser.send("Page.navigate", url=f"{served.url}/")
-        browser.wait("document.readyState === 'complete' && !!document.getElementById('search')")
-        browser.evaluate("document.getElementById('search').value = 'Irene'; "
-                         "document.getElementById('search-form').requestSubmit(); true")
-        browser.wait("!!document.querySelector('#results button[data-id=\"wiki:Irene_Adler\"]')")
-        browser.evaluate("document.querySelector('#results button[data-id=\"wiki:Irene_Adler\"]').click(); true")
-        browser.wait("document.body.dataset.edges !== undefined")
-        drawn = set(browser.evaluate("[...document.querySelectorAll('#picture .node')].map(n => n.getAttribute('data-id'))"))
-        walk = gateway.bfs_query(seeds=["wiki:Irene_Adler"], max_hops=1)
-        assert drawn == {n["id"] if isinstance(n, dict) else n.id for n in walk.nodes}  # type: ignore[union-attr]
-        assert int(browser.evaluate("document.body.dataset.edges")) == walk.edge_count
-        call = json.loads(browser.evaluate("document.getElementById('call').textContent"))
-        assert call == {"tool": "bfs_query", "arguments": {"seeds": ["wiki:Irene_Adler"], "max_hops": 1,
-                                                            "direction": "both", "truth_status": ["asserted_true"]}}
-        assert gateway.bfs_query(**call["arguments"]).model_dump() == walk.model_dump()  # the copied call is the view
+        page.requests.clear()
+        page.open(f"{served.url}/#seed={quote(CUSHING)}&hops=2")
+        page.drawn(0)
+        arguments = assert_drawn_is_answered(page, medlit_gateway)
+        nodes, edges, drawn_edges = drawn(page)
+        assert (len(nodes), sum(edges.values())) == (165, 194)
+        page.screenshot(ARTIFACTS / "explorer-medlit.png")
 
-        before = int(browser.evaluate("document.body.dataset.edges"))
-        browser.evaluate("const box = document.getElementById('status-disputed'); box.click(); true")
-        wider = gateway.bfs_query(seeds=["wiki:Irene_Adler"], max_hops=1, truth_status=["asserted_true", "disputed"])
-        assert wider.edge_count != before
-        browser.wait(f"document.body.dataset.edges === '{wider.edge_count}'")
+        # A statement with evidence: its passages, read with fetch_slice, as text.
+        walk = medlit_gateway.bfs_query(**arguments).model_dump(exclude_none=True)
+        cited = next(e for e in walk["edges"] if e.get("provenance", {}).get("bfs:evidencePassage"))
+        element = next(e["id"] for e in drawn_edges if e["statement"] == cited["id"])
+        page.evaluate(f"window.bfsqlExplorer.cy.getElementById({json.dumps(element)}).emit('tap'); true")
+        first = cited["provenance"]["bfs:evidencePassage"][0]
+        passage = next(p for p in medlit_gateway.fetch_slice(entity_id=first, window=1).passages if p.id == first)
+        focus = "[...document.querySelectorAll('#details .passage.focus')]"
+        page.wait(f"{focus}.some(p => p.textContent === {json.dumps(passage.content)})")
+        page.wait("!!document.querySelector('#details details pre')")
+        assert "created_at" not in page.evaluate("document.querySelector('#details .card > table').textContent")
 
-        shot = base64.b64decode(browser.send("Page.captureScreenshot", format="png")["data"])
-        ARTIFACTS.mkdir(exist_ok=True)
-        (ARTIFACTS / "explorer.png").write_bytes(shot)
-        assert _not_blank(shot)
-        outside = [url for url in browser.requests
-                   if urlsplit(url).scheme in ("http", "https", "ws", "wss") and urlsplit(url).hostname != "127.0.0.1"]
-        assert not outside, outside
-        assert any(url.endswith("/v1/tools/bfs_query?format=svg") for url in browser.requests)
+        act(page, "document.querySelector('#predicates button[data-predicate=\"TREATS\"]').click()")
+        assert assert_drawn_is_answered(page, medlit_gateway)["predicates"] == ["TREATS"]
+        only_local(page, served)
     finally:
         served.stop()
 
 
-def _not_blank(png: bytes) -> bool:
-    """Whether a PNG holds a picture: its pixel bytes take many values (a blank page is one)."""
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    data, at = b"", 8
-    while at < len(png):
-        length = int.from_bytes(png[at:at + 4], "big")
-        kind = png[at + 4:at + 8]
-        if kind == b"IDAT":
-            data += png[at + 8:at + 8 + length]
-        at += 12 + length
-    pixels = zlib.decompress(data)
-    return len(set(pixels[::7])) > 20
+def test_hostile_labels_are_text(tmp_path: Path, page: Browser) -> None:
+    store = ox.Store()
+    ex = "http://hostile.example/"
+    hub = ox.NamedNode(ex + "hub")
+    label = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
+    store.add(ox.Quad(hub, label, ox.Literal("hub <img src='http://127.0.0.1:9/hub'> \u0002")))
+    for i, payload in enumerate(PAYLOADS):
+        node = ox.NamedNode(f"{ex}n{i}")
+        store.add(ox.Quad(hub, ox.NamedNode(f"{ex}p{i % 3}"), node))
+        store.add(ox.Quad(node, label, ox.Literal(payload)))
+        store.add(ox.Quad(node, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#comment"), ox.Literal(payload)))
+    data = tmp_path / "hostile.nt"
+    store.dump(str(data), ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
+    served = start_server(tmp_path, str(data))
+    gateway = Gateway.open(data)
+    try:
+        page.requests.clear()
+        page.open(f"{served.url}/#seed={quote(ex + 'hub')}")
+        page.drawn(0)
+        assert_drawn_is_answered(page, gateway)
+        labels = page.evaluate("window.bfsqlExplorer.cy.nodes('.entity').map(n => [n.id(), n.data('label')])")
+        walk = gateway.bfs_query(seeds=[ex + "hub"]).model_dump(exclude_none=True)
+        assert sorted(text for _, text in labels) == sorted(n["label"] for n in walk["nodes"])  # as the API says them
+        for element, text in labels:
+            page.evaluate(f"{{ const n = window.bfsqlExplorer.cy.getElementById({json.dumps(element)}); n.emit('mouseover'); "
+                          "n.emit('tap'); } true")
+            page.wait(f"document.querySelector('#details .card h2')?.textContent === {json.dumps(text)}")
+            assert page.evaluate("document.getElementById('tooltip').firstChild.textContent") == text
+        for edge in page.evaluate("window.bfsqlExplorer.drawn().edges.map(e => e.id)"):
+            page.evaluate(f"window.bfsqlExplorer.cy.getElementById({json.dumps(edge)}).emit('tap'); true")
+            page.wait(f"document.querySelector('#details .card')?.dataset.edge === {json.dumps(edge)}")
+        page.evaluate("document.getElementById('search').value = 'alert'; "
+                      "document.getElementById('search-form').requestSubmit(); true")
+        page.wait("document.querySelectorAll('#results button').length > 0")
+        assert "<script>alert(1)</script>" in page.evaluate("document.getElementById('results').textContent")
+        # Nothing the data says became an element: the page's own scripts and no image, link or bold.
+        assert page.evaluate("document.scripts.length") == 5
+        assert page.evaluate("document.querySelectorAll('img, a, b, iframe, object, embed').length") == 0
+        assert page.evaluate("document.title") == "BFS-QL explorer"
+        only_local(page, served)
+    finally:
+        served.stop()
 
 
+def thousand_nodes(path: Path) -> Path:
+    """A graph whose 2-hop walk from ex:hub holds 993 nodes and 1,240 statements."""
+    lines = ["@prefix ex: <http://example.org/big/> .", "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
+             'ex:hub a ex:Hub ; rdfs:label "the hub" .']
+    for i in range(31):
+        lines.append(f'ex:c{i} a ex:Group ; rdfs:label "group {i}" . ex:hub ex:has ex:c{i} .')
+        for j in range(31):
+            lines.append(f'ex:l{i}_{j} a ex:{("Leaf", "Item", "Part")[j % 3]} ; rdfs:label "leaf {i}.{j} with a longer name" . '
+                         f"ex:c{i} ex:holds ex:l{i}_{j} .")
+            if j % 4 == 0:
+                lines.append(f"ex:l{i}_{j} ex:links ex:c{(i + 1) % 31} .")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_thousand_nodes_are_drawn_in_time(tmp_path: Path, page: Browser) -> None:
+    """Time to first drawing: from the walk's request to the first frame drawn after the layout
+    (`document.body.dataset.drawMs`, the page's own performance.now())."""
+    data = thousand_nodes(tmp_path / "thousand.ttl")
+    served = start_server(tmp_path, str(data))
+    try:
+        page.requests.clear()
+        page.open(f"{served.url}/#seed={quote('http://example.org/big/hub')}&hops=2&limit=1000")
+        page.drawn(0)
+        timing = {k: int(v) for k, v in page.evaluate("({...document.body.dataset})").items() if k.endswith("Ms")}
+        nodes, edges, _ = drawn(page)
+        assert (len(nodes), sum(edges.values())) == (993, 1240)
+        with served.client() as client:
+            answer = client.post("/v1/tools/bfs_query", json=the_call(page)).json()
+        assert (answer["node_count"], answer["edge_count"]) == (993, 1240)
+        page.wait("!!document.body.dataset.settledMs", 60)
+        timing["settledMs"] = int(page.evaluate("document.body.dataset.settledMs"))
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / "explorer-timing.json").write_text(json.dumps({"nodes": 993, "edges": 1240, **timing}, indent=1))
+        print(f"\nfirst drawing of 993 nodes, 1,240 edges: {timing}")
+        # The budget is for an idle machine; a loaded CI runner gets twice as long.
+        assert timing["drawMs"] <= 2 * FIRST_DRAWING_BUDGET_MS, timing
+        assert not_blank(page.screenshot(tmp_path / "thousand.png"))
+        only_local(page, served)
+    finally:
+        served.stop()
