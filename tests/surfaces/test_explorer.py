@@ -203,19 +203,19 @@ def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: G
         arguments = assert_drawn_is_answered(page, medlit_gateway)
         nodes, edges, drawn_edges = drawn(page)
         assert (len(nodes), sum(edges.values())) == (165, 194)
-        page.screenshot(ARTIFACTS / "explorer-medlit.png")
 
         # A statement with evidence: its passages, read with fetch_slice, as text.
         walk = medlit_gateway.bfs_query(**arguments).model_dump(exclude_none=True)
         cited = next(e for e in walk["edges"] if e.get("provenance", {}).get("bfs:evidencePassage"))
         element = next(e["id"] for e in drawn_edges if e["statement"] == cited["id"])
-        page.evaluate(f"window.bfsqlExplorer.cy.getElementById({json.dumps(element)}).emit('tap'); true")
+        page.evaluate(f"window.bfsqlExplorer.cy.getElementById({json.dumps(element)}).select().emit('tap'); true")
         first = cited["provenance"]["bfs:evidencePassage"][0]
         passage = next(p for p in medlit_gateway.fetch_slice(entity_id=first, window=1).passages if p.id == first)
         focus = "[...document.querySelectorAll('#details .passage.focus')]"
         page.wait(f"{focus}.some(p => p.textContent === {json.dumps(passage.content)})")
         page.wait("!!document.querySelector('#details details pre')")
         assert "created_at" not in page.evaluate("document.querySelector('#details .card > table').textContent")
+        page.screenshot(ARTIFACTS / "explorer-medlit.png")
 
         act(page, "document.querySelector('#predicates button[data-predicate=\"TREATS\"]').click()")
         assert assert_drawn_is_answered(page, medlit_gateway)["predicates"] == ["TREATS"]

@@ -150,7 +150,9 @@ const STYLE = [
   { selector: "node.type", style: { width: 36, height: 36, "font-size": 12, "min-zoomed-font-size": 0 } },
   { selector: "node.quiet", style: { "min-zoomed-font-size": 16 } },
   { selector: "edge.quiet", style: { "min-zoomed-font-size": 15 } },
-  { selector: ".quiet.loud, .quiet.hover, .quiet:selected", style: { "min-zoomed-font-size": 0 } },
+  { selector: "node.unlabelled", style: { "min-zoomed-font-size": 16 } },
+  { selector: ".quiet.loud, .quiet.hover, .quiet:selected, .unlabelled.hover, .unlabelled:selected",
+    style: { "min-zoomed-font-size": 0 } },
   { selector: "node.hover", style: { "z-index": 20, "border-width": 3 } },
   { selector: "node:selected", style: { "border-color": "#e67e22", "border-width": 4 } },
   { selector: ".hidden, .folded", style: { display: "none" } },
@@ -186,6 +188,13 @@ function makeGraph() {
   cy.on("tap", "edge", (event) => tapEdge(event.target));
   cy.on("mouseover", "node, edge", (event) => hover(event.target, event.renderedPosition));
   cy.on("mouseout", "node, edge", (event) => { event.target.removeClass("hover"); $("tooltip").hidden = true; });
+  cy.on("tap viewport", () => { $("tooltip").hidden = true; });
+  let pending = false;
+  cy.on("zoom", () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => { pending = false; readableLandmarks(); });
+  });
   // For tests and the console: the graph, the view, and what is drawn (entity IDs; statements with their element).
   window.bfsqlExplorer = { cy, state, drawn: () => {
     const drawn = shown().not(".folded");
@@ -276,7 +285,7 @@ function walkElements(answer) {
   const degree = new Map();
   for (const e of edges) for (const end of [e.data.source, e.data.target]) degree.set(end, (degree.get(end) || 0) + 1);
   const ranked = [...degree.values()].sort((a, b) => b - a);
-  const hubAt = Math.max(4, ranked[Math.min(ranked.length - 1, 14)] || 0);
+  const hubAt = Math.max(4, ranked[Math.min(ranked.length - 1, 9)] || 0);
   // Labels do not pile up: past 40 nodes only the seeds' and the hubs' show at first; the others as one
   // zooms in (node labels from 1.5x, edge labels from 1.7x), on hover (the full label is in the tooltip)
   // or with "All labels".
@@ -328,6 +337,7 @@ function runLayout(kept, around, started, refine) {
   layout.one("layoutstop", () => {
     if (!refine) document.body.dataset.layoutMs = String(Math.round(performance.now() - laying));
     if (!kept) fit();
+    else readableLandmarks();
     cy.one("render", () => {
       const now = performance.now();
       if (started && !refine) document.body.dataset.drawMs = String(Math.round(now - started));
@@ -346,6 +356,30 @@ function shown() {
   return cy.elements().not(".hidden, .folded").filter((e) => e.isNode() || !(e.source().hasClass("hidden") || e.target().hasClass("hidden")));
 }
 
+function readableLandmarks() {
+  // The seeds' and the hubs' labels stay readable at any zoom (12 and 15 px on screen): the
+  // landmarks of a crowded drawing. A hub's label that would overlap one placed before (seeds
+  // first, then by degree) is left out until one zooms in or hovers. A few elements' own
+  // style, not the whole sheet's.
+  const zoom = cy.zoom();
+  const placed = [];
+  const marks = cy.nodes(".seed, .hub").not(".hidden, .folded")
+    .sort((a, b) => (Number(b.hasClass("seed")) - Number(a.hasClass("seed"))) || b.data("degree") - a.data("degree"));
+  cy.batch(() => {
+    marks.forEach((node) => {
+      const px = node.hasClass("seed") ? 15 : 12;
+      node.style("font-size", Math.max(6, Math.min(48, px / zoom)));
+      const at = node.renderedPosition();
+      const width = String(node.data("short")).length * px * 0.56;
+      const top = at.y + node.renderedHeight() / 2 + 3;
+      const box = { x1: at.x - width / 2, x2: at.x + width / 2, y1: top, y2: top + px + 3 };
+      const clash = !node.hasClass("seed") && !state.allLabels && placed.some((b) => b.x1 < box.x2 && box.x1 < b.x2 && b.y1 < box.y2 && box.y1 < b.y2);
+      node.toggleClass("unlabelled", clash);
+      if (!clash) placed.push(box);
+    });
+  });
+}
+
 function fit() {
   // The box of the nodes without their labels: measuring a thousand labels would delay the first drawing.
   const box = shown().boundingBox({ includeLabels: false });
@@ -353,6 +387,7 @@ function fit() {
   const pad = 50;
   const zoom = Math.min(1.4, (cy.width() - 2 * pad) / Math.max(box.w, 1), (cy.height() - 2 * pad) / Math.max(box.h, 1));
   cy.viewport({ zoom, pan: { x: cy.width() / 2 - zoom * (box.x1 + box.w / 2), y: cy.height() / 2 - zoom * (box.y1 + box.h / 2) } });
+  readableLandmarks();
 }
 
 function count() {
@@ -380,6 +415,7 @@ async function draw(options = {}) {
     const kept = options.keep ? new Map(cy.nodes(".entity").map((n) => [n.data("iri"), { ...n.position() }])) : null;
     walk = answer;
     collapsed.clear();
+    $("tooltip").hidden = true;
     cy.elements().remove();
     const elements = walkElements(answer);
     if (kept) {
@@ -528,6 +564,7 @@ function showAllLabels(on) {
   state.allLabels = on;
   $("labels").classList.toggle("selected", on);
   cy.elements(".quiet").toggleClass("loud", on);
+  readableLandmarks();
 }
 
 // -- walking from the picture -----------------------------------------------------------------
