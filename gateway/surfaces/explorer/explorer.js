@@ -148,19 +148,18 @@ const STYLE = [
                                     label: "data(short)", "text-valign": "center", "text-margin-y": 0,
                                     "min-zoomed-font-size": 0, "border-style": "dashed" } },
   { selector: "node.type", style: { width: 36, height: 36, "font-size": 12, "min-zoomed-font-size": 0 } },
-  { selector: "node.quiet", style: { "min-zoomed-font-size": 16 } },
-  { selector: "edge.quiet", style: { "min-zoomed-font-size": 15 } },
-  { selector: "node.unlabelled", style: { "min-zoomed-font-size": 16 } },
-  { selector: ".quiet.loud, .quiet.hover, .quiet:selected, .unlabelled.hover, .unlabelled:selected",
-    style: { "min-zoomed-font-size": 0 } },
+  { selector: ".quiet, node.unlabelled", style: { label: "" } },
+  { selector: ".quiet.near, .quiet.loud, .quiet.hover, .quiet:selected, .unlabelled.hover, .unlabelled:selected",
+    style: { label: "data(short)" } },
   { selector: "node.hover", style: { "z-index": 20, "border-width": 3 } },
   { selector: "node:selected", style: { "border-color": "#e67e22", "border-width": 4 } },
   { selector: ".hidden, .folded", style: { display: "none" } },
   { selector: "edge", style: {
     width: 1.6, "line-color": "data(colour)", "target-arrow-color": "data(colour)", "target-arrow-shape": "triangle",
-    "arrow-scale": 0.9, "curve-style": "bezier", "control-point-step-size": 28, label: "data(short)", "font-size": 9,
+    "arrow-scale": 0.9, "curve-style": "straight", "control-point-step-size": 28, label: "data(short)", "font-size": 9,
     "text-rotation": "autorotate", color: "#333", "text-background-color": "#ffffff",
     "text-background-opacity": 0.8, "text-background-padding": 1 } },
+  { selector: "edge.parallel", style: { "curve-style": "bezier" } },
   { selector: "edge.unasserted", style: { "line-style": "dashed", "line-dash-pattern": [6, 4] } },
   { selector: "edge.derived", style: { "line-style": "dotted", width: 2 } },
   { selector: "edge.moreedge", style: { "line-style": "dashed", "target-arrow-shape": "none", label: "" } },
@@ -193,7 +192,7 @@ function makeGraph() {
   cy.on("zoom", () => {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(() => { pending = false; readableLandmarks(); });
+    requestAnimationFrame(() => { pending = false; readableLandmarks(); nearness(); });
   });
   // For tests and the console: the graph, the view, and what is drawn (entity IDs; statements with their element).
   window.bfsqlExplorer = { cy, state, drawn: () => {
@@ -280,6 +279,12 @@ function walkElements(answer) {
       predicate: edge.predicate, short: clip(shortName(edge.predicate), 24), status, derived,
       statement: edge.id || "", colour: derived ? DERIVED_COLOUR : STATUS_COLOURS[status] || "#000000" } });
   }
+  // Statements between the same two nodes (either way) or from a node to itself are curved apart
+  // (bezier), each its own line to click; the rest are straight, cheaper to draw by the thousand.
+  const pairs = new Map();
+  const pair = (e) => [e.data.source, e.data.target].sort().join(" ");
+  for (const e of edges) pairs.set(pair(e), (pairs.get(pair(e)) || 0) + 1);
+  for (const e of edges) if (pairs.get(pair(e)) > 1 || e.data.source === e.data.target) e.classes += " parallel";
   const seedIds = (answer.seeds || state.seeds).map((s) => byIri.get(s)).filter(Boolean);
   const distance = hops(nodes.map((n) => n.data.id), edges.map((e) => e.data), seedIds, answer.direction || $("direction").value);
   const degree = new Map();
@@ -287,10 +292,10 @@ function walkElements(answer) {
   const ranked = [...degree.values()].sort((a, b) => b - a);
   const hubAt = Math.max(4, ranked[Math.min(ranked.length - 1, 9)] || 0);
   // Labels do not pile up: past 40 nodes only the seeds' and the hubs' show at first; the others as one
-  // zooms in (node labels from 1.5x, edge labels from 1.7x), on hover (the full label is in the tooltip)
+  // zooms in (past 1.5x: nearness()), on hover (the full label is in the tooltip)
   // or with "All labels".
   const crowded = nodes.length > 40;
-  const quiet = crowded ? (state.allLabels ? " quiet loud" : " quiet") : "";
+  const quiet = crowded ? " quiet" + (state.allLabels ? " loud" : "") + (near ? " near" : "") : "";
   for (const n of nodes) {
     n.data.hop = distance.has(n.data.id) ? distance.get(n.data.id) : 0;
     n.data.degree = degree.get(n.data.id) || 0;
@@ -309,16 +314,18 @@ function layoutOptions(kept, around, refine) {
   const size = shown().nodes().length;
   if (state.view === "schema") return { name: "fcose", animate: false, randomize: true, idealEdgeLength: 140,
                                         nodeRepulsion: 20000, nodeSeparation: 120 };
-  if (state.layout === "rings") {
+  const quick = state.layout === "force" && size > LARGE && !kept && !refine;
+  if (state.layout === "rings" || quick) {
     return { name: "concentric", animate: false, concentric: (n) => 100 - (n.data("hop") || 0), levelWidth: () => 1,
-             minNodeSpacing: size > 300 ? 4 : 14, spacingFactor: size > 300 ? 0.6 : 1, avoidOverlap: size <= 300 };
+             minNodeSpacing: size > 300 ? 4 : 14, spacingFactor: size > 300 ? 0.6 : 1, avoidOverlap: size <= 300, quick };
   }
   if (state.layout === "layers") {
     return { name: "breadthfirst", animate: false, roots: cy.nodes(".seed"), directed: false,
              spacingFactor: size > 300 ? 0.5 : 1, avoidOverlap: size <= 300 };
   }
   const large = size > LARGE;
-  const options = { name: "fcose", animate: false, randomize: !kept && !refine, quality: large && !kept && !refine ? "draft" : "default",
+  const options = { name: "fcose", animate: refine ? "end" : false, animationDuration: 500, randomize: !kept,
+                    quality: "default",
                     nodeRepulsion: () => (size > 300 ? 9000 : 16000), idealEdgeLength: () => (size > 300 ? 45 : 75), edgeElasticity: () => 0.45,
                     nodeSeparation: 70, numIter: large ? 1000 : 2500, packComponents: !large, tile: !large, uniformNodeDimensions: large };
   if (kept && kept.size && kept.size < 400) {
@@ -331,20 +338,22 @@ function layoutOptions(kept, around, refine) {
 function runLayout(kept, around, started, refine) {
   const serial = ++rendered;
   cy.resize();
-  const options = layoutOptions(kept, around, refine);
+  // The layouts do not fit the view themselves (that would measure every label): fit() does, without
+  // labels; but the force pass after hop rings fits as it animates (the quiet labels are empty then).
+  const options = { ...layoutOptions(kept, around, refine), fit: Boolean(refine), padding: 50 };
   const layout = shown().layout(options);
   const laying = performance.now();
   layout.one("layoutstop", () => {
     if (!refine) document.body.dataset.layoutMs = String(Math.round(performance.now() - laying));
-    if (!kept) fit();
+    if (!kept && !refine) fit();
     else readableLandmarks();
     cy.one("render", () => {
       const now = performance.now();
       if (started && !refine) document.body.dataset.drawMs = String(Math.round(now - started));
       if (started && refine) document.body.dataset.settledMs = String(Math.round(now - started));
       document.body.dataset.rendered = String(serial);
-      if (options.quality === "draft" && !refine) {
-        // The first drawing is up: now the force pass, from where the draft put the nodes.
+      if (options.quick) {
+        // A large walk is drawn first in hop rings (fast); then the force layout, animated into place.
         setTimeout(() => { if (serial === rendered) runLayout(null, null, started, true); }, 30);
       }
     });
@@ -354,6 +363,17 @@ function runLayout(kept, around, started, refine) {
 
 function shown() {
   return cy.elements().not(".hidden, .folded").filter((e) => e.isNode() || !(e.source().hasClass("hidden") || e.target().hasClass("hidden")));
+}
+
+let near = false;
+
+function nearness() {
+  // Past 1.5x the quiet labels appear (a class set once as one crosses, not a style per frame; a
+  // label-less element costs no text measuring, which keeps a thousand-node first drawing fast).
+  const now = cy.zoom() >= 1.5;
+  if (now === near) return;
+  near = now;
+  cy.batch(() => cy.elements(".quiet").toggleClass("near", near));
 }
 
 function readableLandmarks() {
@@ -381,8 +401,9 @@ function readableLandmarks() {
 }
 
 function fit() {
-  // The box of the nodes without their labels: measuring a thousand labels would delay the first drawing.
-  const box = shown().boundingBox({ includeLabels: false });
+  // The box of the nodes without their labels: measuring a thousand labels, or finding the curve of a
+  // thousand edges, would delay the first drawing.
+  const box = shown().nodes().boundingBox({ includeLabels: false, includeOverlays: false });
   if (!isFinite(box.w) || box.w < 0) return;
   const pad = 50;
   const zoom = Math.min(1.4, (cy.width() - 2 * pad) / Math.max(box.w, 1), (cy.height() - 2 * pad) / Math.max(box.h, 1));
