@@ -203,6 +203,9 @@ def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: G
         arguments = assert_drawn_is_answered(page, medlit_gateway)
         nodes, edges, drawn_edges = drawn(page)
         assert (len(nodes), sum(edges.values())) == (165, 194)
+        # Labels do not pile up: at the zoom that fits the drawing only the seed's and the hubs' show.
+        labelled = page.evaluate("window.bfsqlExplorer.cy.elements().filter(e => e.pstyle('label').strValue !== '').length")
+        assert 1 <= labelled <= 11, labelled
 
         # A statement with evidence: its passages, read with fetch_slice, as text.
         walk = medlit_gateway.bfs_query(**arguments).model_dump(exclude_none=True)

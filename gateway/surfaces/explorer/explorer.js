@@ -148,9 +148,6 @@ const STYLE = [
                                     label: "data(short)", "text-valign": "center", "text-margin-y": 0,
                                     "min-zoomed-font-size": 0, "border-style": "dashed" } },
   { selector: "node.type", style: { width: 36, height: 36, "font-size": 12, "min-zoomed-font-size": 0 } },
-  { selector: ".quiet, node.unlabelled", style: { label: "" } },
-  { selector: ".quiet.near, .quiet.loud, .quiet.hover, .quiet:selected, .unlabelled.hover, .unlabelled:selected",
-    style: { label: "data(short)" } },
   { selector: "node.hover", style: { "z-index": 20, "border-width": 3 } },
   { selector: "node:selected", style: { "border-color": "#e67e22", "border-width": 4 } },
   { selector: ".hidden, .folded", style: { display: "none" } },
@@ -164,6 +161,10 @@ const STYLE = [
   { selector: "edge.derived", style: { "line-style": "dotted", width: 2 } },
   { selector: "edge.moreedge", style: { "line-style": "dashed", "target-arrow-shape": "none", label: "" } },
   { selector: "edge.hover", style: { width: 3.5, "z-index": 20 } },
+  // After the rules that set labels: a quiet element has none until one zooms in, hovers or selects it.
+  { selector: ".quiet, node.unlabelled", style: { label: "" } },
+  { selector: ".quiet.near, .quiet.loud, .quiet.hover, .quiet:selected, .unlabelled.hover, .unlabelled:selected",
+    style: { label: "data(short)" } },
   { selector: "edge:selected", style: { width: 4, "line-color": "#e67e22", "target-arrow-color": "#e67e22", "z-index": 21 } },
 ];
 
