@@ -220,6 +220,20 @@ def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: G
         assert "created_at" not in page.evaluate("document.querySelector('#details .card > table').textContent")
         page.screenshot(ARTIFACTS / "explorer-medlit.png")
 
+        # Hubs fold into "N more" nodes and unfold again.
+        page.evaluate("document.getElementById('fold-hubs').click(); true")
+        folded = page.evaluate("window.bfsqlExplorer.cy.nodes('.more').map(n => n.data('short'))")
+        assert folded and all(text.startswith("+") and text.endswith(" more") for text in folded)
+        hidden = sum(int(text.split()[0]) for text in folded)
+        assert page.evaluate("document.body.dataset.nodes") == str(165 - hidden)
+        page.evaluate("document.getElementById('fold-hubs').click(); true")
+        assert page.evaluate("document.body.dataset.nodes") == "165"
+
+        # A node limit: the walk's max_nodes, and how many more it left out.
+        act(page, "const limit = document.getElementById('limit'); limit.value = '50'; limit.dispatchEvent(new Event('change'))")
+        assert assert_drawn_is_answered(page, medlit_gateway)["max_nodes"] == 50
+        page.wait("document.getElementById('status').textContent.includes('node limit 50: 115 more beyond it')")
+
         act(page, "document.querySelector('#predicates button[data-predicate=\"TREATS\"]').click()")
         assert assert_drawn_is_answered(page, medlit_gateway)["predicates"] == ["TREATS"]
         only_local(page, served)
