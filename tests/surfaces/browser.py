@@ -41,7 +41,8 @@ class Browser:
             time.sleep(0.1)
         port = port_file.read_text().split()[0]
         page = next(t for t in httpx2.get(f"http://127.0.0.1:{port}/json/list").json() if t["type"] == "page")
-        self.socket = connect(page["webSocketDebuggerUrl"], max_size=None)
+        # Entered as a context manager (closed in close()): the connection's own warning asks for that.
+        self.socket = connect(page["webSocketDebuggerUrl"], max_size=None).__enter__()
         self.next_id = 0
         self.requests: list[str] = []
         self.errors: list[str] = []

@@ -148,6 +148,26 @@ def test_the_explorer_draws_what_the_api_answers(demo: Served, page: Browser, de
     assert "rel:Knows" not in {p for _, p, _ in drawn(page)[1]}
     act(page, "document.getElementById('all-predicates').click()")
 
+    # Implied edges: the walk's expand_traits; a derived edge is drawn apart and says so on its card.
+    act(page, "document.getElementById('trait-Symmetric').click()")
+    traits = assert_drawn_is_answered(page, demo_gateway)
+    assert traits["expand_traits"] == ["Symmetric"]
+    derived = [e for e in demo_gateway.bfs_query(**traits).edges if getattr(e, "derived_via", None)]
+    assert derived and page.evaluate("window.bfsqlExplorer.cy.edges('.derived').length") == len(derived)
+    page.evaluate("window.bfsqlExplorer.cy.edges('.derived')[0].emit('tap'); true")
+    page.wait("document.querySelector('#details .card')?.textContent.includes('derived via')")
+    act(page, "document.getElementById('trait-Symmetric').click()")
+
+    # Types hidden from the drawing (not from the walk): the status line and the address say so.
+    everything = int(page.evaluate("document.body.dataset.nodes"))
+    page.evaluate("document.querySelector('#legend input[data-type=\"sh:Location\"]').click(); true")
+    locations = sum(1 for n in demo_gateway.bfs_query(**the_call(page)).nodes if n.entity_type == "sh:Location")  # type: ignore[union-attr]
+    assert int(page.evaluate("document.body.dataset.nodes")) == everything - locations
+    assert "hide=sh%3ALocation" in page.evaluate("location.hash")
+    assert "types hidden: sh:Location" in page.evaluate("document.getElementById('status').textContent")
+    page.evaluate("document.querySelector('#legend input[data-type=\"sh:Location\"]').click(); true")
+    assert int(page.evaluate("document.body.dataset.nodes")) == everything
+
     # Two hops; the address holds the view (never the reader's token): a reload draws it again.
     act(page, "const hops = document.getElementById('hops'); hops.value = '2'; hops.dispatchEvent(new Event('change'))")
     two = assert_drawn_is_answered(page, demo_gateway)
@@ -170,8 +190,15 @@ def test_the_explorer_draws_what_the_api_answers(demo: Served, page: Browser, de
     godfrey = "wiki:Godfrey_Norton"
     page.evaluate(f"window.bfsqlExplorer.cy.nodes().filter(n => n.data('iri') === {json.dumps(godfrey)})[0].emit('tap'); true")
     page.wait("[...document.querySelectorAll('#details button')].some(b => b.textContent === 'Expand in place')")
+    where = "Object.fromEntries(window.bfsqlExplorer.cy.nodes('.entity').map(n => [n.data('iri'), n.position()]))"
+    before_expanding = page.evaluate(where)
     act(page, "[...document.querySelectorAll('#details button')].find(b => b.textContent === 'Expand in place').click()")
     assert assert_drawn_is_answered(page, demo_gateway)["seeds"] == [IRENE, godfrey]
+    after_expanding = page.evaluate(where)
+    assert set(after_expanding) > set(before_expanding)
+    for iri, at in before_expanding.items():  # the nodes drawn before stay where they were (the expanded one may move)
+        if iri != godfrey:
+            assert abs(after_expanding[iri]["x"] - at["x"]) < 1 and abs(after_expanding[iri]["y"] - at["y"]) < 1, iri
     only_local(page, demo)
 
 

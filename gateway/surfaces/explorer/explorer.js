@@ -9,6 +9,7 @@ const DERIVED_COLOUR = "#8e44ad";
 const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
                  "#9c755f", "#bab0ac", "#86bcb6", "#d37295", "#a0cbe8", "#ffbe7d", "#8cd17d", "#f1ce63"];
 const LIMITS = ["50", "100", "250", "500", "1000"];
+const TRAITS = ["Symmetric", "Inverse"];
 const LABEL_CHARS = 28;
 const $ = (id) => document.getElementById(id);
 
@@ -54,6 +55,8 @@ function walkArguments() {
   const args = { seeds: state.seeds, max_hops: Number($("hops").value), direction: $("direction").value,
                  truth_status: checkedStatuses(), max_nodes: Number($("limit").value) };
   if (!args.truth_status.length) args.truth_status = ["asserted_true"];
+  const traits = TRAITS.filter((t) => $("trait-" + t).checked);
+  if (traits.length) args.expand_traits = traits;
   if (state.only && state.only.length) args.predicates = state.only;
   else if (state.excluded.length) args.exclude_predicates = state.excluded;
   if ($("as_of").value.trim()) args.as_of = point($("as_of").value);
@@ -71,6 +74,8 @@ function writeAddress(push) {
   params.set("direction", $("direction").value);
   params.set("status", checkedStatuses().join(","));
   params.set("limit", $("limit").value);
+  const traits = TRAITS.filter((t) => $("trait-" + t).checked);
+  if (traits.length) params.set("traits", traits.join(","));
   if (state.only && state.only.length) for (const p of state.only) params.append("pred", p);
   else for (const p of state.excluded) params.append("xpred", p);
   for (const t of state.hiddenTypes) params.append("hide", t);
@@ -93,6 +98,8 @@ function readAddress() {
   choose("limit", params.get("limit"), LIMITS);
   const statuses = (params.get("status") || "asserted_true").split(",");
   for (const s of STATUSES) $("status-" + s).checked = statuses.includes(s);
+  const traits = (params.get("traits") || "").split(",");
+  for (const t of TRAITS) $("trait-" + t).checked = traits.includes(t);
   const only = params.getAll("pred");
   state.only = only.length ? only : null;
   state.excluded = only.length ? [] : params.getAll("xpred");
@@ -930,7 +937,9 @@ function setUp() {
   }
   makeGraph();
   $("search-form").addEventListener("submit", search);
-  for (const id of ["hops", "direction", "limit", "as_of", "valid_at"]) $(id).addEventListener("change", () => draw({ push: true }));
+  for (const id of ["hops", "direction", "limit", "as_of", "valid_at", ...TRAITS.map((t) => "trait-" + t)]) {
+    $(id).addEventListener("change", () => draw({ push: true }));
+  }
   $("layout").addEventListener("change", () => { state.layout = $("layout").value; writeAddress(false); runLayout(null, null, null); });
   $("fit").addEventListener("click", fit);
   $("zoom-in").addEventListener("click", () => cy.zoom({ level: cy.zoom() * 1.3, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } }));
