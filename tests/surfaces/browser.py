@@ -49,6 +49,10 @@ class Browser:
         self.dialogs: list[str] = []
         for domain in ("Network", "Page", "Runtime"):
             self.send(f"{domain}.enable")
+        # Whatever the page's Content-Security-Policy refused, in window.violations.
+        self.send("Page.addScriptToEvaluateOnNewDocument", source=(
+            "window.violations = []; document.addEventListener('securitypolicyviolation', "
+            "(e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));"))
 
     def _note(self, message: dict[str, Any]) -> None:
         method, params = message.get("method"), message.get("params", {})
@@ -108,6 +112,10 @@ class Browser:
         path.parent.mkdir(exist_ok=True)
         path.write_bytes(shot)
         return shot
+
+    def violations(self) -> list[str]:
+        """What the page's Content-Security-Policy refused since it was loaded."""
+        return list(self.evaluate("window.violations || []"))
 
     def outside(self) -> list[str]:
         """Requests that left 127.0.0.1."""

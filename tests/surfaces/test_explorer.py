@@ -23,8 +23,10 @@ from urllib.parse import quote, urlsplit
 
 import pyoxigraph as ox
 import pytest
+from lxml import html
 
 from gateway import Gateway
+from gateway.surfaces.http import EXPLORER, EXPLORER_POLICY, EXPLORER_VENDOR
 from tests.conftest import ROOT, shared_data
 from tests.surfaces.browser import Browser, chromium, not_blank
 from tests.surfaces.conftest import Served, start_server
@@ -106,6 +108,30 @@ def only_local(page: Browser, served: Served) -> None:
     assert ports <= {served.port}, ports  # nothing to 127.0.0.1:9 (the hostile labels' beacon) either
     assert not page.errors, page.errors
     assert not page.dialogs, page.dialogs
+    assert not page.violations(), page.violations()  # the page needs nothing its policy refuses
+
+
+def test_the_page_loads_only_files_of_its_own(demo: Served) -> None:
+    """Every script and style the page names is one of the server's files, served with its
+    type and the page's policy; the vendored library ships with its licences (the wheel
+    carries gateway/surfaces/explorer whole)."""
+    page = html.fromstring((EXPLORER / "index.html").read_bytes())
+    named = page.xpath("//script/@src | //link/@href | //a/@href")
+    assert named and all(url.startswith("/") and not url.startswith("//") for url in named), named
+    assert not page.xpath("//script[not(@src)] | //*[@*[starts-with(name(), 'on')]]")  # no inline script
+    with demo.client() as client:
+        for url in [*named, "/", *(f"/vendor/{name}" for name in EXPLORER_VENDOR)]:
+            answer = client.get(url)
+            assert answer.status_code == 200, url
+            assert answer.headers["content-security-policy"] == EXPLORER_POLICY
+            assert answer.headers["x-content-type-options"] == "nosniff"
+            kind = answer.headers["content-type"]
+            assert kind.startswith({"js": "text/javascript", "css": "text/css", "md": "text/plain", "txt": "text/plain"}
+                                   .get(url.rsplit(".", 1)[-1], "text/html")), (url, kind)
+    licences = {name for name in EXPLORER_VENDOR if name.startswith("LICENSE-")}
+    assert {f"LICENSE-{name.removesuffix('.js').removesuffix('.min')}.txt" for name in EXPLORER_VENDOR
+            if name.endswith(".js")} == licences
+    assert sorted(path.name for path in (EXPLORER / "vendor").iterdir()) == sorted(EXPLORER_VENDOR)
 
 
 def test_the_explorer_draws_what_the_api_answers(demo: Served, page: Browser, demo_gateway: Gateway) -> None:
@@ -305,7 +331,8 @@ def test_hostile_labels_are_text(tmp_path: Path, page: Browser) -> None:
         assert "<script>alert(1)</script>" in page.evaluate("document.getElementById('results').textContent")
         # Nothing the data says became an element: the page's own scripts and no image, link or bold.
         assert page.evaluate("document.scripts.length") == 5
-        assert page.evaluate("document.querySelectorAll('img, a, b, iframe, object, embed').length") == 0
+        assert page.evaluate("document.querySelectorAll('img, b, iframe, object, embed').length") == 0
+        assert page.evaluate("[...document.querySelectorAll('a')].map(a => a.getAttribute('href'))") == ["/vendor/README.md"]
         assert page.evaluate("document.title") == "BFS-QL explorer"
         only_local(page, served)
     finally:
