@@ -92,11 +92,17 @@ def click(page: Browser, x: float, y: float) -> None:
 
 
 def click_edge(page: Browser, edge_id: str) -> None:
-    """A real mouse click at the middle of the edge as drawn (parallel edges are apart)."""
+    """A real mouse click on the edge where it is drawn: its middle (where parallel edges are
+    furthest apart), or another point along it if a node happens to sit on the middle."""
     x, y = page.evaluate(f"""(() => {{
+        const cy = window.bfsqlExplorer.cy, edge = cy.getElementById({json.dumps(edge_id)});
         const box = document.getElementById('graph').getBoundingClientRect();
-        const at = window.bfsqlExplorer.cy.getElementById({json.dumps(edge_id)}).renderedMidpoint();
-        return [box.left + at.x, box.top + at.y]; }})()""")
+        const [a, b] = [edge.source().position(), edge.target().position()];
+        const along = [0.35, 0.65, 0.25, 0.75].map(t => ({{ x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y) }}));
+        const points = edge.hasClass('parallel') ? [edge.midpoint()] : [edge.midpoint(), ...along];
+        const at = points.find(p => cy.renderer().findNearestElement(p.x, p.y, true, false) === edge) || points[0];
+        const pan = cy.pan(), zoom = cy.zoom();
+        return [box.left + pan.x + zoom * at.x, box.top + pan.y + zoom * at.y]; }})()""")
     click(page, x, y)
     time.sleep(0.35)  # two clicks in a row are not a double click
 
@@ -256,6 +262,13 @@ def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: G
         arguments = assert_drawn_is_answered(page, medlit_gateway)
         nodes, edges, drawn_edges = drawn(page)
         assert (len(nodes), sum(edges.values())) == (165, 194)
+        # The statements drawn apart (medlit has two between one pair) are each clicked where drawn.
+        parallel = page.evaluate("window.bfsqlExplorer.cy.edges('.parallel').map(e => [e.id(), e.data('statement')])")
+        assert len(parallel) >= 2
+        for element, statement in parallel:
+            click_edge(page, element)
+            page.wait(f"document.querySelector('#details .card')?.dataset.edge === {json.dumps(element)}")
+            assert page.evaluate("document.querySelector('#details .card').dataset.statement") == statement
         # Labels do not pile up: at the zoom that fits the drawing only the seed's and the hubs' show.
         labelled = page.evaluate("window.bfsqlExplorer.cy.elements().filter(e => e.pstyle('label').strValue !== '').length")
         assert 1 <= labelled <= 11, labelled
