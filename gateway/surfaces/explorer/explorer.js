@@ -11,6 +11,8 @@ const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948
 const LIMITS = ["50", "100", "250", "500", "1000"];
 const TRAITS = ["Symmetric", "Inverse"];
 const LABEL_CHARS = 28;
+const FONT = "Helvetica, Arial, sans-serif";
+const CROWDED = 300;  // past this many nodes, only the seeds' and the hubs' labels are drawn until one zooms in
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -145,7 +147,7 @@ function typeColour(type) {
 const STYLE = [
   { selector: "node", style: {
     "background-color": "data(colour)", "border-width": 1, "border-color": "#555", width: 18, height: 18,
-    label: "data(short)", "font-size": 11, color: "#222", "text-valign": "bottom", "text-margin-y": 3,
+    label: "data(short)", "font-size": 11, "font-family": FONT, color: "#222", "text-valign": "bottom", "text-margin-y": 3,
     "text-background-color": "#ffffff", "text-background-opacity": 0.75,
     "text-background-padding": 1 } },
   { selector: "node.hub", style: { width: 26, height: 26, "font-size": 15 } },
@@ -161,7 +163,7 @@ const STYLE = [
   { selector: "edge", style: {
     width: 1.6, "line-color": "data(colour)", "target-arrow-color": "data(colour)", "target-arrow-shape": "triangle",
     "arrow-scale": 0.9, "curve-style": "straight", "control-point-step-size": 28, label: "data(short)", "font-size": 9,
-    "text-rotation": "autorotate", color: "#333", "text-background-color": "#ffffff",
+    "font-family": FONT, "text-rotation": "autorotate", color: "#333", "text-background-color": "#ffffff",
     "text-background-opacity": 0.8, "text-background-padding": 1 } },
   { selector: "edge.parallel", style: { "curve-style": "bezier" } },
   { selector: "edge.unasserted", style: { "line-style": "dashed", "line-dash-pattern": [6, 4] } },
@@ -169,7 +171,7 @@ const STYLE = [
   { selector: "edge.moreedge", style: { "line-style": "dashed", "target-arrow-shape": "none", label: "" } },
   { selector: "edge.hover", style: { width: 3.5, "z-index": 20 } },
   // After the rules that set labels: a quiet element has none until one zooms in, hovers or selects it.
-  { selector: ".quiet, node.unlabelled", style: { label: "" } },
+  { selector: ".quiet, .unlabelled", style: { label: "" } },
   { selector: ".quiet.near, .quiet.loud, .quiet.hover, .quiet:selected, .unlabelled.hover, .unlabelled:selected",
     style: { label: "data(short)" } },
   { selector: "edge:selected", style: { width: 4, "line-color": "#e67e22", "target-arrow-color": "#e67e22", "z-index": 21 } },
@@ -200,7 +202,7 @@ function makeGraph() {
   cy.on("zoom", () => {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(() => { pending = false; readableLandmarks(); nearness(); });
+    requestAnimationFrame(() => { pending = false; nearness(); placeLabels(); });
   });
   // For tests and the console: the graph, the view, and what is drawn (entity IDs; statements with their element).
   window.bfsqlExplorer = { cy, state, drawn: () => {
@@ -299,10 +301,10 @@ function walkElements(answer) {
   for (const e of edges) for (const end of [e.data.source, e.data.target]) degree.set(end, (degree.get(end) || 0) + 1);
   const ranked = [...degree.values()].sort((a, b) => b - a);
   const hubAt = Math.max(4, ranked[Math.min(ranked.length - 1, 9)] || 0);
-  // Labels do not pile up: past 40 nodes only the seeds' and the hubs' show at first; the others as one
-  // zooms in (past 1.5x: nearness()), on hover (the full label is in the tooltip)
-  // or with "All labels".
-  const crowded = nodes.length > 40;
+  // Past CROWDED nodes the others' labels are not even set until one zooms in (past 1.5x: nearness()):
+  // a label-less element costs no text measuring, which keeps a thousand-node first drawing fast.
+  // Which labels are drawn is placeLabels()' choice.
+  const crowded = nodes.length > CROWDED;
   const quiet = crowded ? " quiet" + (state.allLabels ? " loud" : "") + (near ? " near" : "") : "";
   for (const n of nodes) {
     n.data.hop = distance.has(n.data.id) ? distance.get(n.data.id) : 0;
@@ -334,7 +336,8 @@ function layoutOptions(kept, around, refine) {
   const large = size > LARGE;
   const options = { name: "fcose", animate: refine ? "end" : false, animationDuration: 500, randomize: !kept,
                     quality: "default",
-                    nodeRepulsion: () => (size > 300 ? 9000 : 16000), idealEdgeLength: () => (size > 300 ? 45 : 75), edgeElasticity: () => 0.45,
+                    nodeRepulsion: () => (size > 300 ? 9000 : size > 60 ? 16000 : 40000),
+                    idealEdgeLength: () => (size > 300 ? 45 : size > 60 ? 75 : 120), edgeElasticity: () => 0.45,
                     nodeSeparation: 70, numIter: large ? 1000 : 2500, packComponents: !large, tile: !large, uniformNodeDimensions: large };
   if (kept && kept.size && kept.size < 400) {
     options.fixedNodeConstraint = [...kept].filter(([iri]) => iri !== around && byIri.has(iri))
@@ -354,7 +357,7 @@ function runLayout(kept, around, started, refine) {
   layout.one("layoutstop", () => {
     if (!refine) document.body.dataset.layoutMs = String(Math.round(performance.now() - laying));
     if (!kept && !refine) fit();
-    else readableLandmarks();
+    else placeLabels();
     cy.one("render", () => {
       const now = performance.now();
       if (started && !refine) document.body.dataset.drawMs = String(Math.round(now - started));
@@ -376,34 +379,91 @@ function shown() {
 let near = false;
 
 function nearness() {
-  // Past 1.5x the quiet labels appear (a class set once as one crosses, not a style per frame; a
-  // label-less element costs no text measuring, which keeps a thousand-node first drawing fast).
+  // Past 1.5x the quiet labels may be drawn (a class set once as one crosses, not a style per frame).
   const now = cy.zoom() >= 1.5;
   if (now === near) return;
   near = now;
   cy.batch(() => cy.elements(".quiet").toggleClass("near", near));
 }
 
-function readableLandmarks() {
-  // The seeds' and the hubs' labels stay readable at any zoom (12 and 15 px on screen): the
-  // landmarks of a crowded drawing. A hub's label that would overlap one placed before (seeds
-  // first, then by degree) is left out until one zooms in or hovers. A few elements' own
-  // style, not the whole sheet's.
+const measure = document.createElement("canvas").getContext("2d");
+const widths = new Map();
+
+function textWidth(text, size, bold) {
+  // The width of a label at its font size in the drawing's units, measured as Cytoscape measures it.
+  const key = (bold ? "b" : "n") + size.toFixed(2) + " " + text;
+  if (!widths.has(key)) {
+    if (widths.size > 50000) widths.clear();
+    measure.font = (bold ? "bold " : "") + size.toFixed(2) + "px " + FONT;
+    widths.set(key, measure.measureText(text).width);
+  }
+  return widths.get(key);
+}
+
+function placeLabels() {
+  // Labels that do not collide: each label is drawn only where it covers no label placed before it
+  // and (but for a hub's, a landmark) no other node, in this order: the seeds' (always), the hubs', the other nodes' by degree,
+  // then the edges'. The seeds' and the hubs' stay 15 and 12 px on screen at any zoom (the
+  // landmarks of a crowded drawing); a label under 7 px is not drawn. Zooming in makes room:
+  // this runs again after every zoom. Hover or a click shows any label; "All labels" all of them.
+  if (state.view !== "walk") return;
   const zoom = cy.zoom();
-  const placed = [];
-  const marks = cy.nodes(".seed, .hub").not(".hidden, .folded")
-    .sort((a, b) => (Number(b.hasClass("seed")) - Number(a.hasClass("seed"))) || b.data("degree") - a.data("degree"));
+  const drawn = shown();
+  const cell = 64;
+  const grid = new Map();
+  const cells = (b, visit) => {
+    for (let x = Math.floor(b.x1 / cell); x <= Math.floor(b.x2 / cell); x++) {
+      for (let y = Math.floor(b.y1 / cell); y <= Math.floor(b.y2 / cell); y++) if (visit(x + " " + y)) return true;
+    }
+    return false;
+  };
+  const overlaps = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
+  const free = (b, own, overBodies) => !cells(b, (key) => (grid.get(key) || [])
+    .some((o) => o.own !== own && !(overBodies && o.body) && overlaps(o, b)));
+  const take = (b) => cells(b, (key) => { if (!grid.has(key)) grid.set(key, []); grid.get(key).push(b); return false; });
+  const nodes = drawn.nodes();
+  nodes.forEach((n) => {
+    const at = n.renderedPosition();
+    const r = n.renderedWidth() / 2;
+    take({ x1: at.x - r, x2: at.x + r, y1: at.y - r, y2: at.y + r, own: n.id(), body: true });
+  });
+  const rank = (n) => (n.hasClass("seed") ? 2 : n.hasClass("hub") ? 1 : 0);
+  const ordered = nodes.filter(".entity, .more").sort((a, b) => rank(b) - rank(a) || b.data("degree") - a.data("degree"));
+  const silent = (e) => e.hasClass("quiet") && !e.hasClass("near") && !e.hasClass("loud");
   cy.batch(() => {
-    marks.forEach((node) => {
-      const px = node.hasClass("seed") ? 15 : 12;
-      node.style("font-size", Math.max(6, Math.min(48, px / zoom)));
-      const at = node.renderedPosition();
-      const width = String(node.data("short")).length * px * 0.56;
-      const top = at.y + node.renderedHeight() / 2 + 3;
-      const box = { x1: at.x - width / 2, x2: at.x + width / 2, y1: top, y2: top + px + 3 };
-      const clash = !node.hasClass("seed") && !state.allLabels && placed.some((b) => b.x1 < box.x2 && box.x1 < b.x2 && b.y1 < box.y2 && box.y1 < b.y2);
-      node.toggleClass("unlabelled", clash);
-      if (!clash) placed.push(box);
+    ordered.forEach((n) => {
+      const seed = n.hasClass("seed");
+      const hub = n.hasClass("hub");
+      if (seed || hub) n.style("font-size", Math.max(6, Math.min(48, (seed ? 15 : 12) / zoom)));
+      if (silent(n)) return;
+      const size = n.numericStyle("font-size");
+      const px = size * zoom;
+      const at = n.renderedPosition();
+      // Cytoscape's own box of a label: the text, its background's padding and 2 more on each side.
+      const width = (Math.ceil(textWidth(n.data("short"), size, seed)) + 6) * zoom + 3;
+      const top = at.y + n.renderedHeight() / 2 - 1;
+      const box = { x1: at.x - width / 2, x2: at.x + width / 2, y1: top, y2: top + (size + 6) * zoom + 3, own: n.id() };
+      const shownLabel = state.allLabels || seed || (px >= 7 && free(box, n.id(), hub));
+      n.toggleClass("unlabelled", !shownLabel);
+      if (shownLabel) take(box);
+    });
+    drawn.edges().forEach((e) => {
+      if (silent(e) || e.hasClass("moreedge")) return;
+      const size = e.numericStyle("font-size");
+      const px = size * zoom;
+      if (!state.allLabels && px < 7) { e.addClass("unlabelled"); return; }
+      const mid = e.renderedMidpoint();
+      const a = e.source().renderedPosition();
+      const b = e.target().renderedPosition();
+      const angle = Math.atan2(b.y - a.y, b.x - a.x);
+      const w = (Math.ceil(textWidth(e.data("short"), size, false)) + 6) * zoom + 3;
+      const h = (size + 6) * zoom + 3;
+      const halfW = (Math.abs(w * Math.cos(angle)) + Math.abs(h * Math.sin(angle))) / 2;
+      const halfH = (Math.abs(w * Math.sin(angle)) + Math.abs(h * Math.cos(angle))) / 2;
+      const box = { x1: mid.x - halfW, x2: mid.x + halfW, y1: mid.y - halfH, y2: mid.y + halfH, own: e.id() };
+      const shownLabel = state.allLabels || free(box, e.id());
+      e.toggleClass("unlabelled", !shownLabel);
+      if (shownLabel) take(box);
     });
   });
 }
@@ -416,7 +476,7 @@ function fit() {
   const pad = 50;
   const zoom = Math.min(1.4, (cy.width() - 2 * pad) / Math.max(box.w, 1), (cy.height() - 2 * pad) / Math.max(box.h, 1));
   cy.viewport({ zoom, pan: { x: cy.width() / 2 - zoom * (box.x1 + box.w / 2), y: cy.height() / 2 - zoom * (box.y1 + box.h / 2) } });
-  readableLandmarks();
+  placeLabels();
 }
 
 function count() {
@@ -593,7 +653,7 @@ function showAllLabels(on) {
   state.allLabels = on;
   $("labels").classList.toggle("selected", on);
   cy.elements(".quiet").toggleClass("loud", on);
-  readableLandmarks();
+  placeLabels();
 }
 
 // -- walking from the picture -----------------------------------------------------------------
