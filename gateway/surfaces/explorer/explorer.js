@@ -198,6 +198,7 @@ function makeGraph() {
   cy.on("mouseover", "node, edge", (event) => hover(event.target, event.renderedPosition));
   cy.on("mouseout", "node, edge", (event) => { event.target.removeClass("hover"); $("tooltip").hidden = true; });
   cy.on("tap viewport", () => { $("tooltip").hidden = true; });
+  cy.on("dragfree", "node", () => placeLabels());  // a node moved by hand: its label and its neighbours' again
   let pending = false;
   cy.on("zoom", () => {
     if (pending) return;
@@ -206,10 +207,9 @@ function makeGraph() {
   });
   // For tests and the console: the graph, the view, and what is drawn (entity IDs; statements with their element).
   window.bfsqlExplorer = { cy, state, drawn: () => {
-    const drawn = shown().not(".folded");
+    const drawn = shown();
     return { nodes: drawn.nodes(".entity").map((n) => n.data("iri")),
-             edges: drawn.edges(".statement").filter((e) => !(e.source().hasClass("folded") || e.target().hasClass("folded")))
-               .map((e) => ({ id: e.id(), subject: e.source().data("iri"), predicate: e.data("predicate"),
+             edges: drawn.edges(".statement").map((e) => ({ id: e.id(), subject: e.source().data("iri"), predicate: e.data("predicate"),
                               object: e.target().data("iri"), statement: e.data("statement"), status: e.data("status") })) };
   } };
 }
@@ -373,7 +373,9 @@ function runLayout(kept, around, started, refine) {
 }
 
 function shown() {
-  return cy.elements().not(".hidden, .folded").filter((e) => e.isNode() || !(e.source().hasClass("hidden") || e.target().hasClass("hidden")));
+  // What is drawn: neither a hidden type's node nor a folded leaf, nor an edge to one.
+  const gone = ".hidden, .folded";
+  return cy.elements().not(gone).filter((e) => e.isNode() || !(e.source().is(gone) || e.target().is(gone)));
 }
 
 let near = false;
@@ -422,14 +424,18 @@ function placeLabels() {
     .some((o) => o.own !== own && !(overBodies && o.body) && overlaps(o, b)));
   const take = (b) => cells(b, (key) => { if (!grid.has(key)) grid.set(key, []); grid.get(key).push(b); return false; });
   const nodes = drawn.nodes();
-  nodes.forEach((n) => {
-    const at = n.renderedPosition();
-    const r = n.renderedWidth() / 2;
-    take({ x1: at.x - r, x2: at.x + r, y1: at.y - r, y2: at.y + r, own: n.id(), body: true });
-  });
-  const rank = (n) => (n.hasClass("seed") ? 2 : n.hasClass("hub") ? 1 : 0);
-  const ordered = nodes.filter(".entity, .more").sort((a, b) => rank(b) - rank(a) || b.data("degree") - a.data("degree"));
   const silent = (e) => e.hasClass("quiet") && !e.hasClass("near") && !e.hasClass("loud");
+  const rank = (n) => (n.hasClass("seed") ? 2 : n.hasClass("hub") ? 1 : 0);
+  // Only the labels of ordinary nodes and edges avoid the nodes' bodies: in a crowded drawing seen
+  // from afar there are none to place, and the thousand bodies are not looked at.
+  if (nodes.some((n) => rank(n) === 0 && !silent(n)) || drawn.edges().some((e) => !silent(e))) {
+    nodes.forEach((n) => {
+      const at = n.renderedPosition();
+      const r = n.renderedWidth() / 2;
+      take({ x1: at.x - r, x2: at.x + r, y1: at.y - r, y2: at.y + r, own: n.id(), body: true });
+    });
+  }
+  const ordered = nodes.filter(".entity, .more").sort((a, b) => rank(b) - rank(a) || b.data("degree") - a.data("degree"));
   cy.batch(() => {
     ordered.forEach((n) => {
       const seed = n.hasClass("seed");
@@ -480,9 +486,11 @@ function fit() {
 }
 
 function count() {
+  // What is drawn changed (a new walk, a type hidden, leaves folded): count it, and place the labels again.
+  placeLabels();
   const drawn = shown();
   const nodes = drawn.nodes(".entity").length;
-  const edges = drawn.edges(".statement").filter((e) => !(e.source().hasClass("folded") || e.target().hasClass("folded"))).length;
+  const edges = drawn.edges(".statement").length;
   document.body.dataset.nodes = String(nodes);
   document.body.dataset.edges = String(edges);
   return [nodes, edges];
