@@ -15,7 +15,6 @@ from gateway.engine.presentation import (
     full_edges,
     full_nodes,
     has_rdf_type,
-    has_types,
     node_types,
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
@@ -50,7 +49,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     # Over HTTP, a 2-hop walk may read the nodes' types with its hops: one round trip fewer;
     # in process, they are read beside the walk.
     types = remote and limits.max_hops == 2 and has_rdf_type(ctx)
-    ahead = TypesAhead(ctx) if not remote and limits.max_hops > 1 and has_types(ctx) else None
+    ahead = TypesAhead(ctx) if not remote and limits.max_hops > 1 and has_rdf_type(ctx) else None
 
     def walked(seeds: list[str]) -> WalkResult:
         return walk(ctx.profile, seeds, plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
