@@ -2,7 +2,8 @@
 
     PYTHONPATH=. python -m bench.scale [--triples 50000000] [--seconds 30] [--no-write]
 
-Not part of `python -m bench` (it takes the better part of an hour and ~20 GB of disk).
+Not part of `python -m bench`: at 50M triples `bfsql load` alone ran past 86 minutes on a
+2-core machine (docs/scaling.md, "Scale run"), and the files take ~20 GB of disk.
 The graph is bench/floors.py's typed plain graph (Pareto-weighted endpoints over 20
 predicates, `rdf:type` on every entity) drawn at the size asked. Measured:
 
