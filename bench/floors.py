@@ -196,14 +196,15 @@ class Row:
 
 
 def pick_seeds(run: Callable[[str], bytes], entities: int, hops: int, count: int, *, reified: bool,
-               typed: bool) -> list[str]:
-    """Entities whose floor walk holds 1k-10k edges and would fit the maximum budget."""
+               typed: bool, edges: tuple[int, int] = (1000, 10_000), max_nodes: int = MAX_NODES) -> list[str]:
+    """Entities whose floor walk holds `edges` (by default 1k-10k) and at most `max_nodes`
+    nodes (by default the maximum budget's)."""
     rng = np.random.default_rng(hops)
     picked: list[str] = []
     for candidate in rng.permutation(entities)[:4000]:
         seed = f"{NODE}{candidate}"
-        nodes, edges, _ = floor_walk(run, seed, hops, reified=reified, typed=typed)
-        if 1000 <= len(edges) <= 10_000 and len(nodes) <= MAX_NODES:
+        nodes, found, _ = floor_walk(run, seed, hops, reified=reified, typed=typed)
+        if edges[0] <= len(found) <= edges[1] and len(nodes) <= max_nodes:
             picked.append(seed)
             if len(picked) == count:
                 break

@@ -8,7 +8,7 @@ The graph is bench/floors.py's typed plain graph (Pareto-weighted endpoints over
 predicates, `rdf:type` on every entity) drawn at the size asked. Measured:
 
 - `bfsql load --store DIR FILE`: seconds, triples a second, the store's bytes a triple;
-- `bfsql serve DIR --on-disk`: resident memory after start and after the load;
+- `bfsql serve DIR --on-disk`: memory (PSS of its processes) after start and after the walks;
 - walks: 8 clients at once, each its own HTTP connection, calling
   `POST /v1/tools/bfs_query {"seeds": [S], "max_hops": h, "topology_only": true}` at the
   default budget for `--seconds` per hop count (1, 2, 3), seeds drawn uniformly from the
@@ -21,9 +21,7 @@ The section is written into docs/scaling.md.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -38,27 +36,12 @@ import numpy as np
 
 from bench import report
 from bench.floors import NODE, generate
+from bench.http_load import Server
+from bench.processes import tree_pss
 
 HEADING = "## Scale run: one machine"
 CLIENTS = 8
 HERE = Path(__file__).resolve().parent
-
-
-def _rss_mib(pid: int) -> float:
-    """Resident memory of a process and its children, MiB."""
-    total = 0
-    for line in subprocess.run(["ps", "-o", "rss=", "--ppid", str(pid), "-p", str(pid)], capture_output=True,
-                               text=True, check=False).stdout.split():
-        total += int(line)
-    return total / 1024
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _walks(url: str, seeds: list[str], hops: int, seconds: float) -> tuple[list[float], int, int]:
@@ -109,34 +92,23 @@ def measure(triples: int, seconds: float, progress: Callable[[str], None] = prin
         load_s = time.perf_counter() - started
         size = sum(f.stat().st_size for f in store.rglob("*") if f.is_file())
         progress(f"  load: {load_s:.0f} s, {lines / load_s:,.0f} triples/s, {size / lines:.0f} bytes a triple")
-        port = _free_port()
-        started = time.perf_counter()
-        server = subprocess.Popen([bfsql, "serve", str(store), "--on-disk", "--port", str(port)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        url = f"http://127.0.0.1:{port}"
+        server = Server(store, 1, "--on-disk")
         try:
-            for _ in range(600):
-                try:
-                    if httpx2.get(f"{url}/v1/tools", timeout=5).status_code == 200:
-                        break
-                except httpx2.TransportError:
-                    time.sleep(0.5)
-            ready_s = time.perf_counter() - started
-            rss_start = _rss_mib(server.pid)
+            server.wait_ready()
+            memory_start = tree_pss(server.process.pid) / 2**20
             entities = relationships // 3
             seeds = [f"{NODE}{n}" for n in np.random.default_rng(1).integers(0, entities, 2000)]
             rows = []
             for hops in (1, 2, 3):
-                _walks(url, seeds[:50], hops, 2)  # warm-up
-                latencies, calls, cut = _walks(url, seeds, hops, seconds)
+                _walks(server.url, seeds[:50], hops, 2)  # warm-up
+                latencies, calls, cut = _walks(server.url, seeds, hops, seconds)
                 quantiles = statistics.quantiles(latencies, n=100)
                 rows.append(f"| {hops} | {calls:,} | {calls / seconds:.1f} | {quantiles[49] * 1e3:.0f} | "
                             f"{quantiles[98] * 1e3:.0f} | {cut / calls:.0%} |")
                 progress(f"  {hops} hops: {calls} calls, p50 {quantiles[49] * 1e3:.0f} ms, p99 {quantiles[98] * 1e3:.0f} ms")
-            rss_end = _rss_mib(server.pid)
+            memory_end = tree_pss(server.process.pid) / 2**20
         finally:
-            os.killpg(os.getpgid(server.pid), signal.SIGTERM)
-            server.wait(timeout=60)
+            server.stop()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return "\n".join([
@@ -146,8 +118,9 @@ def measure(triples: int, seconds: float, progress: Callable[[str], None] = prin
         f"({relationships:,} relationships over {relationships // 3:,} entities, each typed).", "",
         f"- `bfsql load`: {load_s:.0f} s, {lines / load_s:,.0f} triples a second; the store holds "
         f"{size / 2**30:.1f} GiB, {size / lines:.0f} bytes a triple.",
-        f"- `bfsql serve DIR --on-disk`: answering after {ready_s:.1f} s; resident memory {rss_start:,.0f} MiB "
-        f"after start, {rss_end:,.0f} MiB after the walks (the store's pages are the OS's cache, not counted).",
+        f"- `bfsql serve DIR --on-disk`: answering after {server.ready_s:.1f} s; memory (PSS of its processes) "
+        f"{memory_start:,.0f} MiB after start, {memory_end:,.0f} MiB after the walks (the store's pages are the OS's "
+        "cache, not counted).",
         f"- walks: {CLIENTS} clients at once, {seconds:g} s per row, `bfs_query` at the default budget (1,000 nodes, "
         "2,000 edges), topology_only, seeds drawn uniformly from the entities:", "",
         "| hops | calls | calls a second | p50 ms | p99 ms | cut by a budget |",

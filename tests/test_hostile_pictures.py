@@ -26,17 +26,26 @@ PAYLOADS = [
 EX = "http://hostile.example/"
 
 
-@pytest.fixture(scope="module")
-def hostile() -> Gateway:
+def hostile_store(hub_label: str, *, comments: bool = False) -> ox.Store:
+    """A hub whose neighbours are labelled with `PAYLOADS` (and described with them too, with
+    `comments`), over three predicates."""
     store = ox.Store()
     hub = ox.NamedNode(EX + "hub")
     label = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
-    store.add(ox.Quad(hub, label, ox.Literal("hub <b>bold</b> \u0002")))
+    comment = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#comment")
+    store.add(ox.Quad(hub, label, ox.Literal(hub_label)))
     for i, payload in enumerate(PAYLOADS):
         node = ox.NamedNode(f"{EX}n{i}")
         store.add(ox.Quad(hub, ox.NamedNode(f"{EX}p{i % 3}"), node))
         store.add(ox.Quad(node, label, ox.Literal(payload)))
-    return Gateway.open(store, prefixes={"h": EX})
+        if comments:
+            store.add(ox.Quad(node, comment, ox.Literal(payload)))
+    return store
+
+
+@pytest.fixture(scope="module")
+def hostile() -> Gateway:
+    return Gateway.open(hostile_store("hub <b>bold</b> \u0002"), prefixes={"h": EX})
 
 
 WALK = {"seeds": ["h:hub"], "max_hops": 1}

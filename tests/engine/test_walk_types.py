@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway
@@ -46,10 +45,8 @@ def typed_graph(rng: random.Random) -> list[str]:
 def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Gateway, OxigraphServer]]:
     path = Path(tmp_path_factory.mktemp("two-hops")) / "typed.nt"
     path.write_text("\n".join(typed_graph(random.Random(5))) + "\n", encoding="utf-8")
-    store = ox.Store()
-    store.load(path=str(path), format=ox.RdfFormat.N_TRIPLES)
     server = OxigraphServer([path])
-    yield Gateway.open(store), server
+    yield Gateway.open(path), server
     server.stop()
 
 

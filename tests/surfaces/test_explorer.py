@@ -30,7 +30,7 @@ from gateway.surfaces.http import EXPLORER, EXPLORER_POLICY, EXPLORER_VENDOR
 from tests.conftest import ROOT, shared_data
 from tests.surfaces.browser import Browser, chromium, not_blank
 from tests.surfaces.conftest import Served, start_server
-from tests.test_hostile_pictures import PAYLOADS
+from tests.test_hostile_pictures import EX, hostile_store
 
 ARTIFACTS = ROOT / ".artifacts"
 IRENE = "wiki:Irene_Adler"
@@ -344,27 +344,18 @@ def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: G
 
 
 def test_hostile_labels_are_text(tmp_path: Path, page: Browser) -> None:
-    store = ox.Store()
-    ex = "http://hostile.example/"
-    hub = ox.NamedNode(ex + "hub")
-    label = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
-    store.add(ox.Quad(hub, label, ox.Literal("hub <img src='http://127.0.0.1:9/hub'> \u0002")))
-    for i, payload in enumerate(PAYLOADS):
-        node = ox.NamedNode(f"{ex}n{i}")
-        store.add(ox.Quad(hub, ox.NamedNode(f"{ex}p{i % 3}"), node))
-        store.add(ox.Quad(node, label, ox.Literal(payload)))
-        store.add(ox.Quad(node, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#comment"), ox.Literal(payload)))
+    store = hostile_store("hub <img src='http://127.0.0.1:9/hub'> \u0002", comments=True)
     data = tmp_path / "hostile.nt"
     store.dump(str(data), ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
     served = start_server(tmp_path, str(data))
     gateway = Gateway.open(data)
     try:
         page.requests.clear()
-        page.open(f"{served.url}/#seed={quote(ex + 'hub')}")
+        page.open(f"{served.url}/#seed={quote(EX + 'hub')}")
         page.drawn(0)
         assert_drawn_is_answered(page, gateway)
         labels = page.evaluate("window.bfsqlExplorer.cy.nodes('.entity').map(n => [n.id(), n.data('label')])")
-        walk = gateway.bfs_query(seeds=[ex + "hub"]).model_dump(exclude_none=True)
+        walk = gateway.bfs_query(seeds=[EX + "hub"]).model_dump(exclude_none=True)
         assert sorted(text for _, text in labels) == sorted(n["label"] for n in walk["nodes"])  # as the API says them
         for element, text in labels:
             page.evaluate(f"{{ const n = window.bfsqlExplorer.cy.getElementById({json.dumps(element)}); n.emit('mouseover'); "
