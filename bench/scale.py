@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python -m bench.scale [--triples 50000000] [--seconds 30] [--no-write]
 
-Not part of `python -m bench`: at 50M triples `bfsql load` alone ran past 86 minutes on a
+Not part of `python -m bench`: at 50M triples `bfsql load` takes tens of minutes on a
 2-core machine (docs/scaling.md, "Scale run"), and the files take ~20 GB of disk.
 The graph is bench/floors.py's typed plain graph (Pareto-weighted endpoints over 20
 predicates, `rdf:type` on every entity) drawn at the size asked. Measured:
@@ -21,6 +21,7 @@ The section is written into docs/scaling.md.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import statistics
 import subprocess
@@ -88,8 +89,12 @@ def measure(triples: int, seconds: float, progress: Callable[[str], None] = prin
     try:
         store = scratch / "store"
         started = time.perf_counter()
-        subprocess.run([bfsql, "load", "--store", str(store), str(path)], check=True, capture_output=True)
+        # Its stage lines ("loaded ... in N s", "made the name index in N s") are kept.
+        loading = subprocess.run([bfsql, "load", "--store", str(store), str(path)], check=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         load_s = time.perf_counter() - started
+        stages = [line.strip() for line in loading.stderr.splitlines() if re.search(r" in \d+ s$", line)]
+        progress("  " + "; ".join(stages))
         size = sum(f.stat().st_size for f in store.rglob("*") if f.is_file())
         progress(f"  load: {load_s:.0f} s, {lines / load_s:,.0f} triples/s, {size / lines:.0f} bytes a triple")
         server = Server(store, 1, "--on-disk")
@@ -116,8 +121,8 @@ def measure(triples: int, seconds: float, progress: Callable[[str], None] = prin
         f"`python -m bench.scale --triples {triples} --seconds {seconds:g}` (bench/scale.py), on the 2-core, 24 GiB "
         f"machine the benchmarks run on: bench/floors.py's typed plain graph drawn at {lines:,} triples "
         f"({relationships:,} relationships over {relationships // 3:,} entities, each typed).", "",
-        f"- `bfsql load`: {load_s:.0f} s, {lines / load_s:,.0f} triples a second; the store holds "
-        f"{size / 2**30:.1f} GiB, {size / lines:.0f} bytes a triple.",
+        f"- `bfsql load`: {load_s:.0f} s, {lines / load_s:,.0f} triples a second ({'; '.join(stages)}); the store "
+        f"holds {size / 2**30:.1f} GiB, {size / lines:.0f} bytes a triple.",
         f"- `bfsql serve DIR --on-disk`: answering after {server.ready_s:.1f} s; memory (PSS of its processes) "
         f"{memory_start:,.0f} MiB after start, {memory_end:,.0f} MiB after the walks (the store's pages are the OS's "
         "cache, not counted).",

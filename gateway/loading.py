@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from gateway.backends.embedded import (
 )
 from gateway.deployment_key import KEY_FILE, write_key_file
 from gateway.engine import statistics
+from gateway.engine.census import census
 from gateway.engine.context import GraphContext
 from gateway.engine.search import SEARCH_FILE, SearchIndex
 from gateway.errors import InvalidInput
@@ -52,9 +55,11 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
     generation = uuid.uuid4().hex
     store = ox.Store(str(directory / STORE_DIR))
     total = sum(p.stat().st_size for p in files)
+    console = Console(stderr=True, quiet=not show_progress)
+    started = time.perf_counter()
     with Progress(
         TextColumn("loading"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
-        console=Console(stderr=True), disable=not show_progress,
+        console=console, disable=not show_progress,
     ) as progress:
         task = progress.add_task("load", total=total)
         scan = reifiers.start([(path, rdf_format(path)) for path in files], lenient=lenient)
@@ -77,13 +82,25 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
         report.invalid_language_tags[tag] = report.invalid_language_tags.get(tag, 0) + count
     write_key_file(directory / KEY_FILE)  # kept if it exists: cursors stay valid across loads
     context = GraphContext(backend := EmbeddedBackend(store, prefixes=prefixes), NativeProfile(backend))
-    SearchIndex.build(context, directory / SEARCH_FILE, generation=generation).close()
+    # A large load spends minutes past the bar: say where.
+    console.print(f"loaded {report.quads:,} quads in {time.perf_counter() - started:.0f} s")
+    with _stage(console, "counted degrees, types and values"):
+        counted = census(context)  # the whole-graph counts of both, in one read
+    with _stage(console, "made the name index"):
+        SearchIndex.build(context, directory / SEARCH_FILE, generation=generation, counted=counted).close()
     _keep_reifier_scan(directory, store, scan.result(), previous, generation)
-    # Counted here, once, rather than on the first describe_schema of every process.
-    statistics.write(statistics.store_file(directory, context.profile.name), statistics.count(context),
-                     generation=generation)
+    with _stage(console, "counted the schema statistics"):  # here, once, not on a process's first describe_schema
+        statistics.write(statistics.store_file(directory, context.profile.name), statistics.count(context, counted),
+                         generation=generation)
     write_meta(directory, prefixes, report, generation=generation)  # last: the side files are in place
     return report
+
+
+@contextmanager
+def _stage(console: Console, done: str) -> Iterator[None]:
+    started = time.perf_counter()
+    yield
+    console.print(f"{done} in {time.perf_counter() - started:.0f} s")
 
 
 def _restore(directory: Path, previous: dict[str, Any]) -> None:

@@ -25,10 +25,11 @@ import sqlite3
 import threading
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from gateway.backends.embedded import store_generation
+from gateway.engine.census import Census, census
 from gateway.engine.context import TOLD, GraphContext, Seeds, quoted
 from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping
 from gateway.engine.wikidata_search import LabelSearch, MwapiEntitySearch, entity_search_for
@@ -152,9 +153,11 @@ class SearchIndex:
         return cls(sqlite3.connect(uri, uri=True, check_same_thread=False))
 
     @classmethod
-    def build(cls, ctx: GraphContext, path: Path | None = None, *, generation: str | None = None) -> SearchIndex:
+    def build(cls, ctx: GraphContext, path: Path | None = None, *, generation: str | None = None,
+              counted: Census | None = None) -> SearchIndex:
         """Read every name in the graph into a new index (in memory unless `path`, made
-        beside it and moved into place whole, for the store's `generation`)."""
+        beside it and moved into place whole, for the store's `generation`); degrees, types
+        and text values from the store's `census` where one is given or can be taken."""
         building = path.with_name(f".{path.name}.{os.getpid()}") if path is not None else None
         if building is not None:
             building.unlink(missing_ok=True)
@@ -165,24 +168,32 @@ class SearchIndex:
         for x, kind, text in rows:
             if isinstance(text, Literal) and isinstance(x, str):
                 names[x].append((kind.value if isinstance(kind, Literal) else "label", text))
-        degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
-                   if isinstance(n, Literal)}
+        counted = counted if counted is not None else census(ctx)
+        degrees: Mapping[str, int]
+        types: Mapping[str, list[str]]
+        text_rows: Sequence[Sequence[object]]
+        if counted is not None:
+            degrees, types, text_rows = counted.degrees, counted.entity_types, counted.text_values
+        else:
+            degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
+                       if isinstance(n, Literal)}
+            types = defaultdict(list)
+            for x, t in ctx.select("entity_types"):
+                if isinstance(t, str):
+                    types[str(x)].append(t)
+            text_rows = ctx.select("text_values")
         for x in degrees.keys() - names.keys():  # no label at all: found by a readable local name (Jane_Doe)
             if readable_name(local_name(ctx.ids.to_id(x))):
                 names[x] = []
-        types: dict[str, list[str]] = defaultdict(list)
-        for x, t in ctx.select("entity_types"):
-            if isinstance(t, str):
-                types[str(x)].append(t)
         # An address, a city, a code: searched as text, for the entities named or typed (not
         # the records of how a statement was made, such as a provenance node's sentence).
         unsearched = NAME_PREDICATES | bookkeeping(ctx)
-        for x, p, text in ctx.select("text_values"):
+        for x, p, text in text_rows:
             if (isinstance(text, Literal) and (x in names or x in types) and str(p) not in unsearched
                     and not str(p).startswith(BFS)):
                 names[str(x)].append(("value", text))
-        degrees = {x: n for x, n in degrees.items() if x in names}
-        types = defaultdict(list, {x: found for x, found in types.items() if x in names})
+        degrees = {x: degrees[x] for x in names if x in degrees}
+        types = {x: types[x] for x in names if x in types}
         sitelinks = {str(x): _count(n) for x, n in ctx.select("sitelinks") if str(x) in names}
         # A fresh file the build replaces whole: no journal, rows inserted in batches.
         db.execute("PRAGMA journal_mode = OFF")

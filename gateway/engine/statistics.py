@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway.backends.embedded import store_generation
+from gateway.engine.census import Census, OtherType, census
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES, as_point
 from gateway.sparql import iris
-from gateway.terms import BFS, Literal, status_name, text_of
+from gateway.terms import BFS, Blank, Literal, status_name, text_of
 
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
@@ -135,10 +136,12 @@ def _read(path: Path, generation: str | None) -> Statistics | None:
 
 
 # -- counting ---------------------------------------------------------------------------------
-def count(ctx: GraphContext) -> Statistics:
-    """Read the statistics from the store (every statement once)."""
-    predicates = _count_predicates(ctx)
-    types = {str(t): _int(n) for t, n in ctx.select("type_counts") if isinstance(t, str)}
+def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
+    """Read the statistics from the store (every statement once), from its `census` where
+    one is given or can be taken."""
+    counted = counted if counted is not None else census(ctx)
+    predicates = _count_predicates(ctx, counted)
+    types = {iri: _int(n) for t, n in ctx.select("type_counts") if (iri := _iri(t)) is not None}
     statuses: dict[str, int] = {}
     reified = untimed_reified = plain = 0
     unasserted = len(ctx.profile.unasserted())
@@ -157,29 +160,34 @@ def count(ctx: GraphContext) -> Statistics:
     return Statistics(
         predicates=predicates, types=types, statuses=dict(sorted(statuses.items())),
         total=reified + plain, reified=reified, plain=plain, unasserted=unasserted,
-        without_asserted_at=plain + untimed_reified, connects=_count_connects(ctx),
-        schema_predicates=_count_schema_predicates(ctx),
+        without_asserted_at=plain + untimed_reified, connects=_count_connects(ctx, counted),
+        schema_predicates=dict(counted.schema_predicates) if counted else _count_schema_predicates(ctx),
         term_types={str(t): _int(n) for t, n in ctx.select("term_type_counts") if isinstance(t, str) and _int(n)},
         unused_terms={str(t): _int(n) for t, n in ctx.select("unused_term_counts") if isinstance(t, str) and _int(n)},
-        blank_values={str(p): _int(n) for p, n in ctx.select("blank_counts") if isinstance(p, str) and _int(n)},
-        type_literals=_count_type_literals(ctx),
+        blank_values=dict(counted.blank_values) if counted else {
+            str(p): _int(n) for p, n in ctx.select("blank_counts") if isinstance(p, str) and _int(n)},
+        type_literals=_count_type_literals(ctx, counted),
     )
 
 
-def _count_type_literals(ctx: GraphContext) -> dict[str, list[tuple[str, str | None, int]]]:
+def _count_type_literals(ctx: GraphContext, counted: Census | None) -> dict[str, list[tuple[str, str | None, int]]]:
     found: dict[str, list[tuple[str, str | None, int]]] = {}
-    for t, p, dt, n in ctx.select("type_literals"):
+    rows = ((t, p, dt, n) for (t, p, dt), n in counted.type_literals.items()) if counted else (
+        (t, p, _iri(dt), _int(n)) for t, p, dt, n in ctx.select("type_literals"))
+    for t, p, dt, n in rows:
         if isinstance(t, str) and isinstance(p, str) and not p.startswith(BFS):
-            found.setdefault(t, []).append((p, _iri(dt), _int(n)))
+            found.setdefault(t, []).append((p, dt, n))
     return {t: sorted(rows, key=lambda row: (-row[2], row[0], row[1] or "")) for t, rows in found.items()}
 
 
-def _count_connects(ctx: GraphContext) -> dict[str, list[tuple[str | None, str | None, int]]]:
+def _count_connects(ctx: GraphContext, counted: Census | None) -> dict[str, list[tuple[str | None, str | None, int]]]:
     """Which types each edge predicate connects (of asserted triples; see predicate_types.rq)."""
     pairs: dict[str, list[tuple[str | None, str | None, int]]] = {}
-    for p, st, ot, n in ctx.select("predicate_types", excluded=iris(NON_EDGE_PREDICATES, ", ")):
+    rows = ((p, st, ot, n) for (p, st, ot), n in counted.connects.items()) if counted else (
+        (p, st, ot, _int(n)) for p, st, ot, n in ctx.select("predicate_types", excluded=iris(NON_EDGE_PREDICATES, ", ")))
+    for p, st, ot, n in rows:
         if isinstance(p, str):
-            pairs.setdefault(p, []).append((_iri(st), _iri(ot), _int(n)))
+            pairs.setdefault(p, []).append((_iri(st), _iri(ot), n))
     return {p: _main_pairs(found) for p, found in pairs.items()}
 
 
@@ -193,14 +201,18 @@ def _main_pairs(found: list[tuple[str | None, str | None, int]]) -> list[tuple[s
 
 
 def _iri(term: object) -> str | None:
-    return term if isinstance(term, str) else None
+    """An IRI; None for any other term (a type may be a blank node or a literal)."""
+    return term if isinstance(term, str) and not isinstance(term, (Blank, OtherType)) else None
 
 
-def _count_predicates(ctx: GraphContext) -> dict[str, int]:
+def _count_predicates(ctx: GraphContext, counted: Census | None) -> dict[str, int]:
     """Edge predicate -> number of statements (asserted triples plus reifier-only ones)."""
-    flags = ["reified"] if ctx.profile.has_reifiers else []
-    rows = ctx.select("predicate_counts", flags, excluded=iris(NON_EDGE_PREDICATES, ", "))
-    counts = {str(p): _int(n) for p, n in rows if isinstance(p, str)}
+    if counted is not None and not ctx.profile.has_reifiers:
+        counts = dict(counted.predicates)
+    else:
+        flags = ["reified"] if ctx.profile.has_reifiers else []
+        rows = ctx.select("predicate_counts", flags, excluded=iris(NON_EDGE_PREDICATES, ", "))
+        counts = {str(p): _int(n) for p, n in rows if isinstance(p, str)}
     for hit in ctx.profile.unasserted():
         counts[hit.p] = counts.get(hit.p, 0) + 1
     return counts

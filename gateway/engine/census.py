@@ -1,0 +1,138 @@
+"""The whole-graph counts of `bfsql load`, read in two passes over an embedded store's quads.
+
+The search index and the schema statistics need, for every entity, its degree and types,
+and per predicate and type how many triples of each kind there are. Asked as SPARQL
+aggregates, each is its own scan of every triple, and Oxigraph evaluates each filter on
+each row by decoding its terms: at 2.7M triples eight aggregates took 190 s, at 50M they
+ran for over an hour. Read here instead: the types and reifiers first (two index ranges),
+then every quad once, counting what each aggregate would.
+
+Each field gives what its template gives (`queries/native/<name>.rq`, named on the field)
+on a store read whole, the default graph the union of all graphs; the oracle tests
+compare the two on the test graphs. Only the native profile's store-wide counts are
+read so, and statement counts (reifiers with their status) stay with SPARQL.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from gateway.backends.embedded import EmbeddedBackend
+from gateway.engine.context import GraphContext
+from gateway.profiles.base import NON_EDGES, SCHEMA
+from gateway.profiles.native import NativeProfile
+from gateway.terms import BFS, RDF, Literal, from_oxigraph
+
+_STATEMENT = BFS + "Statement"
+_RDF_STATEMENT = RDF + "Statement"
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_LANG_STRING = RDF + "langString"
+TEXT_LENGTH = 200
+"""The longest text value searched (text_values.rq's STRLEN bound)."""
+
+
+class OtherType(str):
+    """A type that is no IRI (a literal or a blank node), by its N-Triples text: it counts
+    apart, as SPARQL groups it, and is told as no type."""
+
+
+Key = str | None
+"""An end's type in `Census.connects`: an IRI, an `OtherType`, or None for none."""
+
+
+@dataclass
+class Census:
+    degrees: Counter[str] = field(default_factory=Counter)
+    """degrees.rq: entity -> edge triples it is the subject or object of."""
+    entity_types: dict[str, list[str]] = field(default_factory=dict)
+    """entity_types.rq: entity -> its IRI types (once per graph that says so)."""
+    text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
+    """text_values.rq: (entity, predicate, short text) of entities that are not statements."""
+    predicates: Counter[str] = field(default_factory=Counter)
+    """predicate_counts.rq without reifiers: edge triples per predicate."""
+    blank_values: Counter[str] = field(default_factory=Counter)
+    """blank_counts.rq: triples from an IRI to a blank node, per predicate."""
+    connects: Counter[tuple[str, Key, Key]] = field(default_factory=Counter)
+    """predicate_types.rq: edge triples per (predicate, subject type, object type)."""
+    type_literals: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    """type_literals.rq: literal values per (type, predicate, datatype)."""
+    schema_predicates: Counter[str] = field(default_factory=Counter)
+    """schema_predicate_counts.rq: triples between two IRIs per schema predicate, of
+    subjects that are not reifiers."""
+
+
+def census(ctx: GraphContext) -> Census | None:
+    """The counts of `ctx`'s graph, or None where they must be asked in SPARQL: another
+    backend, profile or reader scope."""
+    backend = ctx.backend
+    if not isinstance(backend, EmbeddedBackend) or type(ctx.profile) is not NativeProfile or ctx.scope is not None:
+        return None
+    return _count(backend.store)
+
+
+def _count(store: ox.Store) -> Census:
+    found = Census()
+    named, literal = ox.NamedNode, ox.Literal
+    # First every type of every subject, and which subjects are reifiers: what the second
+    # pass looks each triple's ends up in, as a signature (the index of the ends' types in
+    # `signatures`: most entities share a few) so that a triple costs one count.
+    types: dict[str, list[Key]] = defaultdict(list)
+    shared: dict[str, str] = {}  # one string per type, for the millions of entities of it
+    for s, _, t, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "type"), None, None):
+        if type(s) is named:
+            types[s.value].append(shared.setdefault(t.value, t.value) if type(t) is named else OtherType(t))
+    reifiers = {s.value for s, _, _, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "reifies"), None, None)
+                if type(s) is named}
+    ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]  # untyped; an untyped reifier
+    signatures: dict[tuple[Key, ...], int] = {}
+    signature = dict.fromkeys(reifiers, 1)
+    for entity, kinds in types.items():
+        key = tuple(kinds)
+        if key not in signatures:
+            signatures[key] = len(ends)
+            ends.append(key)
+        signature[entity] = signatures[key]
+        iris = [t for t in kinds if isinstance(t, str) and not isinstance(t, OtherType)]
+        if iris:
+            found.entity_types[entity] = iris
+    del types
+    statements = reifiers | {x for x, kinds in found.entity_types.items() if _RDF_STATEMENT in kinds}
+    edges: Counter[tuple[str, int, int]] = Counter()
+    literals: Counter[tuple[int, str, str]] = Counter()
+    degrees, kind_of = found.degrees, signature.get
+    for s, p, o, _ in store.quads_for_pattern(None, None, None, None):
+        if type(s) is not named:
+            continue
+        kind = type(o)
+        if kind is named:
+            predicate = p.value
+            if predicate not in NON_EDGES:
+                subject, value = s.value, o.value
+                degrees[subject] += 1
+                degrees[value] += 1
+                edges[predicate, kind_of(subject, 0), kind_of(value, 0)] += 1
+            elif predicate in SCHEMA and s.value not in reifiers:
+                found.schema_predicates[predicate] += 1
+        elif kind is literal:
+            subject, predicate = s.value, p.value
+            datatype = _LANG_STRING if o.language else o.datatype.value
+            literals[kind_of(subject, 0), predicate, datatype] += 1
+            if (datatype == _XSD_STRING or o.language) and len(o.value) <= TEXT_LENGTH and subject not in statements:
+                term = from_oxigraph(o)
+                assert isinstance(term, Literal)
+                found.text_values.append((subject, predicate, term))
+        elif kind is ox.BlankNode:
+            found.blank_values[p.value] += 1
+    for (predicate, st, ot), n in edges.items():
+        found.predicates[predicate] += n
+        for subject_type in ends[st]:
+            for object_type in ends[ot]:
+                found.connects[predicate, subject_type, object_type] += n
+    for (st, predicate, datatype), n in literals.items():
+        for t in ends[st] if st > 1 else ():  # rdf:type's own (a reifier's bfs:Statement is not)
+            if isinstance(t, str) and not isinstance(t, OtherType):
+                found.type_literals[t, predicate, datatype] += n
+    return found

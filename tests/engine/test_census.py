@@ -1,0 +1,153 @@
+"""The census (two passes over the quads) counts what the SPARQL aggregates count.
+
+Oracle: each field against its own template (`queries/native/<name>.rq`) run on the same
+store, on data the project did not write (the SHACL vocabulary and schema.org as pyshacl
+ships them, Wikidata's Q42 dump, the medlit bundle), the demo (RDF 1.2 statements in
+named graphs) and a graph of odd cases; then the index and statistics made both ways.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from gateway.backends.embedded import EmbeddedBackend
+from gateway.engine import search, statistics
+from gateway.engine.census import Census, OtherType, census
+from gateway.engine.context import GraphContext
+from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES
+from gateway.profiles.native import NativeProfile
+from gateway.sparql import iris
+from tests.conftest import DEMO, shared_data
+
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+EX = "http://example.org/"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+ODD = f"""
+@prefix ex: <{EX}> .
+@prefix rdf: <{RDF}> .
+@prefix bfs: <https://w3id.org/bfsql#> .
+ex:a a ex:Person, ex:Person ; ex:knows ex:b, ex:a ; ex:name "Ann"@en, "Ann"@en--ltr, "A"^^ex:code, "42" ;
+     ex:note "{'x' * 200}", "{'y' * 201}" ; ex:shape [ a ex:Shape ] .
+ex:b a "a literal type", _:t ; ex:knows ex:c .
+ex:c ex:knows ex:r ; ex:age 41 .
+ex:Person a ex:Class ; ex:label "Person" .
+ex:r rdf:reifies <<( ex:a ex:knows ex:b )>> ; bfs:truthStatus bfs:asserted_true ; ex:says ex:c ; ex:text "a sentence" .
+ex:s a rdf:Statement ; ex:text "old style" ; ex:about ex:a .
+ex:r2 rdf:reifies <<( ex:b ex:knows ex:c )>> ; a ex:Claim ; ex:says ex:a .
+ex:t a bfs:Statement ; ex:name "typed so, not a reifier" ; ex:about ex:r .
+_:x ex:knows ex:a ; ex:name "blank" .
+GRAPH ex:g1 {{ ex:a ex:knows ex:b . ex:b a ex:Person . ex:b ex:name "Bea" }}
+GRAPH ex:g2 {{ ex:a ex:knows ex:b . ex:b a ex:Person }}
+"""
+
+
+def _asset(name: str) -> Path:
+    return Path(str(importlib.resources.files("pyshacl") / "assets" / name))
+
+
+def _store(path: Path | None = None, text: str | None = None) -> ox.Store:
+    store = ox.Store()
+    if text is not None:
+        store.load(text.encode(), format=ox.RdfFormat.TRIG)
+    elif path is not None:
+        store.load(path=str(path), format=ox.RdfFormat.TRIG if path.suffix == ".trig" else ox.RdfFormat.TURTLE)
+    return store
+
+
+GRAPHS: dict[str, Callable[[], ox.Store]] = {
+    "odd cases": lambda: _store(text=ODD),
+    "demo": lambda: _store(DEMO),
+    "shacl": lambda: _store(_asset("shacl.ttl")),
+    "schema.org": lambda: _store(_asset("schema.ttl")),
+    "Q42": lambda: _store(shared_data("wikidata", "Q42.ttl")),
+}
+
+
+def context(store: ox.Store) -> GraphContext:
+    backend = EmbeddedBackend(store)
+    return GraphContext(backend, NativeProfile(backend))
+
+
+@pytest.fixture(params=sorted(GRAPHS))
+def graph(request: pytest.FixtureRequest) -> GraphContext:
+    return context(GRAPHS[request.param]())
+
+
+def _counted(ctx: GraphContext) -> Census:
+    found = census(ctx)
+    assert found is not None
+    return found
+
+
+def test_each_count_equals_its_template(graph: GraphContext) -> None:
+    found = _counted(graph)
+    excluded = iris(NON_EDGE_PREDICATES, ", ")
+    assert dict(found.degrees) == {x: int(n.value) for x, n in graph.select("degrees", excluded=excluded)}
+    assert Counter((x, t) for x, kinds in found.entity_types.items() for t in kinds) == Counter(
+        (x, t) for x, t in graph.select("entity_types"))
+    assert Counter(found.text_values) == Counter(tuple(row) for row in graph.select("text_values"))
+    assert dict(found.predicates) == {p: int(n.value) for p, n in graph.select("predicate_counts", excluded=excluded)}
+    assert dict(found.blank_values) == {p: int(n.value) for p, n in graph.select("blank_counts")}
+    assert dict(found.schema_predicates) == {p: int(n.value) for p, n in graph.select(
+        "schema_predicate_counts", predicate_values=iris(SCHEMA_PREDICATES)) if int(n.value)}
+    assert dict(found.type_literals) == {(t, p, dt): int(n.value) for t, p, dt, n in graph.select("type_literals")}
+    # A type that is no IRI groups apart in SPARQL and is told as no type: compare so.
+    told = Counter[tuple[object, ...]]()
+    for (p, st, ot), n in found.connects.items():
+        told[p, statistics._iri(st), statistics._iri(ot), isinstance(st, OtherType), isinstance(ot, OtherType)] += n
+    expected = Counter[tuple[object, ...]]()
+    for p, st, ot, n in graph.select("predicate_types", excluded=excluded):
+        expected[p, statistics._iri(st), statistics._iri(ot), _other(st), _other(ot)] += int(n.value)
+    assert told == expected
+
+
+def test_the_odd_cases_are_counted() -> None:
+    """The oracle compares like with like; here, that the odd cases are there to compare."""
+    found = _counted(context(_store(text=ODD)))
+    assert found.degrees[EX + "a"] == 3 + 2 + 1 + 1  # knows b (in three graphs), itself (both ends), ex:s about it, ex:r2 says it
+    assert found.entity_types[EX + "b"] == [EX + "Person"] * 2
+    assert sum(isinstance(st, OtherType) for _, st, _ in found.connects) > 0
+    assert ("http://example.org/Person", EX + "name", RDF + "langString") in found.type_literals
+    assert ("https://w3id.org/bfsql#Statement", EX + "name", XSD + "string") in found.type_literals
+    notes = [text.value for x, p, text in found.text_values if p == EX + "note"]
+    assert notes == ["x" * 200]  # 201 characters is no short text
+    assert not [x for x, _, _ in found.text_values if x in (EX + "r", EX + "s")]  # statements' own text
+
+
+def test_the_index_and_statistics_are_the_same_either_way(graph: GraphContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    with_census = statistics.count(graph), _index_rows(search.SearchIndex.build(graph))
+    fresh = GraphContext(graph.backend, graph.profile)
+    monkeypatch.setattr(statistics, "census", lambda ctx: None)
+    monkeypatch.setattr(search, "census", lambda ctx: None)
+    assert (statistics.count(fresh), _index_rows(search.SearchIndex.build(fresh))) == with_census
+
+
+def test_only_a_whole_embedded_native_graph_is_counted_so() -> None:
+    ctx = context(_store(text=ODD))
+    assert census(GraphContext(ctx.backend, ctx.profile, scope=(EX + "g1",))) is None
+
+
+def test_medlit_counts_equal_their_templates(medlit_gateway: object) -> None:
+    store = medlit_gateway.backend.store  # type: ignore[attr-defined]
+    ctx = context(store)
+    found = _counted(ctx)
+    excluded = iris(NON_EDGE_PREDICATES, ", ")
+    assert dict(found.degrees) == {x: int(n.value) for x, n in ctx.select("degrees", excluded=excluded)}
+    assert Counter(found.text_values) == Counter(tuple(row) for row in ctx.select("text_values"))
+
+
+def _other(term: object) -> bool:
+    """A type that is there but no IRI."""
+    return term is not None and statistics._iri(term) is None
+
+
+def _index_rows(index: search.SearchIndex) -> dict[str, list[tuple[object, ...]]]:
+    db = index._db
+    return {table: sorted(db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+            for table in ("entity", "name", "type", "fulltext")}
