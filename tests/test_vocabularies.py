@@ -175,9 +175,13 @@ def test_an_id_resolves_to_the_spelling_holding_the_entity(tmp_path: Path) -> No
     gateway = Gateway.open(path)
     expected = oracle("schema.ttl", f"SELECT ?l WHERE {{ <{SCHEMA_HTTP}Person> <{RDFS}label> ?l }}")
     assert [gateway.describe_entity("schema:Person").label] == expected
+    sent: list[str] = []
+    gateway.backend.query_log = lambda text, rows: sent.append(text)  # type: ignore[attr-defined]
     walk = gateway.bfs_query(seeds=["schema:Person"], predicates=["rdfs:subClassOf"], direction="in")
     subclasses = oracle("schema.ttl", f"SELECT ?c WHERE {{ ?c <{RDFS}subClassOf> <{SCHEMA_HTTP}Person> }}")
     assert walk.node_count == len(subclasses) + 1 > 1
+    # The seed and its other spelling are one question (a round trip each over HTTP).
+    assert sum("Which of these IRIs occur" in text for text in sent) == 1
 
 
 def test_blank_values_reads_only_what_the_entities_own(shacl: Gateway) -> None:

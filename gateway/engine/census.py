@@ -77,8 +77,8 @@ def _count(store: ox.Store) -> Census:
     found = Census()
     named, literal = ox.NamedNode, ox.Literal
     # First every type of every subject, and which subjects are reifiers: what the second
-    # pass looks each triple's ends up in, as a signature (the index of the ends' types in
-    # `signatures`: most entities share a few) so that a triple costs one count.
+    # pass looks each triple's ends up in, as a signature (an index into `ends`, the
+    # entities' sets of types: most share a few) so that a triple costs one count.
     types: dict[str, list[Key]] = defaultdict(list)
     shared: dict[str, str] = {}  # one string per type, for the millions of entities of it
     for s, _, t, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "type"), None, None):

@@ -143,10 +143,14 @@ class GraphContext:
     ) -> list[str]:
         """The IRIs in the graph (`known` ones without asking), an IRI another entity declares
         as its URL replaced by that entity; the rest added to `missing` as IDs."""
-        asked = [i for i in iris_ if i not in known]
-        present = set(known) | (self.profile.existing(asked, plan) if asked else set())
-        synonyms = self._spelled_otherwise([i for i in iris_ if i not in present], plan)
-        synonyms.update(self._better_spelled([i for i in iris_ if i in present], plan))
+        # One question for the IRIs and their namespaces' other spellings (http and https).
+        spelled = {other: iri for iri in iris_ for other in self.ids.spellings(iri)}
+        asked = [i for i in dict.fromkeys([*iris_, *spelled]) if i not in known]
+        held = set(known) | (self.profile.existing(asked, plan) if asked else set())
+        present = {i for i in iris_ if i in held}
+        others = {other: iri for other, iri in spelled.items() if other in held}
+        synonyms = _spelled_otherwise({other: iri for other, iri in others.items() if iri not in present})
+        synonyms.update(self._better_spelled({other: iri for other, iri in others.items() if iri in present}))
         synonyms.update(self._url_synonyms([i for i in iris_ if i not in present and i not in synonyms]))
         resolved: list[str] = []
         for iri in iris_:
@@ -158,30 +162,19 @@ class GraphContext:
                 missing.append(self.ids.to_id(iri))
         return list(dict.fromkeys(resolved))
 
-    def _spelled_otherwise(self, iris_: Sequence[str], plan: HopPlan) -> dict[str, str]:
-        """IRIs the data holds in another spelling of their namespace (`http://schema.org/`
-        where the prefix map says `https://`), each mapped to the spelling held."""
-        spelled = {other: iri for iri in iris_ for other in self.ids.spellings(iri)}
-        held = self.profile.existing(list(spelled), plan) if spelled else set()
-        found: dict[str, str] = {}
-        for other in sorted(held):
-            found.setdefault(spelled[other], other)
-        return found
-
-    def _better_spelled(self, iris_: Sequence[str], plan: HopPlan) -> dict[str, str]:
-        """IRIs the data also holds in another spelling of their namespace, and holds more
-        of there (`https://schema.org/Person` named once by another vocabulary, where
-        schema.org itself says `http://`), each mapped to the spelling holding most."""
-        spelled = {other: iri for iri in iris_ for other in self.ids.spellings(iri)}
-        held = self.profile.existing(list(spelled), plan) if spelled else set()
+    def _better_spelled(self, held: dict[str, str]) -> dict[str, str]:
+        """IRIs the data also holds in another spelling of their namespace (`held`: each
+        spelling -> the IRI asked), and holds more of there (`https://schema.org/Person`
+        named once by another vocabulary, where schema.org itself says `http://`), each
+        mapped to the spelling holding most."""
         if not held:
             return {}
-        both = writable([*held, *(spelled[other] for other in held)])
+        both = writable([*held, *held.values()])
         degree = {str(x): int(n.value) for x, n in self.select("id_degrees", ids=iris(both)) if isinstance(n, Literal)}
         found: dict[str, str] = {}
         for other in sorted(held, key=lambda o: -degree.get(o, 0)):
-            if degree.get(other, 0) > degree.get(found.get(spelled[other], spelled[other]), 0):
-                found[spelled[other]] = other
+            if degree.get(other, 0) > degree.get(found.get(held[other], held[other]), 0):
+                found[held[other]] = other
         return found
 
     def _url_synonyms(self, iris_: Sequence[str]) -> dict[str, str]:
@@ -205,3 +198,13 @@ class GraphContext:
 def quoted(text: str) -> str:
     """A caller's text in a message: repr, cut to 80 characters."""
     return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+def _spelled_otherwise(held: dict[str, str]) -> dict[str, str]:
+    """IRIs the data holds only in another spelling of their namespace (`http://schema.org/`
+    where the prefix map says `https://`; `held`: each spelling -> the IRI asked), each
+    mapped to the spelling held."""
+    found: dict[str, str] = {}
+    for other in sorted(held):
+        found.setdefault(held[other], other)
+    return found
