@@ -64,16 +64,17 @@ class Census:
     subjects that are not reifiers."""
 
 
-def census(ctx: GraphContext) -> Census | None:
-    """The counts of `ctx`'s graph, or None where they must be asked in SPARQL: another
-    backend, profile or reader scope."""
+def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
+    """The counts of `ctx`'s graph (`texts`: with its text values, which only the search
+    index reads), or None where they must be asked in SPARQL: another backend, profile or
+    reader scope."""
     backend = ctx.backend
     if not isinstance(backend, EmbeddedBackend) or type(ctx.profile) is not NativeProfile or ctx.scope is not None:
         return None
-    return _count(backend.store)
+    return _count(backend.store, texts)
 
 
-def _count(store: ox.Store) -> Census:
+def _count(store: ox.Store, texts: bool) -> Census:
     found = Census()
     named, literal = ox.NamedNode, ox.Literal
     # First every type of every subject, and which subjects are reifiers: what the second
@@ -120,7 +121,8 @@ def _count(store: ox.Store) -> Census:
             subject, predicate = s.value, p.value
             datatype = _LANG_STRING if o.language else o.datatype.value
             literals[kind_of(subject, 0), predicate, datatype] += 1
-            if (datatype == _XSD_STRING or o.language) and len(o.value) <= TEXT_LENGTH and subject not in statements:
+            if (texts and (datatype == _XSD_STRING or o.language) and len(o.value) <= TEXT_LENGTH
+                    and subject not in statements):
                 term = from_oxigraph(o)
                 assert isinstance(term, Literal)
                 found.text_values.append((subject, predicate, term))

@@ -139,7 +139,7 @@ def _read(path: Path, generation: str | None) -> Statistics | None:
 def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
     """Read the statistics from the store (every statement once), from its `census` where
     one is given or can be taken."""
-    counted = counted if counted is not None else census(ctx)
+    counted = counted if counted is not None else census(ctx, texts=False)
     predicates = _count_predicates(ctx, counted)
     types = {iri: _int(n) for t, n in ctx.select("type_counts") if (iri := _iri(t)) is not None}
     statuses: dict[str, int] = {}

@@ -123,7 +123,7 @@ def test_the_odd_cases_are_counted() -> None:
 def test_the_index_and_statistics_are_the_same_either_way(graph: GraphContext, monkeypatch: pytest.MonkeyPatch) -> None:
     with_census = statistics.count(graph), _index_rows(search.SearchIndex.build(graph))
     fresh = GraphContext(graph.backend, graph.profile)
-    monkeypatch.setattr(statistics, "census", lambda ctx: None)
+    monkeypatch.setattr(statistics, "census", lambda ctx, texts=True: None)
     monkeypatch.setattr(search, "census", lambda ctx: None)
     assert (statistics.count(fresh), _index_rows(search.SearchIndex.build(fresh))) == with_census
 
