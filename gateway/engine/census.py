@@ -4,13 +4,14 @@ The search index and the schema statistics need, for every entity, its degree an
 and per predicate and type how many triples of each kind there are. Asked as SPARQL
 aggregates, each is its own scan of every triple, and Oxigraph evaluates each filter on
 each row by decoding its terms: at 2.7M triples eight aggregates took 190 s, at 50M they
-ran for over an hour. Read here instead: the types and reifiers first (two index ranges),
-then every quad once, counting what each aggregate would.
+ran for over an hour. Read here instead: types, reifiers and statuses first (index
+ranges), then every quad once, counting what each aggregate would.
 
 Each field gives what its template gives (`queries/native/<name>.rq`, named on the field)
 on a store read whole, the default graph the union of all graphs; the oracle tests
-compare the two on the test graphs. Only the native profile's store-wide counts are
-read so, and statement counts (reifiers with their status) stay with SPARQL.
+compare the two on the test graphs. Only the native profile's store-wide counts are read
+so (under a reader's scope, or another profile, SPARQL counts); reifier-only statements
+and entity types per class stay SPARQL questions (a few index reads).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from gateway.backends.embedded import EmbeddedBackend
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
 from gateway.profiles.native import NativeProfile
-from gateway.terms import BFS, RDF, Literal, from_oxigraph
+from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
 
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
@@ -52,7 +53,14 @@ class Census:
     text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
     """text_values.rq: (entity, predicate, short text) of entities that are not statements."""
     predicates: Counter[str] = field(default_factory=Counter)
-    """predicate_counts.rq without reifiers: edge triples per predicate."""
+    """predicate_counts.rq: statements per edge predicate (each reifier of an asserted edge
+    triple, or the triple itself when it has none; reifier-only ones aside)."""
+    plain: int = 0
+    """plain_count.rq: asserted edge triples no reifier annotates."""
+    statuses: Counter[Term] = field(default_factory=Counter)
+    """status_counts.rq: reifiers per truth status (as the store spells it)."""
+    untimed: Counter[Term] = field(default_factory=Counter)
+    """status_counts.rq's ?untimed: of those, the ones without an assertedAt."""
     blank_values: Counter[str] = field(default_factory=Counter)
     """blank_counts.rq: triples from an IRI to a blank node, per predicate."""
     connects: Counter[tuple[str, Key, Key]] = field(default_factory=Counter)
@@ -85,8 +93,15 @@ def _count(store: ox.Store, texts: bool) -> Census:
     for s, _, t, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "type"), None, None):
         if type(s) is named:
             types[s.value].append(shared.setdefault(t.value, t.value) if type(t) is named else OtherType(t))
-    reifiers = {s.value for s, _, _, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "reifies"), None, None)
-                if type(s) is named}
+    reifiers: set[str] = set()
+    reified: Counter[tuple[str, str, str]] = Counter()  # an edge triple -> its reifiers
+    for r, _, t, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "reifies"), None, None):
+        if type(r) is named:
+            reifiers.add(r.value)
+        if type(t) is ox.Triple and type(t.subject) is named and type(t.object) is named:
+            reified[t.subject.value, t.predicate.value, t.object.value] += 1
+    if reified or reifiers:
+        _count_statuses(store, found)
     ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]  # untyped; an untyped reifier
     signatures: dict[tuple[Key, ...], int] = {}
     signature = dict.fromkeys(reifiers, 1)
@@ -102,6 +117,7 @@ def _count(store: ox.Store, texts: bool) -> Census:
     del types
     statements = reifiers | {x for x, kinds in found.entity_types.items() if _RDF_STATEMENT in kinds}
     edges: Counter[tuple[str, int, int]] = Counter()
+    per_predicate = found.predicates
     literals: Counter[tuple[int, str, str]] = Counter()
     degrees, kind_of = found.degrees, signature.get
     for s, p, o, _ in store.quads_for_pattern(None, None, None, None):
@@ -115,6 +131,13 @@ def _count(store: ox.Store, texts: bool) -> Census:
                 degrees[subject] += 1
                 degrees[value] += 1
                 edges[predicate, kind_of(subject, 0), kind_of(value, 0)] += 1
+                if reified or reifiers:
+                    annotated = reified.get((subject, predicate, value), 0)
+                    if annotated:
+                        per_predicate[predicate] += annotated
+                    elif subject not in reifiers:  # a statement's own data is no statement
+                        per_predicate[predicate] += 1
+                        found.plain += 1
             elif predicate in SCHEMA and s.value not in reifiers:
                 found.schema_predicates[predicate] += 1
         elif kind is literal:
@@ -129,7 +152,8 @@ def _count(store: ox.Store, texts: bool) -> Census:
         elif kind is ox.BlankNode:
             found.blank_values[p.value] += 1
     for (predicate, st, ot), n in edges.items():
-        found.predicates[predicate] += n
+        if not (reified or reifiers):  # then every edge triple is one statement
+            found.predicates[predicate] += n
         for subject_type in ends[st]:
             for object_type in ends[ot]:
                 found.connects[predicate, subject_type, object_type] += n
@@ -138,3 +162,27 @@ def _count(store: ox.Store, texts: bool) -> Census:
             if isinstance(t, str) and not isinstance(t, OtherType):
                 found.type_literals[t, predicate, datatype] += n
     return found
+
+
+def _count_statuses(store: ox.Store, found: Census) -> None:
+    """Each reifier's statements per status: one for each status it states (else
+    asserted_true where its triple is asserted, hypothetical where not) and each time it
+    states (else one, untimed), as status_counts.rq's rows are."""
+    statuses: dict[object, list[Term]] = defaultdict(list)
+    for r, _, status, _ in store.quads_for_pattern(None, ox.NamedNode(BFS + "truthStatus"), None, None):
+        term = from_oxigraph(status)
+        if term is not None:
+            statuses[r].append(term)
+    times: Counter[object] = Counter(r for r, _, _, _ in store.quads_for_pattern(
+        None, ox.NamedNode(BFS + "assertedAt"), None, None))
+    for r, _, t, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "reifies"), None, None):
+        stated = statuses.get(r)
+        if stated is None:
+            # Not a triple term: SPARQL's SUBJECT() fails, and its EXISTS then matches any triple.
+            asserted = type(t) is not ox.Triple or next(store.quads_for_pattern(t.subject, t.predicate, t.object, None),
+                                                          None) is not None
+            stated = [BFS + ("asserted_true" if asserted else "hypothetical")]
+        for status in stated:
+            found.statuses[status] += times[r] or 1
+            if not times[r]:
+                found.untimed[status] += 1

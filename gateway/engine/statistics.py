@@ -146,13 +146,18 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
     reified = untimed_reified = plain = 0
     unasserted = len(ctx.profile.unasserted())
     if ctx.profile.has_reifiers:
-        for status, n, untimed in ctx.select("status_counts"):
+        rows = ((status, n, counted.untimed[status]) for status, n in counted.statuses.items()) if counted else (
+            (status, _int(n), _int(untimed)) for status, n, untimed in ctx.select("status_counts"))
+        for status, n, untimed in rows:
             name = status_name(status)
-            statuses[name] = statuses.get(name, 0) + _int(n)
-            reified += _int(n)
-            untimed_reified += _int(untimed)
-        rows = ctx.select("plain_count", excluded=iris(NON_EDGE_PREDICATES, ", "))
-        plain = _int(rows[0][0]) if rows else 0
+            statuses[name] = statuses.get(name, 0) + n
+            reified += n
+            untimed_reified += untimed
+        if counted is not None:
+            plain = counted.plain
+        else:
+            found = ctx.select("plain_count", excluded=iris(NON_EDGE_PREDICATES, ", "))
+            plain = _int(found[0][0]) if found else 0
     else:
         plain = sum(predicates.values())
     if plain:
@@ -207,7 +212,7 @@ def _iri(term: object) -> str | None:
 
 def _count_predicates(ctx: GraphContext, counted: Census | None) -> dict[str, int]:
     """Edge predicate -> number of statements (asserted triples plus reifier-only ones)."""
-    if counted is not None and not ctx.profile.has_reifiers:
+    if counted is not None:
         counts = dict(counted.predicates)
     else:
         flags = ["reified"] if ctx.profile.has_reifiers else []

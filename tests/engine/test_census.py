@@ -40,6 +40,10 @@ ex:Person a ex:Class ; ex:label "Person" .
 ex:r rdf:reifies <<( ex:a ex:knows ex:b )>> ; bfs:truthStatus bfs:asserted_true ; ex:says ex:c ; ex:text "a sentence" .
 ex:s a rdf:Statement ; ex:text "old style" ; ex:about ex:a .
 ex:r2 rdf:reifies <<( ex:b ex:knows ex:c )>> ; a ex:Claim ; ex:says ex:a .
+ex:r3 rdf:reifies <<( ex:c ex:knows ex:a )>> ; bfs:truthStatus bfs:disputed, bfs:hypothetical ; bfs:assertedAt 3, 5 .
+_:r4 rdf:reifies <<( ex:a ex:knows ex:b )>> ; bfs:assertedAt 1 .
+ex:r5 rdf:reifies ex:notATriple .
+ex:r6 rdf:reifies <<( ex:c ex:knows ex:b )>> .
 ex:t a bfs:Statement ; ex:name "typed so, not a reifier" ; ex:about ex:r .
 _:x ex:knows ex:a ; ex:name "blank" .
 GRAPH ex:g1 {{ ex:a ex:knows ex:b . ex:b a ex:Person . ex:b ex:name "Bea" }}
@@ -92,7 +96,13 @@ def test_each_count_equals_its_template(graph: GraphContext) -> None:
     assert Counter((x, t) for x, kinds in found.entity_types.items() for t in kinds) == Counter(
         (x, t) for x, t in graph.select("entity_types"))
     assert Counter(found.text_values) == Counter(tuple(row) for row in graph.select("text_values"))
-    assert dict(found.predicates) == {p: int(n.value) for p, n in graph.select("predicate_counts", excluded=excluded)}
+    reified = graph.profile.has_reifiers
+    assert dict(found.predicates) == {p: int(n.value) for p, n in graph.select(
+        "predicate_counts", ["reified"] if reified else [], excluded=excluded)}
+    if reified:
+        assert [found.plain] == [int(n.value) for (n,) in graph.select("plain_count", excluded=excluded)]
+        assert {status: (n, found.untimed[status]) for status, n in found.statuses.items()} == {
+            status: (int(n.value), int(untimed.value)) for status, n, untimed in graph.select("status_counts")}
     assert dict(found.blank_values) == {p: int(n.value) for p, n in graph.select("blank_counts")}
     assert dict(found.schema_predicates) == {p: int(n.value) for p, n in graph.select(
         "schema_predicate_counts", predicate_values=iris(SCHEMA_PREDICATES)) if int(n.value)}
@@ -115,6 +125,10 @@ def test_the_odd_cases_are_counted() -> None:
     assert sum(isinstance(st, OtherType) for _, st, _ in found.connects) > 0
     assert ("http://example.org/Person", EX + "name", RDF + "langString") in found.type_literals
     assert ("https://w3id.org/bfsql#Statement", EX + "name", XSD + "string") in found.type_literals
+    bfs = "https://w3id.org/bfsql#"
+    # r3: two statuses, two times each; r6's triple is not asserted; r5 reifies no triple.
+    assert dict(found.statuses) == {bfs + "disputed": 2, bfs + "hypothetical": 3, bfs + "asserted_true": 4}
+    assert dict(found.untimed) == {bfs + "hypothetical": 1, bfs + "asserted_true": 3}
     notes = [text.value for x, p, text in found.text_values if p == EX + "note"]
     assert notes == ["x" * 200]  # 201 characters is no short text
     assert not [x for x, _, _ in found.text_values if x in (EX + "r", EX + "s")]  # statements' own text
