@@ -37,6 +37,8 @@ T = TypeVar("T")
 
 _FILTER_NAMES = {"t": "truth_status", "a": "as_of", "v": "valid_at"}
 """hop.rq's `?fails` letters."""
+_PASSED = frozenset({"", "="})
+"""hop.rq's `?fails` of a statement that fails no filter (with "=": its status is asserted_true)."""
 _FAILED: dict[str, tuple[str, ...]] = {}
 """`?fails` values -> the filter names they list (a few combinations)."""
 _STATUS_NAMES: dict[str, str] = {}
@@ -145,8 +147,7 @@ class NativeProfile(Profile):
         if not self._statement_aware(plan):
             return self._plain_hop(frontier, plan, limit)
         rows = self._select_hop(frontier, plan, limit, mode="traversable")
-        skipped = plan.non_edges
-        hits = [self._hit(row) for row in rows if row[2] not in skipped]
+        hits = self._hits(rows, plan)
         hits.extend(self._unasserted_hits(frontier, plan, failed=False))
         return hits, len(rows) >= limit
 
@@ -161,18 +162,17 @@ class NativeProfile(Profile):
             hits, more = self._plain_hop(frontier, plan, limit)
             return hits, more, []
         rows = self._select_hop(frontier, plan, limit + cap, mode="every")
-        crossed = [row for row in rows if not row[6]]
-        failed = [row for row in rows if row[6]]
+        crossed = [row for row in rows if row[6] in _PASSED]
+        failed = [row for row in rows if row[6] not in _PASSED]
         if len(rows) >= limit + cap:  # cut: read on its own whichever side may be incomplete
             if len(crossed) < limit:
                 crossed = self._select_hop(frontier, plan, limit, mode="traversable")
             if len(failed) < cap:
                 failed = self._select_hop(frontier, plan, cap, mode="hidden")
         more = len(crossed) >= limit
-        skipped = plan.non_edges
-        hits = [self._hit(row) for row in crossed[:limit] if row[2] not in skipped]
+        hits = self._hits(crossed[:limit], plan)
         hits.extend(self._unasserted_hits(frontier, plan, failed=False))
-        hidden = [self._hit(row) for row in failed[:cap] if row[2] not in skipped]
+        hidden = self._hits(failed[:cap], plan)
         hidden.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits, more, hidden
 
@@ -249,14 +249,14 @@ class NativeProfile(Profile):
     def hidden(self, frontier: Sequence[str], plan: HopPlan, cap: int) -> list[Hit]:
         if not self._statement_aware(plan):
             return []
-        skipped = plan.non_edges
-        hits = [self._hit(row) for row in self._select_hop(frontier, plan, cap, mode="hidden") if row[2] not in skipped]
+        hits = self._hits(self._select_hop(frontier, plan, cap, mode="hidden"), plan)
         hits.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits
 
     def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[str]]:
         """hop.rq's rows as text: d s p o r status fails ("" for no reifier; `fails`
-        one letter per filter the statement fails)."""
+        one letter per filter the statement fails, then "=" where the status is
+        asserted_true and not written)."""
         flags = [mode, "reified", *self._direction_flags(plan)]
         if self.statement_candidates(frontier):
             flags.append("statements")  # a frontier node may be a statement: read it as one
@@ -273,14 +273,27 @@ class NativeProfile(Profile):
         return self.select_fields("hop", flags, **slots)
 
     @staticmethod
-    def _hit(row: list[str]) -> Hit:
-        # The frontier node is not read: it is the subject ("o"), the object ("i") or the
-        # statement ("s") of its row, and a column less is a tenth less of a hop's time.
-        # Status and filter names come from small caches: a walk makes a Hit per row.
-        d, s, p, o, r, status, fails = row
-        name = _STATUS_NAMES.get(status) or _kept(_STATUS_NAMES, status, status_name(status))
-        failed = (_FAILED.get(fails) or _kept(_FAILED, fails, tuple(_FILTER_NAMES[c] for c in fails))) if fails else ()
-        return Hit(VIAS[d], s if d == "o" else o if d == "i" else r, s, p, o, r or None, name, None, None, None, failed)
+    def _hits(rows: list[list[str]], plan: HopPlan) -> list[Hit]:
+        """The `Hit`s of hop.rq's rows, those of predicates the plan never crosses left out.
+
+        The frontier node is not read: it is the subject ("o"), the object ("i") or the
+        statement ("s") of its row, and a column less is a tenth less of a hop's time.
+        Status and filter names come from small caches: a walk makes a Hit per row. A
+        `fails` ending in "=" stands for the status asserted_true, not written (native
+        hop.rq; the other templates write every status)."""
+        skipped = plan.non_edges
+        hits: list[Hit] = []
+        add = hits.append
+        for d, s, p, o, r, status, fails in rows:
+            if p in skipped:
+                continue
+            if fails.endswith("="):
+                name, fails = "asserted_true", fails[:-1]
+            else:
+                name = _STATUS_NAMES.get(status) or _kept(_STATUS_NAMES, status, status_name(status))
+            failed = (_FAILED.get(fails) or _kept(_FAILED, fails, tuple(_FILTER_NAMES[c] for c in fails))) if fails else ()
+            add(Hit(VIAS[d], s if d == "o" else o if d == "i" else r, s, p, o, r or None, name, None, None, None, failed))
+        return hits
 
     def _unasserted_hits(self, frontier: Iterable[str], plan: HopPlan, *, failed: bool, cap: int | None = None) -> list[Hit]:
         """Reifier-only statements touching the frontier that pass the plan's filters, or
