@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from typing import TypeVar
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import quote_plus, urlencode, urlsplit
 
 import httpx2
 
@@ -200,14 +200,13 @@ class RemoteBackend:
     # -- one query, several attempts -----------------------------------------------------
     @staticmethod
     def _form(query: str, graphs: Sequence[str] | None) -> bytes:
-        form = [("query", query)]
+        form = "query=" + form_quote(query)
         if graphs is not None:
             # The protocol has no name for the default graph, so "default" is dropped:
             # a reader scope can only narrow what is seen, never widen it.
             names = [g for g in graphs if g != DEFAULT_GRAPH] or [NO_GRAPH]
-            form += [("default-graph-uri", g) for g in names]
-            form += [("named-graph-uri", g) for g in names]
-        return urlencode(form).encode("ascii")
+            form += "&" + urlencode([*(("default-graph-uri", g) for g in names), *(("named-graph-uri", g) for g in names)])
+        return form.encode("ascii")
 
     def _with_retries(self, form: bytes, read: Callable[[Body], tuple[list[str], list[R]]]) -> tuple[list[str], list[R]]:
         attempt = 0
@@ -345,6 +344,23 @@ class RemoteBackend:
                 f"{self.host} returned {len(rows)} rows, its row cap (X-SPARQL-MaxRows {self.max_rows}), "
                 f"to a query asking {'all rows' if asked is None else f'up to {asked}'}; the answer is cut"
             )
+
+
+_ESCAPED = tuple((c, f"%{ord(c):02X}") for c in map(chr, range(128))
+                 if c not in "%+ " and not (c.isascii() and (c.isalnum() or c in "_.-~")))
+
+
+def form_quote(text: str) -> str:
+    """`text` as a form field's value, as `urllib.parse.quote_plus` writes it: a walk's
+    queries name thousands of IRIs, and quote_plus spends a Python step on each character
+    (6 ms for 5,000 IRIs); ASCII text is escaped a character kind at a time instead."""
+    if not text.isascii():
+        return quote_plus(text)
+    text = text.replace("%", "%25").replace("+", "%2B")
+    for char, escaped in _ESCAPED:
+        if char in text:
+            text = text.replace(char, escaped)
+    return text.replace(" ", "+")
 
 
 def _describe(error: Exception) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from gateway.backends.base import Rows
@@ -20,7 +21,6 @@ from gateway.terms import RDF, XSD, Blank, Literal, Term, TripleTerm, line_text,
 TSV = "text/tab-separated-values"
 JSON = "application/sparql-results+json"
 TIMEOUT_TEXT = re.compile(r"TimeoutException|timed? ?out|timeout|S1TAT|SR171", re.IGNORECASE)
-_BARE = str.maketrans("", "", '<>"')  # TSV's brackets and quotes, taken out for lines
 _TAG = re.compile(r"<[^>]*>")
 
 
@@ -53,14 +53,21 @@ def lines(body: Body) -> tuple[list[str], list[str]]:
     `EmbeddedBackend.select_lines` makes them: from standard TSV with no term per value,
     from JSON through the parsed terms."""
     if body.kind == TSV:
-        text, found = _tsv_lines(body)
-        return [v.lstrip("?$") for v in found[0].split("\t")], text[len(found[0]) + 1 :].translate(_BARE).split("\n")[:-1]
+        text = _tsv_text(body)
+        head = text[: text.index("\n")]
+        # Brackets and quotes taken out of the bytes (they are never part of a longer
+        # character in UTF-8), then split: no step per row but the count of its tabs.
+        found = body.data[body.data.index(b"\n") + 1 :].translate(None, b'<>"').decode().split("\n")
+        found.pop()  # after the last newline
+        if not _same_width(found, head.count("\t")):
+            _tsv_lines(body)  # raises, naming the row
+        return [v.lstrip("?$") for v in head.split("\t")], found
     header, terms = _json_rows(body)
     return header, ["\t".join(line_text(value) for value in row) for row in terms]
 
 
-def _tsv_lines(body: Body) -> tuple[str, list[str]]:
-    """The text and lines of a complete, standard TSV answer (its header first)."""
+def _tsv_text(body: Body) -> str:
+    """The text of a standard TSV answer that ends with a newline (its rows unchecked)."""
     text = decode(body.host, body.data)
     head, _, _ = text.partition("\n")
     if not _standard_tsv_header(head):
@@ -69,8 +76,21 @@ def _tsv_lines(body: Body) -> tuple[str, list[str]]:
         raise error_text(body.host, excerpt(body.data))
     if not text.endswith("\n"):
         raise cut(body.host, text, "its last line has no newline")
+    return text
+
+
+def _same_width(rows: list[str], tabs: int) -> bool:
+    """Whether every row has `tabs` tabs (counted in C, no Python step per row)."""
+    return list(map(str.count, rows, repeat("\t"))).count(tabs) == len(rows)
+
+
+def _tsv_lines(body: Body) -> tuple[str, list[str]]:
+    """The text and lines of a complete, standard TSV answer (its header first)."""
+    text = _tsv_text(body)
     found = text.split("\n")[:-1]
     width = len(found[0].split("\t"))
+    if _same_width(found[1:], width - 1):
+        return text, found
     for number, line in enumerate(found[1:], start=1):
         if line.count("\t") != width - 1:
             rest = "\n".join(found[number:])

@@ -111,7 +111,9 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
             continue
         flags = ["typed"] * typed + ["statements"] * bool(maybe)
         # As text: the types of thousands of nodes are a walk's largest read after its hops.
-        for x, t in ctx.profile.select_fields("node_types", flags, ids=iris(chunk), candidates=iris(maybe)):
+        profile = ctx.profile
+        for line in profile.backend.select_lines(profile.render("node_types", flags, ids=iris(chunk), candidates=iris(maybe))):
+            x, _, t = line.partition("\t")
             found[x].append(t)
     return found
 

@@ -37,8 +37,9 @@ T = TypeVar("T")
 
 _FILTER_NAMES = {"t": "truth_status", "a": "as_of", "v": "valid_at"}
 """hop.rq's `?fails` letters."""
-_PASSED = frozenset({"", "="})
-"""hop.rq's `?fails` of a statement that fails no filter (with "=": its status is asserted_true)."""
+_PASSED = ("\t", "\t=")
+"""How a hop.rq row of a statement that fails no filter ends (its `?fails` empty, or "=": its
+status is asserted_true)."""
 _FAILED: dict[str, tuple[str, ...]] = {}
 """`?fails` values -> the filter names they list (a few combinations)."""
 _STATUS_NAMES: dict[str, str] = {}
@@ -162,8 +163,8 @@ class NativeProfile(Profile):
             hits, more = self._plain_hop(frontier, plan, limit)
             return hits, more, []
         rows = self._select_hop(frontier, plan, limit + cap, mode="every")
-        crossed = [row for row in rows if row[6] in _PASSED]
-        failed = [row for row in rows if row[6] not in _PASSED]
+        crossed = [row for row in rows if row.endswith(_PASSED)]
+        failed = [row for row in rows if not row.endswith(_PASSED)]
         if len(rows) >= limit + cap:  # cut: read on its own whichever side may be incomplete
             if len(crossed) < limit:
                 crossed = self._select_hop(frontier, plan, limit, mode="traversable")
@@ -253,8 +254,9 @@ class NativeProfile(Profile):
         hits.extend(self._unasserted_hits(frontier, plan, failed=True, cap=cap))
         return hits
 
-    def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[str]]:
-        """hop.rq's rows as text: d s p o r status fails ("" for no reifier; `fails`
+    def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[str]:
+        """hop.rq's rows as tab-joined text (`Backend.select_lines`; split as they become
+        `Hit`s, no list kept per row): d s p o r status fails ("" for no reifier; `fails`
         one letter per filter the statement fails, then "=" where the status is
         asserted_true and not written)."""
         flags = [mode, "reified", *self._direction_flags(plan)]
@@ -270,10 +272,10 @@ class NativeProfile(Profile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        return self.select_fields("hop", flags, **slots)
+        return self.backend.select_lines(self.render("hop", flags, **slots))
 
     @staticmethod
-    def _hits(rows: list[list[str]], plan: HopPlan) -> list[Hit]:
+    def _hits(rows: list[str], plan: HopPlan) -> list[Hit]:
         """The `Hit`s of hop.rq's rows, those of predicates the plan never crosses left out.
 
         The frontier node is not read: it is the subject ("o"), the object ("i") or the
@@ -284,7 +286,8 @@ class NativeProfile(Profile):
         skipped = plan.non_edges
         hits: list[Hit] = []
         add = hits.append
-        for d, s, p, o, r, status, fails in rows:
+        for row in rows:
+            d, s, p, o, r, status, fails = row.split("\t")
             if p in skipped:
                 continue
             if fails.endswith("="):

@@ -168,7 +168,7 @@ class WikidataProfile(NativeProfile):
         return not every_rank or plan.valid_at is not None
 
     # -- one hop ---------------------------------------------------------------------------
-    def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[list[str]]:
+    def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[str]:
         flags = [mode, *self._branch_flags(plan)]
         slots: dict[str, Sparql] = {
             "frontier": iris(frontier),
@@ -185,7 +185,7 @@ class WikidataProfile(NativeProfile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        return self.select_fields("hop", flags, **slots)
+        return self.backend.select_lines(self.render("hop", flags, **slots))
 
     @staticmethod
     def _branch_flags(plan: HopPlan) -> list[str]:
