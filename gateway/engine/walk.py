@@ -279,14 +279,62 @@ class _Walker:
             hits, more = self.profile.hop(batch, plan, edges_left + 1)
         if hop == 0:
             result.touched.update(batch if len(batch) == 1 and (hits or hidden) else (h.x for h in (*hits, *hidden)))
-        found = candidates(hits, plan, self.declared, self.traits)
-        if whole and _might_cut(more, len(found), result, self.max_nodes, self.max_edges):
+        if self.declared is None:  # no mirrors: as many candidates as `candidates` would make
+            vias = [h.via for h in hits]
+            count = 2 * vias.count("s") + plan.out * vias.count("o") + plan.inward * vias.count("i")
+        else:
+            found = candidates(hits, plan, self.declared, self.traits)
+            count = len(found)
+        if whole and _might_cut(more, count, result, self.max_nodes, self.max_edges):
             return True
         _count_hidden(hidden, plan, result, self.hidden_seen)
+        if self.declared is None and not _may_fill(result, count, self.max_nodes, self.max_edges):
+            _admit_all(hits, plan, result, reached, hop + 1)
+            return False
+        if self.declared is None:
+            found = candidates(hits, plan, None, self.traits)
         _admit_hits(found, result, reached, hop + 1, left, self.max_nodes, self.max_edges)
         if result.cut is None and more:
             result.cut = Cut("max_edges", hop + 1, left)
         return False
+
+
+def _may_fill(result: WalkResult, count: int, max_nodes: int, max_edges: int) -> bool:
+    """Whether admitting `count` candidate edges may fill a budget (`_admit_hits`' test)."""
+    return len(result.edges) + count > max_edges or len(result.hops) + count > max_nodes
+
+
+def _admit_all(hits: list[Hit], plan: HopPlan, result: WalkResult, reached: list[str], hop: int) -> None:
+    """`_admit_hits` of `candidates(hits, plan, None, ...)` where no budget can fill, in the
+    same order, with no candidate tuple made per edge: a walk over statements keeps its
+    hits and keys to the end, and a tuple more per edge is more for the collector to sweep."""
+    edges, hops = result.edges, result.hops
+    out, inward = plan.out, plan.inward
+    for h in hits:
+        via = h.via
+        if via == "s":
+            for key, other in ((_key((h.x, STRUCTURAL_SUBJECT, h.s, None, None)), h.s),
+                               (_key((h.x, STRUCTURAL_OBJECT, h.o, None, None)), h.o)):
+                if key not in edges:
+                    if other not in hops:
+                        hops[other] = hop
+                        reached.append(other)
+                    edges[key] = h
+            continue
+        if via == "o":
+            if not out:
+                continue
+            other = h.o
+        elif via == "i" and inward:
+            other = h.s
+        else:
+            continue
+        key = _key((h.s, h.p, h.o, h.stmt, None))
+        if key not in edges:
+            if other not in hops:
+                hops[other] = hop
+                reached.append(other)
+            edges[key] = h
 
 
 def _admit_hits(
@@ -295,7 +343,7 @@ def _admit_hits(
 ) -> None:
     """Admit the edges `candidates` found (nodes reached at `hop`) within the budgets."""
     edges, hops = result.edges, result.hops
-    if len(edges) + len(found) > max_edges or len(hops) + len(found) > max_nodes:
+    if _may_fill(result, len(found), max_nodes, max_edges):
         # A budget will cut this batch: admit in key order, not in the store's row order.
         found.sort(key=lambda c: (c[2], c[0][0], c[0][1], c[0][2], c[0][3] or "", c[0][4] or ""))
     for key, hit, other in found:
