@@ -17,7 +17,7 @@ from typing import Any, overload
 from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
 from gateway.models import Edge, Node
-from gateway.profiles.base import Hit, Point
+from gateway.profiles.base import Hit, Point, shared_types
 from gateway.profiles.wikidata_values import QUALIFIERS, RANK, RANKS, claim, claim_values, is_value_node_predicate
 from gateway.sparql import iri, iris, triples, writable
 from gateway.terms import (
@@ -94,7 +94,8 @@ def has_rdf_type(ctx: GraphContext) -> bool:
 
 def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
     """Each node's types (IRIs; a statement's is bfs:Statement), for the nodes that have
-    any. `known`: the types of nodes read already (`WalkResult.types`, [] for none): only
+    any, in lists shared by nodes of the same types (`shared_types`: read, never change
+    them). `known`: the types of nodes read already (`WalkResult.types`, [] for none): only
     the other nodes are asked about."""
     found: dict[str, list[str]] = defaultdict(list)
     if not has_types(ctx):
@@ -115,7 +116,7 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         for line in profile.backend.select_lines(profile.render("node_types", flags, ids=iris(chunk), candidates=iris(maybe))):
             x, _, t = line.partition("\t")
             found[x].append(t)
-    return found
+    return defaultdict(list, shared_types(found))
 
 
 class TypesAhead:

@@ -201,6 +201,15 @@ class Traits:
         return found
 
 
+def shared_types(types: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Node -> its types, with one list for each combination of types (nodes share a few):
+    a walk keeps a node's types to the end of its answer, and a list per node is thousands
+    of objects for the garbage collector to sweep again and again. The lists are shared:
+    read them, never change them."""
+    kinds: dict[tuple[str, ...], list[str]] = {}
+    return {node: kinds.setdefault(tuple(found), found) for node, found in types.items()}
+
+
 class TwoHops(NamedTuple):
     """What `Profile.two_hop_lines` read."""
 
@@ -211,7 +220,7 @@ class TwoHops(NamedTuple):
     second: list[str]
     """The second hop's rows: each edge between two first-hop nodes twice."""
     types: dict[str, list[str]]
-    """The types read, by node (a node without one is not listed)."""
+    """The types read, by node (a node without one is not listed; `shared_types`)."""
     complete: bool
     """Whether every row of the second hop and of the types came: else they are to be read
     hop by hop."""

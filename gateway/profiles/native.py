@@ -28,6 +28,7 @@ from gateway.profiles.base import (
     Traits,
     TwoHops,
     Via,
+    shared_types,
     time_filters,
 )
 from gateway.sparql import Sparql, integer, iris
@@ -207,7 +208,7 @@ class NativeProfile(Profile):
                 typings += 1
                 if kind not in found[node]:  # a node reached by both hops is typed by both
                     found[node].append(kind)
-        return TwoHops(first, len(first) >= limit, second, found,
+        return TwoHops(first, len(first) >= limit, second, shared_types(found),
                        len(second) < second_limit and typings < types_limit)
 
     def _plain_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
