@@ -194,6 +194,12 @@ class RemoteBackend:
         (or Virtuoso's TSV) through the parsed terms."""
         return self._ask(query, graphs, results.lines)[1]
 
+    def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """Rows of a SELECT as SPARQL TSV writes them, values joined by tabs (`results.written`):
+        for a query that reads lines and must tell an IRI from a string, where asking the
+        store to (`isIRI`) costs it more than the reading does."""
+        return self._ask(query, graphs, results.written)[1]
+
     def close(self) -> None:
         self._client.close()
 

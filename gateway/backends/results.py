@@ -66,6 +66,42 @@ def lines(body: Body) -> tuple[list[str], list[str]]:
     return header, ["\t".join(line_text(value) for value in row) for row in terms]
 
 
+def written(body: Body) -> tuple[list[str], list[str]]:
+    """The variables and rows of a SELECT answer as SPARQL TSV writes them, values joined
+    by tabs: an IRI in angle brackets, a blank node as `_:label`, a literal quoted (a query
+    that reads lines can tell an IRI from a string here: `lines` cannot). From JSON through
+    the parsed terms (`tsv_text`)."""
+    if body.kind == TSV:
+        text = _tsv_text(body)
+        head, _, rest = text.partition("\n")
+        found = rest.split("\n")
+        found.pop()  # after the last newline
+        if not _same_width(found, head.count("\t")):
+            _tsv_lines(body)  # raises, naming the row
+        return [v.lstrip("?$") for v in head.split("\t")], found
+    header, terms = _json_rows(body)
+    return header, ["\t".join(tsv_text(value) for value in row) for row in terms]
+
+
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_text(term: Term | None) -> str:
+    """A term as SPARQL TSV writes it ("" for nothing)."""
+    if term is None:
+        return ""
+    if isinstance(term, Blank):
+        return f"_:{term}"
+    if isinstance(term, TripleTerm):
+        return f"<<( {tsv_text(term.subject)} {tsv_text(term.predicate)} {tsv_text(term.object)} )>>"
+    if isinstance(term, Literal):
+        text = f'"{term.value.translate(_TSV_ESCAPES)}"'
+        if term.language:
+            return f"{text}@{term.language}"
+        return text if term.datatype in (None, XSD + "string") else f"{text}^^<{term.datatype}>"
+    return f"<{term}>"
+
+
 def _tsv_text(body: Body) -> str:
     """The text of a standard TSV answer that ends with a newline (its rows unchecked)."""
     text = decode(body.host, body.data)

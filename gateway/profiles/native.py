@@ -189,15 +189,26 @@ class NativeProfile(Profile):
             return None
         second_limit, types_limit = 2 * limit, 4 * nodes
         flags = self._direction_flags(plan) + ["types"] * types
+        # Types that are not IRIs are left out by the reader where it sees the rows as TSV
+        # writes them (over HTTP), else by the store.
+        written = getattr(self.backend, "select_written", None) if types else None
+        if types and written is None:
+            flags.append("iri_types")
         slots = {"seeds": iris(seeds), "seed_list": iris(seeds, ", "), "nodes": integer(nodes),
                  "first_limit": integer(limit), "second_limit": integer(second_limit),
                  "types_limit": integer(types_limit)}
         self._plain_filters(plan, flags, slots)
+        text = self.render("two_hops", flags, **slots)
+        if written is None:
+            rows = as_written = self.backend.select_lines(text)
+        else:
+            as_written = written(text)
+            rows = "\n".join(as_written).translate(_BARE).split("\n") if as_written else []
         first: list[str] = []
         second: list[str] = []
         found: dict[str, list[str]] = defaultdict(list)
         typings = 0
-        for row in self.backend.select_lines(self.render("two_hops", flags, **slots)):
+        for row, row_written in zip(rows, as_written):
             tag, _, line = row.partition("\t")
             if tag == "1":
                 first.append(line)
@@ -206,6 +217,8 @@ class NativeProfile(Profile):
             else:  # "t": the node, its type, two empty fields
                 node, kind, _ = line.split("\t", 2)
                 typings += 1
+                if written is not None and not _is_iri(row_written.split("\t", 3)[2]):
+                    continue  # a blank node, a literal or a triple term
                 if kind not in found[node]:  # a node reached by both hops is typed by both
                     found[node].append(kind)
         return TwoHops(first, len(first) >= limit, second, shared_types(found),
@@ -325,6 +338,15 @@ class NativeProfile(Profile):
                         return hits
         return hits
 
+
+
+_BARE = str.maketrans("", "", '<>"')
+"""TSV's brackets and quotes, taken out of written rows (`Backend.select_lines`' text)."""
+
+
+def _is_iri(written: str) -> bool:
+    """Whether a value as TSV writes it is an IRI (`<...>`, not a triple term's `<<( ... )>>`)."""
+    return written.startswith("<") and not written.startswith("<<")
 
 
 def _predicate_filters(plan: HopPlan, flags: list[str], slots: dict[str, Sparql]) -> None:

@@ -7,6 +7,7 @@ profiles read as true and false.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 
+from gateway.backends import results
 from gateway.backends.base import Backend
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.remote import RemoteBackend
@@ -177,3 +179,22 @@ def test_reification_templates_take_the_native_slots_and_flags() -> None:
     for path in sorted((resource_dir("queries") / "reification").glob("*.rq")):
         native = set(tags.findall(template(f"native/{path.stem}")))
         assert set(tags.findall(path.read_text(encoding="utf-8"))) == native, path.name
+
+
+def test_written_rows_are_the_same_from_tsv_and_json() -> None:
+    """`results.written` (rows as SPARQL TSV writes them) reads a JSON answer as the TSV one."""
+    tsv = (b'?a\t?b\t?c\n<http://x/a>\t"a \\"b\\"\\tc"@en\t_:b0\n'
+           b'<<( <http://x/s> <http://x/p> "o" )>>\t"5"^^<http://www.w3.org/2001/XMLSchema#integer>\t\n')
+    json_body = {"head": {"vars": ["a", "b", "c"]}, "results": {"bindings": [
+        {"a": {"type": "uri", "value": "http://x/a"}, "b": {"type": "literal", "value": 'a "b"\tc', "xml:lang": "en"},
+         "c": {"type": "bnode", "value": "b0"}},
+        {"a": {"type": "triple", "value": {"subject": {"type": "uri", "value": "http://x/s"},
+                                           "predicate": {"type": "uri", "value": "http://x/p"},
+                                           "object": {"type": "literal", "value": "o"}}},
+         "b": {"type": "literal", "value": "5", "datatype": "http://www.w3.org/2001/XMLSchema#integer"}},
+    ]}}
+    from_tsv = results.written(results.Body("h", results.TSV, tsv))
+    from_json = results.written(results.Body("h", results.JSON, json.dumps(json_body).encode()))
+    assert from_tsv == from_json == (["a", "b", "c"], tsv.decode().split("\n")[1:-1])
+    assert results.lines(results.Body("h", results.TSV, tsv))[1] == [
+        line.translate(str.maketrans("", "", '<>"')) for line in from_tsv[1]]

@@ -4,7 +4,8 @@ must be the hop-by-hop walk's, cut or not, and uncut the same as in process, typ
 included; an uncut walk is one request. In process the types are read on a thread as the
 walk goes (gateway/engine/presentation.py, `TypesAhead`): the answers must be those of
 types read after the walk. Random typed graphs with hubs, so budgets fill at any hop;
-some nodes have several types, a blank-node class or none."""
+some nodes have several types, a blank-node class, a literal or a triple term for one, or
+none."""
 
 from __future__ import annotations
 
@@ -37,7 +38,10 @@ def typed_graph(rng: random.Random) -> list[str]:
         lines += [f"<{E}{node}> {TYPE} <{C}{k}> ." for k in kinds]
         if rng.random() < 0.05:
             lines.append(f"<{E}{node}> {TYPE} _:restriction{node} .")
+        if rng.random() < 0.05:  # no type to show, as a blank node is none
+            lines.append(f"<{E}{node}> {TYPE} \"<{C}0>\" .")
     lines.append(f"<{E}n1> <{LINKS[0]}> \"a literal\" .")
+    lines.append(f"<{E}n2> {TYPE} <<( <{E}n3> <{LINKS[1]}> <{E}n4> )>> .")
     return lines
 
 
