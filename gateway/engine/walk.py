@@ -279,7 +279,8 @@ class _Walker:
             hits, more = self.profile.hop(batch, plan, edges_left + 1)
         if hop == 0:
             result.touched.update(batch if len(batch) == 1 and (hits or hidden) else (h.x for h in (*hits, *hidden)))
-        if self.declared is None:  # no mirrors: as many candidates as `candidates` would make
+        found = None
+        if self.declared is None:  # no mirrors: the candidates `candidates` would make, counted
             vias = [h.via for h in hits]
             count = 2 * vias.count("s") + plan.out * vias.count("o") + plan.inward * vias.count("i")
         else:
@@ -288,12 +289,11 @@ class _Walker:
         if whole and _might_cut(more, count, result, self.max_nodes, self.max_edges):
             return True
         _count_hidden(hidden, plan, result, self.hidden_seen)
-        if self.declared is None and not _may_fill(result, count, self.max_nodes, self.max_edges):
+        if found is None and not _may_fill(result, count, self.max_nodes, self.max_edges):
             _admit_all(hits, plan, result, reached, hop + 1)
-            return False
-        if self.declared is None:
-            found = candidates(hits, plan, None, self.traits)
-        _admit_hits(found, result, reached, hop + 1, left, self.max_nodes, self.max_edges)
+        else:
+            found = found if found is not None else candidates(hits, plan, None, self.traits)
+            _admit_hits(found, result, reached, hop + 1, left, self.max_nodes, self.max_edges)
         if result.cut is None and more:
             result.cut = Cut("max_edges", hop + 1, left)
         return False

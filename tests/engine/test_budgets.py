@@ -96,3 +96,18 @@ def test_a_wide_frontier_stops_at_the_slice_where_the_budget_fills() -> None:
     before = backend.rows_read  # type: ignore[attr-defined]
     gateway.bfs_query(seeds=[HUB], max_hops=2, max_nodes=131, topology_only=True)
     assert backend.rows_read - before <= 1 + 100 + 16 * 6  # the seed's hop, then one slice of 16 arms
+
+
+def test_a_hop_cut_by_its_limit_on_rows_it_does_not_cross_says_so() -> None:
+    """A statement hop whose LIMIT was reached by rows the walk does not cross (rdf:type)
+    admits the few it crosses, and the walk is cut there all the same."""
+    rdf_type = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    lines = [f"<{HUB}> {rdf_type} <http://example.org/class/{i}> ." for i in range(20)]
+    triple = f"<{HUB}> <http://example.org/links> <http://example.org/leaf/0>"
+    lines += [f"{triple} .", f"<http://example.org/s/0> <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( {triple} )>> ."]
+    store = ox.Store()
+    store.load("\n".join(lines).encode(), format=ox.RdfFormat.N_TRIPLES)
+    result = Gateway.open(store).bfs_query(seeds=[HUB], max_hops=2, max_edges=3, topology_only=True)
+    assert isinstance(result, Subgraph)
+    assert result.edge_count <= 1
+    assert result.truncated and result.truncation is not None and result.truncation.reason == "max_edges"
