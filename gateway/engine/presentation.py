@@ -105,6 +105,7 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         nodes = [n for n in nodes if n not in known]
     typed = has_rdf_type(ctx)
     candidates = set(ctx.profile.statement_candidates(nodes))
+    read: dict[str, list[str]] = defaultdict(list)
     # Large slices: over HTTP this is a walk's one request after its hops.
     for chunk in _chunks(nodes, 10_000):
         maybe = [n for n in chunk if n in candidates]
@@ -115,8 +116,9 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         profile = ctx.profile
         for line in profile.backend.select_lines(profile.render("node_types", flags, ids=iris(chunk), candidates=iris(maybe))):
             x, _, t = line.partition("\t")
-            found[x].append(t)
-    return defaultdict(list, shared_types(found))
+            read[x].append(t)
+    found.update(shared_types(read))
+    return found
 
 
 class TypesAhead:
