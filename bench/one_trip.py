@@ -13,7 +13,8 @@ side and interleaved, `bfs_query(seeds=[seed], max_hops=2, topology_only=True)` 
 - **hop by hop**: the same gateway with `two_hop_lines` turned off, the plan before it.
 
 Both answers must be the same; the requests per walk are counted. Target: at 25 ms a
-request, the one-request walk >= 1.8x faster. (Virtuoso 7 walks hop by hop: it plans the
+request and the default budget, the one-request walk >= 1.8x faster (larger budgets walk
+hop by hop: `ONE_TRIP_EDGES` in gateway/engine/walk.py). (Virtuoso 7 walks hop by hop: it plans the
 one query badly, over 40 s with the types on this graph.)
 """
 
@@ -128,15 +129,18 @@ def render(rows: Sequence[Row], seeds: int, reps: int) -> str:
     ]
     for row in rows:
         target = f"2-hop walk, {row.budget} budget, {row.delay_ms} ms a request: one request ≥ {TARGET}x faster than hop by hop"
+        judged = row.delay_ms >= 25 and row.budget == "default"  # larger budgets walk hop by hop either way
         verdict = report.record("one-trip walks", target, f"{row.ratio():.2f}x",
-                                row.ratio() >= TARGET and row.same if row.delay_ms >= 25 else None)
+                                row.ratio() >= TARGET and row.same if judged else None)
         lines.append(
             f"| {row.budget} | {row.delay_ms} ms | {min(row.edges):,}-{max(row.edges):,} | {_spread(row.requests['one'])} / "
             f"{_spread(row.requests['by_hop'])} | {statistics.median(row.one) * 1e3:.1f} | "
             f"{statistics.median(row.by_hop) * 1e3:.1f} | {row.ratio():.2f} ({verdict}) | {row.same} | ≥ {TARGET}x at 25 ms |")
-    lines += ["", "Where the target is missed: a walk of thousands of edges is the store's work (its hops and the "
-              "types of thousands of nodes take ~200 ms in `oxigraph serve` either way), so the two round trips saved "
-              "weigh less than at the default budget's walks of hundreds of edges."]
+    lines += ["", "A walk is read in one request only up to the default edge budget (`ONE_TRIP_EDGES`, "
+              "gateway/engine/walk.py): at the maximum budget the rows one query may read before the walk finds it does "
+              "not fit (101,000 from a hub of the 1M-triple graph: 1.1 s, where hop by hop takes 0.2 s) cost more than "
+              "the two round trips a walk that fits saves (there, 1.5x at 25 ms: a walk of thousands of edges is the "
+              "store's work either way). So the maximum budget's rows are the same plan twice, to show nothing is lost."]
     return "\n".join(lines) + "\n"
 
 

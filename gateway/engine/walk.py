@@ -155,7 +155,8 @@ class _Walker:
     def run(self, frontier: list[str], max_hops: int) -> WalkResult:
         result = self.result
         start = 0
-        if self.remote and max_hops == 2 and self.declared is None and len(frontier) <= FIRST_BATCH:
+        if (self.remote and max_hops == 2 and self.declared is None and len(frontier) <= FIRST_BATCH
+                and self.max_edges <= ONE_TRIP_EDGES):
             start, frontier = self.both_hops(frontier)
         for hop in range(start, max_hops):
             named = writable(frontier)
@@ -423,6 +424,12 @@ def _might_cut(more: bool, rows: int, result: WalkResult, max_nodes: int, max_ed
 
 
 FIRST_BATCH = 16
+ONE_TRIP_EDGES = 2000
+"""The largest edge budget a 2-hop walk is read in one query with (the default budget). A
+walk that does not fit reads its rows twice, and the rows such a query may read grow with
+the budgets: at 50,000 edges a 2-hop walk from a hub of a 1M-triple graph read 101,000
+rows before going on hop by hop (1.1 s, where hop by hop takes 0.2 s), more than the two
+round trips a walk that fits saves (1.5x at 25 ms a request, bench/RESULTS.md one_trip)."""
 """Frontier nodes in a hop's first query; each further query of the hop takes 4x more."""
 
 

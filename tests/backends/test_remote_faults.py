@@ -523,3 +523,18 @@ def test_ordinary_ids_do_reach_the_endpoint(empty_endpoint: tuple[FakeEndpoint, 
     fake, gateway = empty_endpoint
     gateway.bfs_query(seeds=["wiki:Sherlock_Holmes"])
     assert any("https://example.org/wiki/Sherlock_Holmes" in q for q in fake.queries())
+
+
+def test_a_query_is_form_encoded_as_the_standard_library_encodes_it() -> None:
+    """`form_quote` is a faster `quote_plus`: every ASCII character, hostile IDs, text
+    beyond ASCII and random strings come out the same."""
+    import random
+
+    from gateway.backends.remote import form_quote
+
+    rng = random.Random(7)
+    ascii_chars = "".join(map(chr, range(128)))
+    texts = [ascii_chars, "", "%%2B++ \t\n", "SELECT ?x WHERE { <http://a.example/b?c=d&e=f#g> ?p \"é\" }", *HOSTILE]
+    texts += ["".join(rng.choice(ascii_chars) for _ in range(rng.randint(1, 200))) for _ in range(500)]
+    for text in texts:
+        assert form_quote(text) == urllib.parse.quote_plus(text), repr(text)
