@@ -302,7 +302,7 @@ def report(rows: Sequence[Row], relationships: int, seeds: int, reps: int) -> st
     ]
     for row in rows:
         ratio = row.ratio()
-        target = TYPED_TARGETS.get(row.where) if row.graph.endswith("typed") else TARGET
+        target = TYPED_TARGETS.get(row.where, TYPED_TARGETS["in process"]) if row.graph.endswith("typed") else TARGET
         verdict = record(
             "bfs_query vs the least SPARQL",
             f"{row.graph}, {row.where}, {row.hops} hops, 1k-10k edges: gateway ≤ {target}× the floor, same edges",

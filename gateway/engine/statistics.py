@@ -146,7 +146,7 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
     reified = untimed_reified = plain = 0
     unasserted = len(ctx.profile.unasserted())
     if ctx.profile.has_reifiers:
-        rows = ((status, n, counted.untimed[status]) for status, n in counted.statuses.items()) if counted else (
+        rows = ((status, n, counted.untimed[status]) for status, n in counted.statuses.items()) if counted is not None else (
             (status, _int(n), _int(untimed)) for status, n, untimed in ctx.select("status_counts"))
         for status, n, untimed in rows:
             name = status_name(status)
@@ -166,10 +166,10 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
         predicates=predicates, types=types, statuses=dict(sorted(statuses.items())),
         total=reified + plain, reified=reified, plain=plain, unasserted=unasserted,
         without_asserted_at=plain + untimed_reified, connects=_count_connects(ctx, counted),
-        schema_predicates=dict(counted.schema_predicates) if counted else _count_schema_predicates(ctx),
+        schema_predicates=dict(counted.schema_predicates) if counted is not None else _count_schema_predicates(ctx),
         term_types={str(t): _int(n) for t, n in ctx.select("term_type_counts") if isinstance(t, str) and _int(n)},
         unused_terms={str(t): _int(n) for t, n in ctx.select("unused_term_counts") if isinstance(t, str) and _int(n)},
-        blank_values=dict(counted.blank_values) if counted else {
+        blank_values=dict(counted.blank_values) if counted is not None else {
             str(p): _int(n) for p, n in ctx.select("blank_counts") if isinstance(p, str) and _int(n)},
         type_literals=_count_type_literals(ctx, counted),
     )
@@ -177,7 +177,7 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
 
 def _count_type_literals(ctx: GraphContext, counted: Census | None) -> dict[str, list[tuple[str, str | None, int]]]:
     found: dict[str, list[tuple[str, str | None, int]]] = {}
-    rows = ((t, p, dt, n) for (t, p, dt), n in counted.type_literals.items()) if counted else (
+    rows = ((t, p, dt, n) for (t, p, dt), n in counted.type_literals.items()) if counted is not None else (
         (t, p, _iri(dt), _int(n)) for t, p, dt, n in ctx.select("type_literals"))
     for t, p, dt, n in rows:
         if isinstance(t, str) and isinstance(p, str) and not p.startswith(BFS):
@@ -188,7 +188,7 @@ def _count_type_literals(ctx: GraphContext, counted: Census | None) -> dict[str,
 def _count_connects(ctx: GraphContext, counted: Census | None) -> dict[str, list[tuple[str | None, str | None, int]]]:
     """Which types each edge predicate connects (of asserted triples; see predicate_types.rq)."""
     pairs: dict[str, list[tuple[str | None, str | None, int]]] = {}
-    rows = ((p, st, ot, n) for (p, st, ot), n in counted.connects.items()) if counted else (
+    rows = ((p, st, ot, n) for (p, st, ot), n in counted.connects.items()) if counted is not None else (
         (p, st, ot, _int(n)) for p, st, ot, n in ctx.select("predicate_types", excluded=iris(NON_EDGE_PREDICATES, ", ")))
     for p, st, ot, n in rows:
         if isinstance(p, str):
