@@ -67,4 +67,10 @@ class Backend(Protocol):
         so the lines sort as the rows' tuples would)."""
         ...
 
+    def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """Rows of a SELECT as SPARQL TSV writes them, values joined by tabs: an IRI in
+        angle brackets, a blank node as `_:label`, a literal quoted (`results.tsv_text`),
+        for a query that reads lines and must tell an IRI from a string."""
+        ...
+
     def close(self) -> None: ...

@@ -25,6 +25,7 @@ import pyoxigraph as ox
 from gateway.backends import reifiers
 from gateway.backends.base import QueryLog, Rows
 from gateway.backends.file_checks import check_triple_terms
+from gateway.backends.results import tsv_text
 from gateway.errors import InvalidInput, UpstreamError
 from gateway.sparql import template
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph, line_text
@@ -258,6 +259,10 @@ class EmbeddedBackend:
         if self.query_log is not None:
             self.query_log(query, len(lines))
         return lines
+
+    def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """`Backend.select_written`, through the parsed terms (no walk reads it in process)."""
+        return ["\t".join(tsv_text(term) for term in row) for row in self.select(query, graphs=graphs)[1]]
 
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
         found = self._scanned(graphs)

@@ -195,9 +195,7 @@ class RemoteBackend:
         return self._ask(query, graphs, results.lines)[1]
 
     def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """Rows of a SELECT as SPARQL TSV writes them, values joined by tabs (`results.written`):
-        for a query that reads lines and must tell an IRI from a string, where asking the
-        store to (`isIRI`) costs it more than the reading does."""
+        """`Backend.select_written` (`results.written`)."""
         return self._ask(query, graphs, results.written)[1]
 
     def close(self) -> None:

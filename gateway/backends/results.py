@@ -54,14 +54,10 @@ def lines(body: Body) -> tuple[list[str], list[str]]:
     from JSON through the parsed terms."""
     if body.kind == TSV:
         text = _tsv_text(body)
-        head = text[: text.index("\n")]
         # Brackets and quotes taken out of the bytes (they are never part of a longer
         # character in UTF-8), then split: no step per row but the count of its tabs.
         found = body.data[body.data.index(b"\n") + 1 :].translate(None, b'<>"').decode().split("\n")
-        found.pop()  # after the last newline
-        if not _same_width(found, head.count("\t")):
-            _tsv_lines(body)  # raises, naming the row
-        return [v.lstrip("?$") for v in head.split("\t")], found
+        return _checked(body, text[: text.index("\n")], found)
     header, terms = _json_rows(body)
     return header, ["\t".join(line_text(value) for value in row) for row in terms]
 
@@ -72,13 +68,8 @@ def written(body: Body) -> tuple[list[str], list[str]]:
     that reads lines can tell an IRI from a string here: `lines` cannot). From JSON through
     the parsed terms (`tsv_text`)."""
     if body.kind == TSV:
-        text = _tsv_text(body)
-        head, _, rest = text.partition("\n")
-        found = rest.split("\n")
-        found.pop()  # after the last newline
-        if not _same_width(found, head.count("\t")):
-            _tsv_lines(body)  # raises, naming the row
-        return [v.lstrip("?$") for v in head.split("\t")], found
+        head, _, rest = _tsv_text(body).partition("\n")
+        return _checked(body, head, rest.split("\n"))
     header, terms = _json_rows(body)
     return header, ["\t".join(tsv_text(value) for value in row) for row in terms]
 
@@ -113,6 +104,15 @@ def _tsv_text(body: Body) -> str:
     if not text.endswith("\n"):
         raise cut(body.host, text, "its last line has no newline")
     return text
+
+
+def _checked(body: Body, head: str, found: list[str]) -> tuple[list[str], list[str]]:
+    """The variables of a TSV answer's `head` and its rows (`found`: the lines after the
+    head, the empty one after the last newline last), each checked to be as wide as the head."""
+    found.pop()  # after the last newline
+    if not _same_width(found, head.count("\t")):
+        _tsv_lines(body)  # raises, naming the row
+    return [v.lstrip("?$") for v in head.split("\t")], found
 
 
 def _same_width(rows: list[str], tabs: int) -> bool:

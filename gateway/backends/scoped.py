@@ -34,6 +34,9 @@ class ScopedBackend:
     def select_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
         return self.inner.select_lines(query, graphs=self.graphs)
 
+    def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        return self.inner.select_written(query, graphs=self.graphs)
+
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
         return self.inner.reifier_only(self.graphs)
 

@@ -142,6 +142,15 @@ def test_the_index_and_statistics_are_the_same_either_way(graph: GraphContext, m
     assert (statistics.count(fresh), _index_rows(search.SearchIndex.build(fresh))) == with_census
 
 
+def test_a_type_that_is_no_iri_is_told_as_none() -> None:
+    """ex:b's types include a literal and a blank node: neither is a type describe_schema
+    shows (a blank node's label is the store's, not the data's)."""
+    counted = statistics.count(context(_store(text=ODD)))
+    shown = {t for pairs in counted.connects.values() for pair in pairs for t in pair[:2]} | set(counted.types)
+    assert EX + "Person" in shown
+    assert all(t is None or t.startswith("http") for t in shown), shown
+
+
 def test_only_a_whole_embedded_native_graph_is_counted_so() -> None:
     ctx = context(_store(text=ODD))
     assert census(GraphContext(ctx.backend, ctx.profile, scope=(EX + "g1",))) is None
