@@ -291,8 +291,9 @@ class _Reader:
                                    "pass the gateway that answered", field=where)
             made = resolved.iri
             parsed = self.ids.converter.parse_uri(made)
-            if parsed is not None and parsed.prefix in self.ids.converter.prefix_map:
-                self.found.namespaces[parsed.prefix] = self.ids.converter.prefix_map[parsed.prefix]
+            namespace = self.ids.namespace(parsed.prefix) if parsed is not None else None
+            if parsed is not None and namespace is not None:
+                self.found.namespaces[parsed.prefix] = namespace
             elif self.ids.vocabulary and made.startswith(self.ids.vocabulary):
                 self.found.namespaces[""] = self.ids.vocabulary
         self._iris[value] = made

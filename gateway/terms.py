@@ -281,6 +281,21 @@ def line_text(term: Term | None) -> str:
     return text_of(term)
 
 
+def is_written_iri(value: str) -> bool:
+    """Whether a value as SPARQL TSV writes it (`Backend.select_written`) is an IRI:
+    `<...>`, not a triple term's `<<( ... )>>`, a blank node or a literal."""
+    return value.startswith("<") and not value.startswith("<<")
+
+
+_BRACKETS = str.maketrans("", "", '<>"')
+
+
+def bare_lines(written: list[str]) -> list[str]:
+    """Rows as `Backend.select_written` gives them, as `Backend.select_lines` does: the
+    brackets and quotes taken out, in one pass over all of them."""
+    return "\n".join(written).translate(_BRACKETS).split("\n") if written else []
+
+
 def text_of(term: object) -> str:
     """A literal's lexical form, anything else as text ("" for nothing)."""
     return term.value if isinstance(term, Literal) else ("" if term is None else str(term))

@@ -249,20 +249,26 @@ class EmbeddedBackend:
         deleting the brackets and quotes leaves IRIs and the templates' strings bare."""
         if self.report.odd_iris:  # an IRI with a tab or a quote in it would break the lines: the slow way
             return ["\t".join(_line_field(term) for term in row) for row in self.select(query, graphs=graphs)[1]]
+        return self._tsv_lines(query, graphs, b'<>"')
+
+    def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
+        """`Backend.select_written`: the store's own TSV, split into lines."""
+        if self.report.odd_iris:
+            return ["\t".join(tsv_text(term) for term in row) for row in self.select(query, graphs=graphs)[1]]
+        return self._tsv_lines(query, graphs, b"")
+
+    def _tsv_lines(self, query: str, graphs: Sequence[str] | None, dropped: bytes) -> list[str]:
+        """The rows of a SELECT as the store writes TSV, without the bytes `dropped`."""
         try:
             data = self._solutions(query, graphs).serialize(format=ox.QueryResultsFormat.TSV) or b""
         except (SyntaxError, OSError) as error:
             raise UpstreamError(f"the store failed a generated query: {error}") from error
-        lines = data[data.find(b"\n") + 1 :].translate(None, b'<>"').decode().split("\n")
+        lines = data[data.find(b"\n") + 1 :].translate(None, dropped).decode().split("\n")
         lines.pop()  # after the last newline
         self.rows_read += len(lines)
         if self.query_log is not None:
             self.query_log(query, len(lines))
         return lines
-
-    def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """`Backend.select_written`, through the parsed terms (no walk reads it in process)."""
-        return ["\t".join(tsv_text(term) for term in row) for row in self.select(query, graphs=graphs)[1]]
 
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
         found = self._scanned(graphs)

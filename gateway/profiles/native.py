@@ -32,7 +32,7 @@ from gateway.profiles.base import (
     time_filters,
 )
 from gateway.sparql import Sparql, integer, iris
-from gateway.terms import BFS, namespace, status_name, text_of
+from gateway.terms import BFS, bare_lines, is_written_iri, namespace, status_name, text_of
 
 T = TypeVar("T")
 
@@ -196,7 +196,7 @@ class NativeProfile(Profile):
         # Read as TSV writes the rows: the types that are not IRIs are left out here, where
         # isIRI costs the store a fifth of the types' time.
         as_written = self.backend.select_written(self.render("two_hops", flags, **slots))
-        rows = "\n".join(as_written).translate(_BARE).split("\n") if as_written else []
+        rows = bare_lines(as_written)
         first: list[str] = []
         second: list[str] = []
         found: dict[str, list[str]] = defaultdict(list)
@@ -210,7 +210,7 @@ class NativeProfile(Profile):
             else:  # "t": the node, its type, two empty fields
                 node, kind, _ = line.split("\t", 2)
                 typings += 1
-                if not _is_iri(row_written.split("\t", 3)[2]):
+                if not is_written_iri(row_written.split("\t", 3)[2]):
                     continue  # a blank node, a literal or a triple term
                 if kind not in found[node]:  # a node reached by both hops is typed by both
                     found[node].append(kind)
@@ -333,13 +333,6 @@ class NativeProfile(Profile):
 
 
 
-_BARE = str.maketrans("", "", '<>"')
-"""TSV's brackets and quotes, taken out of written rows (`Backend.select_lines`' text)."""
-
-
-def _is_iri(written: str) -> bool:
-    """Whether a value as TSV writes it is an IRI (`<...>`, not a triple term's `<<( ... )>>`)."""
-    return written.startswith("<") and not written.startswith("<<")
 
 
 def _predicate_filters(plan: HopPlan, flags: list[str], slots: dict[str, Sparql]) -> None:
