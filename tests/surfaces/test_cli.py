@@ -81,7 +81,12 @@ def test_demo_medlit_finds_the_bundle_or_says_how_to_give_it(tmp_path: Path) -> 
     bundle = shared_data("medlit")
     lost = subprocess.run([*BFSQL, "demo", "medlit"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT), "BFSQL_MEDLIT": ""})
-    assert lost.returncode == 1 and "--bundle DIR" in lost.stderr and not lost.stdout
+    # A folder above the temporary one may hold shared/data/medlit itself (a checkout in /tmp,
+    # its shared folder beside it): then the demo rightly finds it there.
+    if any((folder / "shared" / "data" / "medlit").is_dir() for folder in tmp_path.resolve().parents):
+        assert lost.returncode == 0, lost.stderr
+    else:
+        assert lost.returncode == 1 and "--bundle DIR" in lost.stderr and not lost.stdout
     found = subprocess.run([*BFSQL, "demo", "medlit", "--bundle", str(bundle)], capture_output=True, text=True,
                            cwd=tmp_path, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert found.returncode == 0, found.stderr
