@@ -190,3 +190,20 @@ def test_a_prefix_the_data_declares_in_triples_names_its_namespace(tmp_path: Pat
     gateway = Gateway.open(path)
     assert gateway.describe_entity("mine:Thing").id == "mine:Thing"
     assert gateway.ids.resolve("dcat:Catalog", "id").iri == "http://data.example/catalogue/Catalog"
+
+
+def test_a_full_iri_is_standardized_as_curies_does(ids: IdMapper) -> None:
+    """An IRI written in a prefix's other spelling (a URI prefix synonym of the default
+    prefix map) resolves to the standard IRI: the same as `Converter.standardize_uri`, the
+    oracle, which `resolve` no longer calls (it rebuilt the prefix map on every call)."""
+    converter = ids.converter
+    # Every spelling of the prefixes that have several, and a few hundred of the others
+    # (the oracle takes over a millisecond an IRI).
+    records = [r for r in converter.records if r.uri_prefix_synonyms] + converter.records[:300]
+    given = [f"{form}X_1" for record in records
+             for form in (record.uri_prefix, *record.uri_prefix_synonyms)
+             if form.split(":", 1)[0] in ("http", "https") and "://" in form and "#" not in form[:-1] and " " not in form]
+    given.append("https://nowhere.example/unknown/X_1")
+    assert sum(1 for record in converter.records if record.uri_prefix_synonyms) >= 5  # the synonyms are exercised
+    for iri in given:
+        assert ids.resolve(iri, "seeds[0]").iri == (converter.standardize_uri(iri) or iri), iri
