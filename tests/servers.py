@@ -1,9 +1,10 @@
-"""Real SPARQL servers for the remote-backend tests: `oxigraph serve` and Virtuoso.
+"""Real SPARQL servers for the remote-backend tests: `oxigraph serve`, Virtuoso, and
+Debian's nginx in front of them (Basic authentication, redirects, large files).
 
 Each server runs from a temporary directory, bound to 127.0.0.1 on free ports, in its
 own process group, and is stopped by that group's id (its temporary directory is
 removed). A missing binary skips the tests that need it, with the reason, except under
-CI (the environment variable CI is set), where .ci/run installs both, so it fails.
+CI (the environment variable CI is set), where .ci/run installs them, so it fails.
 """
 
 from __future__ import annotations
@@ -207,3 +208,65 @@ def _by_graph(nquads: str) -> dict[str, list[ox.Triple]]:
         name = quad.graph_name.value if isinstance(quad.graph_name, ox.NamedNode) else VirtuosoServer.DEFAULT_GRAPH
         graphs.setdefault(name, []).append(ox.Triple(quad.subject, quad.predicate, quad.object))
     return graphs
+
+
+NGINX_CONF = """\
+worker_processes 1;
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log notice;
+events {{ worker_connections 64; }}
+http {{
+    access_log {d}/access.log;
+    client_body_temp_path {d}/tmp/body;
+    proxy_temp_path {d}/tmp/proxy;
+    fastcgi_temp_path {d}/tmp/fastcgi;
+    uwsgi_temp_path {d}/tmp/uwsgi;
+    scgi_temp_path {d}/tmp/scgi;
+    default_type text/plain;
+    server {{
+        listen {host}:{port};
+        location = /healthz {{ return 200 "ok"; }}
+{locations}
+    }}
+}}
+"""
+
+
+class NginxServer(Server):
+    """Debian's nginx (package `nginx`) with the `locations` given: `location` blocks of its
+    configuration, in which `{d}` is the server's directory and `{port}` its port.
+
+    `users` go to `{d}/htpasswd` (for `auth_basic_user_file {d}/htpasswd;`), their
+    passwords in nginx's `{PLAIN}` form. Files the locations serve are written under
+    `{d}/files` before the server starts (a file given as an int is a sparse file of that
+    many zero bytes: gigabytes at no cost in disk).
+    """
+
+    def __init__(self, locations: str, *, users: dict[str, str] | None = None,
+                 files: dict[str, bytes | int] | None = None) -> None:
+        binary = require_binary("nginx", "/usr/sbin/nginx", package="Debian's nginx")  # sbin: off a user's PATH
+        super().__init__("bfsql-nginx-")
+        # The worker may run as another user than the tests: it must read what it serves.
+        self.directory.chmod(0o755)
+        (self.directory / "tmp").mkdir()
+        (self.directory / "files").mkdir()
+        for name, content in (files or {}).items():
+            path = self.directory / "files" / name
+            if isinstance(content, int):
+                with open(path, "wb") as sparse:
+                    sparse.truncate(content)
+            else:
+                path.write_bytes(content)
+        (self.directory / "htpasswd").write_text(
+            "".join(f"{user}:{{PLAIN}}{password}\n" for user, password in (users or {}).items()))
+        self.port = free_port()
+        self.base = f"http://{HOST}:{self.port}"
+        self.url = f"{self.base}/sparql"
+        conf = self.directory / "nginx.conf"
+        conf.write_text(NGINX_CONF.format(d=self.directory, host=HOST, port=self.port,
+                                          locations=locations.replace("{d}", str(self.directory))
+                                          .replace("{port}", str(self.port))))
+        with self._stopped_on_error():
+            self._spawn([binary, "-p", str(self.directory), "-c", str(conf)])
+            self._wait_until_answering(f"{self.base}/healthz")

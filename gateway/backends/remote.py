@@ -18,20 +18,30 @@ Oxigraph server or any SPARQL 1.1 endpoint:
   backoff and a cap on attempts;
 - a circuit breaker: after N queries in a row failed, fail fast for a cool-down;
 - no silent short answer: Virtuoso's row cap (``X-SPARQL-MaxRows``), partial results
-  (206, ``X-SQL-State``), a 200 whose body is cut or carries an error text are errors.
+  (206, ``X-SQL-State``), a 200 whose body is cut or carries an error text are errors;
+- credentials (`auth=`, `headers=`, the URL's userinfo or the environment:
+  `gateway.backends.credentials`), never shown: the endpoint is named without its
+  userinfo everywhere, and every message passes `gateway.redaction` last;
+- redirects followed only within the endpoint's origin (scheme, host, port), at most
+  `MAX_REDIRECTS`: the query and the credentials never go to another server;
+- an answer at most `max_body` decoded bytes (`gateway.backends.bodies`), refused before
+  it is read when its Content-Length says more.
 
 Every failure is a typed `BackendError` (`EndpointTimeout`, `RateLimited`,
-`UpstreamError`, `Truncated`) whose message says what happened upstream. The retry,
-breaker and slot policies are in `gateway.backends.resilience`; answers are read into
-rows, lines or errors in `gateway.backends.results`.
+`UpstreamError`, `Truncated`) whose message says what happened upstream in the gateway's
+own words: an endpoint's error body is never passed on (it goes to the log at debug
+level). The retry, breaker and slot policies are in `gateway.backends.resilience`;
+answers are read into rows, lines or errors in `gateway.backends.results`.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from http import HTTPStatus
 from importlib import metadata
 from typing import TypeVar
 from urllib.parse import quote_plus, urlencode, urlsplit
@@ -39,8 +49,10 @@ from urllib.parse import quote_plus, urlencode, urlsplit
 import httpx2
 
 from gateway import deadline as deadlines
-from gateway.backends import results
+from gateway import redaction
+from gateway.backends import bodies, results
 from gateway.backends.base import QueryLog, Rows
+from gateway.backends.credentials import credentials_for
 from gateway.backends.resilience import (
     BreakerPolicy,
     CircuitBreaker,
@@ -48,10 +60,11 @@ from gateway.backends.resilience import (
     Retry,
     RetryPolicy,
     Watchdog,
+    origin,
     retry_after,
 )
 from gateway.backends.results import JSON, TIMEOUT_TEXT, TSV, Body, NotTsv, excerpt
-from gateway.errors import BackendError, EndpointTimeout, RateLimited, Truncated, UpstreamError
+from gateway.errors import BackendError, EndpointTimeout, InvalidInput, RateLimited, Truncated, UpstreamError
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH
 
 R = TypeVar("R")
@@ -59,6 +72,14 @@ WIKIMEDIA_HOSTS = (".wikidata.org", ".wikimedia.org")
 RETRY_STATUSES = frozenset({502, 503, 504})
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*(?:OFFSET\s+\d+\s*)?$", re.IGNORECASE)
 _FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+_NO_AUTH = httpx2.Auth()
+"""Handed to httpx so that it adds no credentials of its own (a redirect's userinfo):
+the backend's own auth flow is driven in `_authenticated`."""
+DEFAULT_MAX_BODY = 256 << 20
+"""The largest answer read, in decoded bytes: 256 MiB."""
+ERROR_BODY_READ = 64 << 10
+"""Bytes of an error answer read, to tell a timeout from other failures and for the debug log."""
+logger = logging.getLogger("gateway.remote")
 
 
 def _version(package: str) -> str:
@@ -91,9 +112,16 @@ class RemoteBackend:
     the default graph (their union) and as the named graphs. None leaves the endpoint's
     own default dataset (on Virtuoso, every graph including its system graphs; start
     `oxigraph serve` with `--union-default-graph` to match an embedded store).
+
+    Credentials: `auth` (any httpx2 auth), `headers` (an API key's, say), the URL's userinfo,
+    or the environment (`gateway.backends.credentials`). `max_body` is the largest answer
+    read, counted in decoded bytes (a compressed answer counts as it inflates).
     """
 
     name = "remote"
+    evaluates_checks = False
+    MAX_REDIRECTS = 5
+    """Redirects followed within the endpoint's origin per request; one more is refused (a loop)."""
 
     def __init__(
         self,
@@ -112,11 +140,27 @@ class RemoteBackend:
         max_rows: int | None = None,
         proxy: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        auth: httpx2.Auth | None = None,
+        headers: Mapping[str, str] | None = None,
+        max_body: int = DEFAULT_MAX_BODY,
     ) -> None:
         if result_format not in ("auto", "tsv", "json"):
             raise ValueError(f"result_format must be auto, tsv or json, not {result_format!r}")
-        self.endpoint = endpoint
-        self.host = urlsplit(endpoint).netloc or endpoint
+        if max_body < 1:
+            raise ValueError(f"max_body must be at least 1 byte, not {max_body}")
+        credentials = credentials_for(endpoint, auth=auth, headers=headers)
+        if proxy:
+            redaction.register_url(proxy)
+        self.endpoint = credentials.url
+        """The endpoint's URL without its userinfo: the form shown anywhere."""
+        parts = urlsplit(self.endpoint)
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise InvalidInput(f"the endpoint must be an http or https URL, not {self.endpoint[:80]!r}", field="endpoint")
+        self.host = parts.netloc
+        self.max_body = max_body
+        self._auth = credentials.auth or _NO_AUTH
+        self._credentials_source = credentials.source
+        self._origin = origin(self.endpoint)
         self.graphs = tuple(graphs) if graphs is not None else None
         self.prefixes = dict(prefixes or {})
         self.user_agent = user_agent or default_user_agent()
@@ -136,13 +180,13 @@ class RemoteBackend:
         self.rows_read = 0
         self._sleep = sleep
         self._lock = threading.Lock()
-        self._shared = EndpointShare.get(endpoint, self.max_concurrency)
+        self._shared = EndpointShare.get(self.endpoint, self.max_concurrency)
         self._client = httpx2.Client(
             timeout=httpx2.Timeout(timeout, connect=connect_timeout),
-            headers={"User-Agent": self.user_agent},
+            headers={"User-Agent": self.user_agent, "Accept-Encoding": bodies.ACCEPT_ENCODING, **credentials.headers},
             limits=httpx2.Limits(max_connections=self.max_concurrency),
             proxy=proxy,
-            follow_redirects=True,
+            follow_redirects=False,  # followed in `_send`, within the endpoint's origin only
         )
 
     # -- Backend ---------------------------------------------------------------------
@@ -160,6 +204,9 @@ class RemoteBackend:
     def load_warnings(self) -> list[str]:
         return []
 
+    def prefixes_for(self, graphs: Sequence[str]) -> dict[str, str]:
+        return self.prefixes  # configured for the endpoint, none read from its data: every reader's
+
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
         return self._ask(query, graphs, results.rows)
 
@@ -172,6 +219,7 @@ class RemoteBackend:
         try:
             header, rows = self._with_retries(form, read)
         except BackendError as error:
+            _scrub(error)
             # Only failures of the endpoint itself count, not a query's bad or cut answer.
             self.breaker.record(error if error.outage else None)
             raise
@@ -264,41 +312,111 @@ class RemoteBackend:
             limit = self.deadline if left is None else max(0.001, min(self.deadline, left))
             timeout = httpx2.Timeout(min(self.timeout, limit), connect=min(self.connect_timeout, limit))
             try:
-                with self._client.stream("POST", self.endpoint, content=form, timeout=timeout,
-                                         headers={**_FORM, "Accept": accept}) as response, Watchdog(response, limit) as watchdog:
-                    self._check_status(response)
-                    body = self._read(response, started, limit, watchdog)
+                response = self._send(form, accept, timeout, started + limit)
+                try:
+                    call = deadlines.current()  # its caller going away ends the answer too
+                    with Watchdog(response, max(0.001, limit - (time.monotonic() - started)),
+                                  call.abandoned if call is not None else None) as watchdog:
+                        self._check_status(response)
+                        self._check_length(response)
+                        body = self._read(response, started, limit, watchdog)
+                finally:
+                    response.close()
             except httpx2.TimeoutException as error:
                 raise self._timeout(error) from None
             except httpx2.TransportError as error:
                 raise Retry(UpstreamError(f"{self.host}: connection failed ({_describe(error)})")) from None
+            except httpx2.HTTPError as error:  # any other failure of the exchange: typed, never a 500
+                raise UpstreamError(f"{self.host}: the exchange failed ({_describe(error)})") from None
         finally:
             self._shared.slots.release()
         self._check_partial(response)
         return Body(self.host, response.headers.get("content-type", "").split(";")[0].strip().lower(), body)
 
+    def _send(self, form: bytes, accept: str, timeout: httpx2.Timeout, until: float) -> httpx2.Response:
+        """The endpoint's answer to the query (headers read, body not), after its challenges
+        and its redirects within its own origin.
+
+        A redirect elsewhere would send the query (a 307 sends the body again) to a server
+        nobody configured and read its answer as the store's; so it is refused, and with it
+        any chance of the credentials going along."""
+        request = self._client.build_request("POST", self.endpoint, content=form, timeout=timeout,
+                                             headers={**_FORM, "Accept": accept})
+        for _ in range(self.MAX_REDIRECTS + 1):
+            if time.monotonic() > until:
+                raise EndpointTimeout(f"{self.host} did not answer in time (redirects and challenges included)")
+            response = self._authenticated(request)
+            if not response.has_redirect_location:
+                return response
+            response.close()  # a redirect's body is never read
+            target = response.next_request
+            if target is None:
+                raise UpstreamError(f"{self.host} redirected the query ({response.status_code}) to a location "
+                                    "that is no URL; the gateway did not follow it")
+            if origin(str(target.url)) != self._origin:
+                logger.warning("%s redirected a query to %s; not followed (another origin)", self.host,
+                               redaction.redact(redaction.public_url(str(target.url.copy_with(query=None)))))
+                raise UpstreamError(f"{self.host} redirected the query ({response.status_code}) to another server; "
+                                    "the gateway follows redirects only within the endpoint's own scheme, host and "
+                                    "port, so it was not followed (configure the endpoint's final URL)")
+            request = target
+        raise UpstreamError(f"{self.host} redirected the query more than {self.MAX_REDIRECTS} times (a redirect "
+                            "loop?); the gateway gave up")
+
+    def _authenticated(self, request: httpx2.Request) -> httpx2.Response:
+        """`request` sent with the backend's credentials, answering the endpoint's challenge
+        (Digest) if it makes one. A challenge's body is never read: it may be of any size."""
+        flow = self._auth.sync_auth_flow(request)
+        try:
+            outgoing = next(flow)
+            while True:
+                response = self._client.send(outgoing, stream=True, auth=_NO_AUTH)
+                try:
+                    outgoing = flow.send(response)
+                except StopIteration:
+                    return response
+                except BaseException:
+                    response.close()
+                    raise
+                response.close()  # a challenge, answered with the next request
+        finally:
+            flow.close()
+
     def _read(self, response: httpx2.Response, started: float, limit: float, watchdog: Watchdog) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
+        # One buffer that grows in place (a large one is mapped pages, handed back to the
+        # system when freed), not a list of chunks joined at the end.
+        buffer = bytearray()
+        try:
+            self._fill(buffer, response, started, limit, watchdog)
+        except BaseException:
+            # The error's traceback keeps this frame, and so the buffer, for as long as the
+            # error lives (up to the problem document): the bytes read are handed back now.
+            del buffer[:]
+            raise
+        return bytes(buffer)
+
+    def _fill(self, buffer: bytearray, response: httpx2.Response, started: float, limit: float,
+              watchdog: Watchdog) -> None:
         gave_up = f"{self.host} sent only {{}} bytes of its answer in {limit:.1f} s; gave up (the answer is incomplete)"
         try:
-            for chunk in response.iter_bytes():
-                chunks.append(chunk)
-                size += len(chunk)
+            for chunk in bodies.decoded(response, self.host):
+                buffer += chunk
+                if len(buffer) > self.max_body:
+                    raise UpstreamError(f"{self.host} sent an answer over {self.max_body} bytes (max_body); "
+                                        "the gateway stopped reading it")
                 if time.monotonic() - started > limit:
-                    raise EndpointTimeout(gave_up.format(size))
+                    raise EndpointTimeout(gave_up.format(len(buffer)))
         except httpx2.ReadTimeout:
             raise EndpointTimeout(
-                f"{self.host} stalled mid-answer after {size} bytes (read timeout); the answer is incomplete"
+                f"{self.host} stalled mid-answer after {len(buffer)} bytes (read timeout); the answer is incomplete"
             ) from None
         except httpx2.TransportError as error:
             if watchdog.fired:
-                raise EndpointTimeout(gave_up.format(size)) from None
+                raise EndpointTimeout(gave_up.format(len(buffer))) from None
             # The answer was cut by the connection; asking again reads it whole.
             raise Retry(Truncated(
-                f"{self.host} closed the connection mid-answer after {size} bytes ({_describe(error)})"
+                f"{self.host} closed the connection mid-answer after {len(buffer)} bytes ({_describe(error)})"
             )) from None
-        return b"".join(chunks)
 
     def _timeout(self, error: httpx2.TimeoutException) -> BackendError | Retry:
         if isinstance(error, httpx2.ConnectTimeout):
@@ -307,27 +425,67 @@ class RemoteBackend:
 
     # -- statuses --------------------------------------------------------------------
     def _check_status(self, response: httpx2.Response) -> None:
+        """A status other than 200 as a typed error, in the gateway's own words: the
+        endpoint's body is read (a bounded start of it) only to tell a timeout it reports
+        from other failures, and goes to the log at debug level, never to the caller."""
         status = response.status_code
         if status == 200:
             return
-        text = excerpt(body := response.read())
+        body = self._read_some(response)
+        if body:
+            logger.debug("%s answered %d; its body began: %s", self.host, status, redaction.redact(excerpt(body)))
+        said = f"{self.host} answered {status} {_phrase(status)}"
         if status == 206:
-            raise Truncated(f"{self.host} returned partial results (206){_sql_state(response)}: {text}")
+            raise Truncated(f"{self.host} returned partial results (206){_sql_state(response)}")
         if status == 429:
             wait = retry_after(response) or self.retry.retry_after_default
             raise Retry(
                 RateLimited(f"{self.host} is rate limiting us (429); it asks to wait {wait:.0f} s", retry_after=wait),
                 wait=wait, pause_all=True,
             )
+        if status in (401, 403):
+            raise self._refused(status)
         if status in RETRY_STATUSES:
             kind = EndpointTimeout if status == 504 else UpstreamError
-            raise Retry(kind(f"{self.host} answered {status} {response.reason_phrase}: {text}"),
-                        wait=retry_after(response))
-        if status == 408 or (status >= 500 and TIMEOUT_TEXT.search(body[:65536].decode("utf-8", "replace"))):
-            raise EndpointTimeout(f"{self.host} timed out running the query ({status}): {text}")
-        error = UpstreamError(f"{self.host} answered {status} {response.reason_phrase}: {text}")
+            meaning = ("a server in front of the endpoint gave up waiting for it" if status == 504
+                       else "the endpoint (or a server in front of it) could not take the query")
+            raise Retry(kind(f"{said}: {meaning}"), wait=retry_after(response))
+        if status == 408 or (status >= 500 and TIMEOUT_TEXT.search(body.decode("utf-8", "replace"))):
+            raise EndpointTimeout(f"{self.host} timed out running the query ({status})")
+        meaning = "the endpoint failed running the query" if status >= 500 else "the endpoint refused the query"
+        error = UpstreamError(f"{said}: {meaning} (its own text is in the gateway's log at debug level)")
         error.outage = status >= 500
         raise error
+
+    def _refused(self, status: int) -> UpstreamError:
+        """A 401 or 403: the credentials were refused, or none were given."""
+        said = f"{self.host} answered {status} {_phrase(status)}"
+        if self._credentials_source is None:
+            return UpstreamError(f"{said}: the endpoint wants credentials and the gateway has none (give them in the "
+                                 "environment as BFSQL_ENDPOINT_USER and BFSQL_ENDPOINT_PASSWORD, or "
+                                 "BFSQL_ENDPOINT_TOKEN)")
+        return UpstreamError(f"{said}: the endpoint refused the gateway's credentials (from "
+                             f"{self._credentials_source})")
+
+    def _read_some(self, response: httpx2.Response) -> bytes:
+        """The start of an error answer, at most `ERROR_BODY_READ` decoded bytes; the rest is
+        never read (the connection is closed instead)."""
+        found = bytearray()
+        try:
+            for chunk in bodies.decoded(response, self.host):
+                found += chunk[: ERROR_BODY_READ - len(found)]
+                if len(found) >= ERROR_BODY_READ:
+                    break
+        except (httpx2.TransportError, BackendError):
+            pass  # what arrived is enough to classify the status by
+        return bytes(found)
+
+    def _check_length(self, response: httpx2.Response) -> None:
+        """An answer that says it is over `max_body` is refused before a byte of it is read."""
+        declared = response.headers.get("content-length", "").strip()
+        if declared.isdigit() and int(declared) > self.max_body:
+            raise UpstreamError(f"{self.host} announced an answer of {int(declared)} bytes, over the gateway's "
+                                f"{self.max_body} (max_body); it was not read")
 
     # -- answers ---------------------------------------------------------------------
     def _check_partial(self, response: httpx2.Response) -> None:
@@ -372,6 +530,24 @@ def _describe(error: Exception) -> str:
 
 
 def _sql_state(response: httpx2.Response) -> str:
-    state = response.headers.get("x-sql-state")
-    message = response.headers.get("x-sql-message")
-    return f" (X-SQL-State {state}: {message})" if state else ""
+    """Virtuoso's SQL state code, which says why results are partial (S1TAT: a timeout).
+    Its message, text of the endpoint's, is left out; so is a state that is no code."""
+    state = response.headers.get("x-sql-state", "").strip()
+    return f" (X-SQL-State {state})" if re.fullmatch(r"[A-Z0-9]{5}", state) else ""
+
+
+def _phrase(status: int) -> str:
+    """The standard reason phrase: the endpoint's own is its text, and is not shown."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _scrub(error: BackendError) -> None:
+    """Every secret taken out of the message, whatever path brought one in (the last line:
+    messages name the endpoint without userinfo to begin with)."""
+    cleaned = redaction.redact(error.message)
+    if cleaned != error.message:
+        error.message = cleaned
+        error.args = (cleaned,)

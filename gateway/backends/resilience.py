@@ -1,5 +1,6 @@
 """What keeps a remote endpoint's troubles from becoming the caller's: retries, a circuit
-breaker, a shared pause and connection slots per endpoint, and a watchdog on each answer.
+breaker, a shared pause and connection slots per endpoint origin, and a watchdog on each
+answer.
 
 `gateway.backends.remote` applies them; each is small and tested through it.
 """
@@ -16,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
+from urllib.parse import urlsplit
 
 import httpx2
 
@@ -82,34 +84,66 @@ class CircuitBreaker:
                 self._open_until = self._clock() + self.policy.cooldown
 
 
-class EndpointShare:
-    """What every backend talking to one endpoint shares: its slots and its pause."""
+Origin = tuple[str, str, int]
+"""(scheme, host, port): what a server is, whatever the path (RFC 6454)."""
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
-    _registry: ClassVar[dict[tuple[str, int], EndpointShare]] = {}
+
+def origin(url: str) -> Origin:
+    """The origin of `url`, its port filled in (http://h/ and http://h:80/ are one)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:  # not a port number: no server's origin equals it
+        port = -1
+    return scheme, (parts.hostname or "").lower(), port if port is not None else DEFAULT_PORTS.get(scheme, 0)
+
+
+class _Pause:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.until = 0.0
+        """No request before this time (monotonic)."""
+
+
+class EndpointShare:
+    """What every backend talking to one endpoint shares: its pause and its slots.
+
+    Both are per origin (scheme, host, port), not per URL: a server's 429 and its
+    concurrency limit are the server's, whatever the path, credentials or limit a backend
+    was made with. The pause is the origin's alone; the slots are the origin's for each
+    concurrency limit (backends asking for the same limit share them; a Wikimedia
+    service's is always 1, so all its clients in the process share one slot)."""
+
+    _registry: ClassVar[dict[tuple[Origin, int], EndpointShare]] = {}
+    _pauses: ClassVar[dict[Origin, _Pause]] = {}
     _registry_lock = threading.Lock()
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, pause: _Pause | None = None) -> None:
         self.slots = threading.BoundedSemaphore(limit)
-        self.lock = threading.Lock()
-        self.pause_until = 0.0
-        """No request before this time (monotonic): a 429's Retry-After holds for all."""
+        self._pause = pause or _Pause()
 
     @classmethod
     def get(cls, url: str, limit: int) -> EndpointShare:
+        key = origin(url)
         with cls._registry_lock:
-            return cls._registry.setdefault((url, limit), cls(limit))
+            pause = cls._pauses.setdefault(key, _Pause())
+            return cls._registry.setdefault((key, limit), cls(limit, pause))
 
     def pause(self, seconds: float) -> None:
-        with self.lock:
-            self.pause_until = max(self.pause_until, time.monotonic() + seconds)
+        """No request to this origin for `seconds` (a 429's Retry-After holds for all)."""
+        with self._pause.lock:
+            self._pause.until = max(self._pause.until, time.monotonic() + seconds)
 
     def wait_needed(self) -> float:
-        with self.lock:
-            return max(0.0, self.pause_until - time.monotonic())
+        with self._pause.lock:
+            return max(0.0, self._pause.until - time.monotonic())
 
 
 class Watchdog:
-    """Shuts a response's connection down when its time is up.
+    """Shuts a response's connection down when its time is up, or when the call's caller
+    went away (`abandoned`).
 
     httpx's timeouts bound each read, not the whole answer: a server sending one byte
     just within every read timeout would hold the call for ever. Shutting the socket
@@ -117,12 +151,20 @@ class Watchdog:
     why.
     """
 
-    def __init__(self, response: httpx2.Response, seconds: float) -> None:
+    def __init__(self, response: httpx2.Response, seconds: float, abandoned: threading.Event | None = None) -> None:
         self.fired = False
         stream = response.extensions.get("network_stream")
         self._socket = stream.get_extra_info("socket") if stream is not None else None
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
+        self._end = time.monotonic() + seconds
+        self._abandoned = abandoned
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="bfsql-watchdog", daemon=True)
+
+    def _watch(self) -> None:
+        while not self._done.wait(min(WATCH_STEP, max(0.0, self._end - time.monotonic()))):
+            if time.monotonic() >= self._end or (self._abandoned is not None and self._abandoned.is_set()):
+                self._fire()
+                return
 
     def _fire(self) -> None:
         self.fired = True
@@ -131,11 +173,15 @@ class Watchdog:
                 self._socket.shutdown(socket.SHUT_RDWR)
 
     def __enter__(self) -> Watchdog:
-        self._timer.start()
+        self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
+        self._done.set()
+
+
+WATCH_STEP = 0.1
+"""How often a watchdog looks whether the call's caller went away."""
 
 
 class Retry(Exception):

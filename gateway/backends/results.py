@@ -3,17 +3,21 @@ read into typed errors.
 
 SPARQL 1.1 TSV is read first, JSON otherwise. Virtuoso's TSV (quoted names, IRIs
 indistinguishable from strings) raises `NotTsv` so the client asks again in JSON. A body
-that is cut, not UTF-8 or an error text in a 200 is a `BackendError` saying which.
+that is cut, not UTF-8 or an error text in a 200 is a `BackendError` saying which, in the
+gateway's words: the body's text is read to tell a timeout from other failures, and goes
+to the log at debug level (secrets taken out), never into the error a caller gets.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
+from gateway import redaction
 from gateway.backends.base import Rows
 from gateway.errors import BackendError, EndpointTimeout, Truncated, UpstreamError
 from gateway.terms import RDF, XSD, Blank, Literal, Term, TripleTerm, line_text, parse_tsv
@@ -22,6 +26,8 @@ TSV = "text/tab-separated-values"
 JSON = "application/sparql-results+json"
 TIMEOUT_TEXT = re.compile(r"TimeoutException|timed? ?out|timeout|S1TAT|SR171", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*>")
+_MEDIA_TYPE = re.compile(r"[a-z0-9][\w.+-]{0,40}/[\w.+-]{1,60}")
+logger = logging.getLogger("gateway.remote")
 
 
 class NotTsv(Exception):
@@ -44,7 +50,9 @@ def rows(body: Body) -> tuple[list[str], Rows]:
         try:
             return parse_tsv(body.data)
         except (ValueError, AssertionError, IndexError) as error:
-            raise cut(body.host, text, f"a term does not parse ({error})") from None
+            # The parser's message quotes the term: the endpoint's text, for the log only.
+            logger.debug("%s: a term of its TSV answer does not parse: %s", body.host, redaction.redact(str(error)[:300]))
+            raise cut(body.host, text, "a term does not parse") from None
     return _json_rows(body)
 
 
@@ -100,7 +108,7 @@ def _tsv_text(body: Body) -> str:
     if not _standard_tsv_header(head):
         if re.fullmatch(r'"[^"\t]*"(\t"[^"\t]*")*', head):
             raise NotTsv()  # Virtuoso's TSV: quoted names, IRIs indistinguishable from strings
-        raise error_text(body.host, excerpt(body.data))
+        raise error_text(body.host, body.data[:65536].decode("utf-8", "replace"))
     if not text.endswith("\n"):
         raise cut(body.host, text, "its last line has no newline")
     return text
@@ -136,18 +144,22 @@ def _tsv_lines(body: Body) -> tuple[str, list[str]]:
 
 def _json_rows(body: Body) -> tuple[list[str], Rows]:
     if body.kind not in (JSON, "application/json"):
-        text = excerpt(body.data)
         if body.kind.startswith("text/") or not body.kind:
-            raise error_text(body.host, text)
-        raise UpstreamError(f"{body.host} answered in {body.kind!r}, neither SPARQL TSV nor JSON: {text}")
+            raise error_text(body.host, body.data[:65536].decode("utf-8", "replace"))
+        logger.debug("%s answered in %s: %s", body.host, body.kind[:100], redaction.redact(excerpt(body.data)))
+        # The media type is the endpoint's text: shown only when it is one.
+        kind = repr(body.kind) if _MEDIA_TYPE.fullmatch(body.kind) else "a media type"
+        raise UpstreamError(f"{body.host} answered in {kind}, neither SPARQL TSV nor JSON")
     text = decode(body.host, body.data)
     try:
         data = json.loads(text)
         header = [str(v) for v in data["head"]["vars"]]
         bindings = data["results"]["bindings"]
         found = [[json_term(b[v]) if v in b else None for v in header] for b in bindings]
-    except (ValueError, KeyError, TypeError) as error:
-        raise cut(body.host, text, f"its JSON does not parse ({error})") from None
+    except json.JSONDecodeError as error:
+        raise cut(body.host, text, f"its JSON does not parse (line {error.lineno}, column {error.colno})") from None
+    except (ValueError, KeyError, TypeError):
+        raise cut(body.host, text, "its JSON is not a SPARQL results document") from None
     return header, found
 
 
@@ -194,16 +206,20 @@ def _standard_tsv_header(head: str) -> bool:
 
 def error_text(host: str, text: str) -> BackendError:
     """A text sent where results were expected: a timeout the server reports, or an error."""
+    logger.debug("%s sent a text instead of results: %s", host, redaction.redact(excerpt(text.encode())))
     if TIMEOUT_TEXT.search(text):
-        return EndpointTimeout(f"{host} timed out (it said so in a 200 answer): {text}")
-    return UpstreamError(f"{host} sent an error text instead of results: {text}")
+        return EndpointTimeout(f"{host} timed out (it said so in a 200 answer)")
+    return UpstreamError(f"{host} sent an error text instead of results (the text is in the gateway's log at "
+                         "debug level)")
 
 
 def cut(host: str, text: str, why: str) -> BackendError:
     """A body that stops mid-way: a timeout the server wrote into it, or a plain cut."""
     tail = text[-8000:]  # Blazegraph's trace: the query echoed, the exception, some 30 frames
+    if TIMEOUT_TEXT.search(tail) or re.search(r"Exception|Virtuoso \w+ Error|\bError\b", tail):
+        logger.debug("%s: the end of its cut answer: %s", host, redaction.redact(excerpt(tail[-2000:].encode())))
     if TIMEOUT_TEXT.search(tail):
-        return EndpointTimeout(f"{host} timed out mid-answer ({why}): {excerpt(tail.encode())}")
+        return EndpointTimeout(f"{host} timed out mid-answer ({why})")
     if re.search(r"Exception|Virtuoso \w+ Error|\bError\b", tail):
-        return UpstreamError(f"{host} failed mid-answer ({why}): {excerpt(tail.encode())}")
+        return UpstreamError(f"{host} failed mid-answer ({why}); its error text is in the gateway's log at debug level")
     return Truncated(f"{host} sent a cut answer: {why}")

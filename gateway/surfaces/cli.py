@@ -1,11 +1,12 @@
 """`bfsql`: the command line.
 
     bfsql query TOOL JSON [--data PATH]    run one tool, print its result as JSON (PATH: RDF, a store or a bundle)
+    bfsql query TOOL JSON --endpoint URL   the same over a remote SPARQL endpoint
     bfsql load FILE... --store DIR         bulk-load RDF into an on-disk store
     bfsql demo [medlit]                    a guided walk through the demo graph (or the book's medlit session)
     bfsql serve [FILE|DIR]                 serve the HTTP tool API, /mcp and /sparql on 127.0.0.1:8000
     bfsql serve --endpoint URL --workers N the same over a remote SPARQL endpoint, N processes
-    bfsql mcp [FILE|DIR]                   serve MCP over stdio
+    bfsql mcp [FILE|DIR | --endpoint URL]  serve MCP over stdio
     bfsql import-bundle DIR --out FILE     a JSON-lines property-graph bundle as RDF 1.2 TriG
 """
 
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from gateway import redaction
 from gateway.api import Gateway
 from gateway.errors import GatewayError, InvalidInput
 from gateway.pictures import FORMATS
@@ -25,6 +28,9 @@ from gateway.settings import Settings
 from gateway.tools import TOOLS
 
 SOURCE_HELP = "an RDF file, a store directory or a bundle directory (default: the demo graph)"
+ENDPOINT_HELP = ("a remote SPARQL endpoint to use instead (credentials: BFSQL_ENDPOINT_USER and "
+                 "BFSQL_ENDPOINT_PASSWORD, or BFSQL_ENDPOINT_TOKEN, in the environment)")
+PROFILES = ["native", "reification", "plain", "wikidata", "auto"]
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
@@ -32,10 +38,13 @@ EXIT_USAGE = 2
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    endpoint = getattr(args, "endpoint", None)
+    if endpoint:
+        redaction.register_url(endpoint)
     try:
         return int(args.run(args))
     except GatewayError as error:
-        print(f"bfsql: {error.message}", file=sys.stderr)
+        print(f"bfsql: {redaction.redact(error.message)}", file=sys.stderr)
         return EXIT_USAGE if error.code == "invalid_input" else EXIT_ERROR
     except BrokenPipeError:  # the reader (say, `head`) closed the pipe: not an error
         sys.stderr.close()
@@ -51,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("tool", choices=sorted(TOOLS), metavar="TOOL", help=f"one of: {', '.join(TOOLS)}")
     query.add_argument("arguments", nargs="?", default="{}", help="the tool's arguments as a JSON object ('-' reads stdin)")
     _data_options(query)
+    _endpoint_options(query)
     query.add_argument("--compact", action="store_true", help="print one line of JSON")
     query.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
                        help="time the call may take (default 30, at most 300)")
@@ -75,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout")
     mcp.add_argument("source", nargs="?", default=None, help=SOURCE_HELP)
     mcp.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
+    _endpoint_options(mcp)
     mcp.set_defaults(run=_mcp)
 
     from gateway.importers.bundle import add_import_bundle_arguments, import_bundle_command
@@ -94,8 +105,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-host", action="append", default=[], metavar="HOST[:PORT]",
                        help="a Host header value to answer besides the loopback names; repeatable; '*' for any")
     serve.add_argument("--endpoint", default=None, metavar="URL",
-                       help="serve a remote SPARQL endpoint instead of FILE|DIR (workers then share that store)")
-    serve.add_argument("--profile", default="native", choices=["native", "reification", "plain", "wikidata", "auto"],
+                       help="serve a remote SPARQL endpoint instead of FILE|DIR (workers then share that store; "
+                            f"{ENDPOINT_HELP.partition('(')[2]}")
+    serve.add_argument("--profile", default="native", choices=PROFILES,
                        help="the endpoint's statement model (default: native)")
     serve.add_argument("--prefixes", type=Path, default=None, metavar="FILE",
                        help="prefixes to add to the data's own: a JSON object, or a file of @prefix/PREFIX lines "
@@ -129,9 +141,26 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
 
 
+def _endpoint_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--endpoint", default=None, metavar="URL", help=ENDPOINT_HELP)
+    parser.add_argument("--profile", default="native", choices=PROFILES,
+                        help="the endpoint's statement model (default: native)")
+
+
+def _connect(endpoint: str, profile: str, data: object) -> Gateway:
+    """A remote endpoint, for `bfsql query` and `bfsql mcp`, with its log lines redacted."""
+    if data is not None:
+        raise InvalidInput("use data or an --endpoint, not both", field="endpoint")
+    logging.basicConfig(level=logging.WARNING, format="bfsql: %(levelname)s %(name)s: %(message)s")
+    redaction.guard_logging()
+    return Gateway.connect(endpoint, profile=profile)
+
+
 def _open(args: argparse.Namespace) -> Gateway:
     from gateway.importers.bundle import open_bundle  # a bundle directory is data too
 
+    if getattr(args, "endpoint", None):
+        return _connect(args.endpoint, args.profile, args.data)
     gateway = open_bundle(args.data or demo_path(), lenient=args.lenient)
     for warning in gateway.load_warnings():
         print(f"bfsql: {warning}", file=sys.stderr)
@@ -191,8 +220,11 @@ def _mcp(args: argparse.Namespace) -> int:
     from gateway.importers.bundle import open_bundle
     from gateway.surfaces.mcp import run_stdio
 
-    # stdout carries the protocol: nothing else may be printed there.
-    gateway = open_bundle(Path(args.source) if args.source else demo_path(), lenient=args.lenient)
+    # stdout carries the protocol: nothing else may be printed there (the log is on stderr).
+    if args.endpoint:
+        gateway = _connect(args.endpoint, args.profile, args.source)
+    else:
+        gateway = open_bundle(Path(args.source) if args.source else demo_path(), lenient=args.lenient)
     for warning in gateway.load_warnings():
         print(f"bfsql: {warning}", file=sys.stderr)
     run_stdio(gateway)

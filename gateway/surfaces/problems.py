@@ -21,6 +21,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from gateway import redaction
 from gateway.arguments import MALFORMED, explain, ordered
 from gateway.errors import (
     BackendError,
@@ -103,7 +104,8 @@ def to_problem(error: BaseException, *, credentials_sent: bool = False) -> Probl
         if isinstance(error, (RateLimited, Unavailable)):
             default = 60 if isinstance(error, RateLimited) else 5
             headers["Retry-After"] = str(math.ceil(error.retry_after if error.retry_after is not None else default))
-        return Problem(status, error.code, error.message, error.field, headers)
+        # Messages name an endpoint without its credentials; redacting is the last line.
+        return Problem(status, error.code, redaction.redact(error.message), error.field, headers)
     if isinstance(error, RequestValidationError):
         return validation_problem(error.errors(), strip_location=True)
     if isinstance(error, StarletteHTTPException):

@@ -32,6 +32,7 @@ import uvicorn
 from fastapi import FastAPI
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from gateway import redaction
 from gateway.api import Gateway
 from gateway.auth import Readers
 from gateway.backends.embedded import fits_in_memory, read_prefix_file
@@ -126,7 +127,15 @@ def build_app(config: ServeConfig) -> FastAPI:
 
 
 def configure_logging() -> None:
+    """The log on stderr, every line of it through `gateway.redaction` (an endpoint's
+    credentials never reach it, whichever logger a line comes from)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    redaction.guard_logging()
+
+
+def shown(config: ServeConfig) -> str:
+    """What the start line says is served: the endpoint without its userinfo."""
+    return redaction.public_url(config.endpoint) if config.endpoint else config.source or "the demo graph"
 
 
 MAX_HEADER_BYTES = 64 << 10
@@ -234,6 +243,8 @@ class _Server(uvicorn.Server):
 def serve(config: ServeConfig) -> int:
     """Serve until SIGINT or SIGTERM; 0 after a clean shutdown."""
     configure_logging()
+    if config.endpoint:
+        redaction.register_url(config.endpoint)  # before any line is logged, workers' start included
     if config.workers < 1:
         raise InvalidInput("--workers must be at least 1", field="workers")
     if config.source and config.endpoint:
@@ -254,12 +265,12 @@ def serve(config: ServeConfig) -> int:
         if config.source and not Path(config.source).exists():
             raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
         logger.info("serving %s with %d workers at %s (explorer: %s/, tools: %s/v1/tools, MCP: %s/mcp, SPARQL: %s/sparql)",
-                    config.endpoint or config.source or "the demo graph", config.workers, where, where, where, where, where)
+                    shown(config), config.workers, where, where, where, where, where)
         return _serve_workers(config, options)
     GuardedHttp.timeout = config.request_timeout
     app = build_app(config)
     logger.info("serving %s at %s (explorer: %s/, tools: %s/v1/tools, MCP: %s/mcp, SPARQL: %s/sparql)",
-                config.endpoint or config.source or "the demo graph", where, where, where, where, where)
+                shown(config), where, where, where, where, where)
     server = _Server(uvicorn.Config(app, **options))
     server.run()
     return 0 if server.started else 1
@@ -302,6 +313,8 @@ def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
 def _worker(fields: dict[str, Any], options: dict[str, Any]) -> None:
     configure_logging()
     config = ServeConfig(**fields)
+    if config.endpoint:
+        redaction.register_url(config.endpoint)
     GuardedHttp.timeout = config.request_timeout
     listener = socket.socket(_family(config.host), socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

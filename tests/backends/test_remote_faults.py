@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import logging
 import socket
 import struct
 import threading
@@ -278,17 +279,23 @@ def test_429_asking_too_long_a_wait_is_not_waited_out(sleeps: Sleeps) -> None:
 
 
 # -- server errors and timeouts -------------------------------------------------------------
-def test_500_with_a_java_timeout_is_a_timeout_not_retried(sleeps: Sleeps) -> None:
+def test_500_with_a_java_timeout_is_a_timeout_not_retried(sleeps: Sleeps, caplog: pytest.LogCaptureFixture) -> None:
+    """Told from the body's text, which the caller is not shown (the debug log has it)."""
+    caplog.set_level(logging.DEBUG, logger="gateway.remote")
     with FakeEndpoint(Reply(500, JAVA_TIMEOUT.encode(), "text/plain")) as fake:
         error = fails_with(EndpointTimeout, fake, sleeps)
-    assert len(fake.bodies) == 1 and "TimeoutException" in error.message  # type: ignore[attr-defined]
+    assert len(fake.bodies) == 1 and "timed out" in error.message and "500" in error.message  # type: ignore[attr-defined]
+    assert "TimeoutException" not in error.message and "TimeoutException" in caplog.text  # type: ignore[attr-defined]
 
 
-def test_other_500_and_400_are_upstream_errors_not_retried() -> None:
-    for status in (500, 400):
+def test_other_500_and_400_are_upstream_errors_not_retried(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="gateway.remote")
+    for status, meaning in ((500, "failed running the query"), (400, "refused the query")):
         with FakeEndpoint(Reply(status, b"Virtuoso 37000 Error SP030: syntax error", "text/plain")) as fake:
             error = fails_with(UpstreamError, fake)
-        assert len(fake.bodies) == 1 and str(status) in error.message and "SP030" in error.message  # type: ignore[attr-defined]
+        assert len(fake.bodies) == 1 and str(status) in error.message and meaning in error.message  # type: ignore[attr-defined]
+        assert "SP030" not in error.message  # type: ignore[attr-defined]
+    assert "SP030" in caplog.text  # the endpoint's own words are for the server's log
 
 
 def test_503_is_retried_with_capped_jittered_backoff(sleeps: Sleeps) -> None:
@@ -347,6 +354,19 @@ def test_the_call_deadline_cuts_a_drip_slower_than_nothing_else_notices() -> Non
         with deadlines.within(1.0), pytest.raises(EndpointTimeout, match="bytes"):
             client.select(QUERY)
     assert time.monotonic() - started < 1.5  # the next byte was due at 1.6 s
+
+
+def test_a_caller_going_away_ends_the_answer_it_waited_for() -> None:
+    """A dripping answer and a far deadline: the caller leaving (an HTTP disconnect, an MCP
+    cancel) ends the read at once, rather than at the deadline, for nobody."""
+    with FakeEndpoint(Reply(drip=0.8)) as fake:
+        client = backend(fake, timeout=5.0, deadline=60.0)
+        gone = threading.Event()
+        threading.Timer(0.5, gone.set).start()
+        started = time.monotonic()
+        with deadlines.within(8.0, gone), pytest.raises(EndpointTimeout):
+            client.select(QUERY)
+    assert time.monotonic() - started < 1.5
 
 
 def test_the_wait_for_a_connection_slot_ends_with_the_call_deadline() -> None:
