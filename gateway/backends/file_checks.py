@@ -1,12 +1,23 @@
-"""What is checked in an RDF file before pyoxigraph parses it: how deep triple terms nest.
+"""What is checked in an RDF file before pyoxigraph parses it: how deep it nests.
 
-RDF 1.2 lets a triple term hold another (`<<( s p <<( ... )>> )>>`); Oxigraph parses any
-depth, but evaluating a query over terms nested some thousands deep overflows its stack
-and kills the process without a word (measured: an aggregate over the predicates of a
-Turtle file nested 10,000 deep, where 8,000 still answered). Real data nests two or
-three deep, so a file nesting deeper than `MAX_TRIPLE_TERM_DEPTH` is refused, naming the
-line, before it is loaded. The scan reads strings, IRIs and comments as wholes, so a
-`<<` or `>>` inside one does not count; it runs in C over files without `<<` at all.
+pyoxigraph builds, evaluates and drops nested terms by recursion, so nesting deep enough
+overflows the stack of the thread doing it and the process dies without a word (SIGSEGV).
+Measured with pyoxigraph 0.5.13 on 8 MiB stacks: triple terms nested 30,000 deep in
+Turtle or N-Triples, or 20,000 deep in RDF/XML (`rdf:parseType="Triple"`), kill its
+parser; 10,000 deep parse, but an aggregate over the predicates of such a file kills the
+query (8,000 answered); JSON-LD objects nested 5,000 deep kill its parser (256 deep on a
+256 KiB thread stack). `reifiers.start`'s thread parses the same file as the load, so
+`check_files` runs before either starts (`CheckedFiles` is what both take): refusing a
+file while that thread was already parsing it said the clear error, then the process
+died all the same.
+
+Real data nests two or three deep, so a file whose triple terms nest deeper than
+`MAX_TRIPLE_TERM_DEPTH`, or whose JSON nests deeper than `MAX_JSON_DEPTH`, is refused,
+naming the line. The Turtle-family and JSON scans read strings, IRIs and comments as
+wholes, as the parser does, so brackets in them do not count; each skips in C to the
+next bracket, so a file costs a Python step per bracket, and a Turtle-family file
+without `<<` none. RDF/XML is read by expat, whose elements are the parser's, but only
+when some `parseType` may be `Triple`.
 """
 
 from __future__ import annotations
@@ -14,54 +25,161 @@ from __future__ import annotations
 import gzip
 import mmap
 import re
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import NewType
+from xml.parsers import expat
 
 import pyoxigraph as ox
 
 from gateway.errors import InvalidInput
 
 MAX_TRIPLE_TERM_DEPTH = 64
-SCANNED = frozenset({ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3, ox.RdfFormat.N_TRIPLES,
-                     ox.RdfFormat.N_QUADS})
-"""The syntaxes that can write a triple term inside another."""
-_TOKENS = re.compile(
-    rb'"""(?:[^"\\]|\\.|"(?!""))*"""' rb"|'''(?:[^'\\]|\\.|'(?!''))*'''"
-    rb'|"(?:[^"\\\n]|\\.)*"' rb"|'(?:[^'\\\n]|\\.)*'"
-    rb"|(<<)|(>>)|<[^<>\s]*>|#[^\n]*",
-    re.S,
+MAX_JSON_DEPTH = 128
+"""Objects and arrays inside each other, the outermost counted (a JSON-LD document with a
+`@graph` of nodes, each with a list of values, nests five deep)."""
+
+CheckedFiles = NewType("CheckedFiles", tuple[tuple[Path, ox.RdfFormat], ...])
+"""Files, with their syntaxes, that `check_files` read and passed: what a parse is given."""
+
+_TURTLE_FAMILY = frozenset({ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3, ox.RdfFormat.N_TRIPLES,
+                            ox.RdfFormat.N_QUADS})
+# Each match skips what cannot nest, then ends at a bracket (`open`, `close`), at a long
+# string that does not end (`cut`) or at the end. Every character is skipped or ends a
+# match: a match that failed would be tried again from each later position (quadratic).
+# The skipped alternatives start with different characters and every loop is possessive,
+# so nothing backtracks. What the parser refuses is skipped a character at a time: the
+# parser stops there, so what the scan makes of the rest does not matter.
+_TURTLE_TOKENS = re.compile(
+    rb"""(?:[^<>"'\#\\]++
+    | \"\"\"(?:[^"\\]|\\.|"(?!""))*+\"\"\" | '''(?:[^'\\]|\\.|'(?!''))*+'''
+    | "(?!"")(?:[^"\\\n]|\\.)*+" | '(?!'')(?:[^'\\\n]|\\.)*+'
+    | <[^<>\s]*+> | \#[^\n]*+
+    | \\.?                          # a local name's escape (`ex:a\#b`), not a comment
+    | <(?!<) | >(?!>) | "(?!"") | '(?!'')
+    )*+(?:(?P<open><<)|(?P<close>>>)|(?P<cut>\"\"\"|''')|\Z)""",
+    re.S | re.X,
 )
+# A JSON string holds no line break (the parser refuses one), so no string runs past a block.
+_JSON_TOKENS = re.compile(rb"""(?:[^"\[\]{}]++|"(?:[^"\\\n]|\\[^\n])*+"|")*+(?:(?P<open>[\[{])|(?P<close>[\]}])|\Z)""")
+_MAYBE_TRIPLE = re.compile(rb"""parseType\s*=\s*(?!(["'])(?:Resource|Literal|Collection)\1)""")
+"""A `parseType` that may be `Triple` (a reference such as `&#84;riple` may spell it)."""
+_BLOCK = 1 << 24
+_CARRIED = 4 * _BLOCK
+"""The most of a long string a .gz file's scan carries into the next block (past it, the
+string is read as if it were not one: counting what is in it can only refuse more)."""
 
 
-def check_triple_terms(path: Path, fmt: ox.RdfFormat) -> None:
-    """Refuse a file whose triple terms nest deeper than `MAX_TRIPLE_TERM_DEPTH`."""
-    if fmt not in SCANNED:
-        return
+def check_files(files: Iterable[tuple[Path, ox.RdfFormat]]) -> CheckedFiles:
+    """Refuse, before anything parses them, files nesting deeper than pyoxigraph can take."""
+    checked = tuple(files)
+    for path, fmt in checked:
+        with read_errors(path):
+            if fmt in _TURTLE_FAMILY:
+                _scan(path, _TURTLE_TOKENS, MAX_TRIPLE_TERM_DEPTH, "triple terms", (b"<<", b'"""', b"'''"))
+            elif fmt == ox.RdfFormat.RDF_XML:
+                # No attribute's name holds a line break; a value on the next line counts as `Triple`.
+                if any(_MAYBE_TRIPLE.search(block) for block, _ in _blocks(path)):
+                    _scan_xml(path)
+            elif fmt == ox.RdfFormat.JSON_LD:
+                _scan(path, _JSON_TOKENS, MAX_JSON_DEPTH, "objects and arrays", None)
+    return CheckedFiles(checked)
+
+
+@contextmanager
+def read_errors(path: Path) -> Iterator[None]:
+    """A file that cannot be read, or a .gz file that is not whole, as a one-line `InvalidInput`."""
+    try:
+        yield
+    except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise InvalidInput(f"{path.name}: not a whole gzip file ({error or 'it ends early'})", field="path") from None
+    except OSError as error:
+        raise InvalidInput(f"{path.name}: cannot be read ({error})", field="path") from None
+
+
+def _too_deep(path: Path, line: int, what: str, limit: int) -> InvalidInput:
+    return InvalidInput(f"{path.name}: line {line}: {what} nest deeper than {limit}; the gateway does not load such data",
+                        field="path")
+
+
+def _scan(path: Path, tokens: re.Pattern[bytes], limit: int, what: str, marks: tuple[bytes, ...] | None) -> None:
+    """Refuse the file where the brackets `tokens` finds nest deeper than `limit`. With
+    `marks`, a block holding none of them is passed over in C: it opens nothing, and
+    starts no string (a `>>` in it is not counted, which can only refuse more)."""
     depth = lines = 0
-    for chunk in _chunks(path):
-        if chunk.find(b"<<") >= 0:
-            for token in _TOKENS.finditer(chunk):
-                if token.group(1):
-                    depth += 1
-                    if depth > MAX_TRIPLE_TERM_DEPTH:
-                        line = lines + chunk[: token.start()].count(b"\n") + 1
-                        raise InvalidInput(f"{path.name}: line {line}: triple terms nest deeper than "
-                                           f"{MAX_TRIPLE_TERM_DEPTH}; the gateway does not load such data", field="path")
-                elif token.group(2):
-                    depth = max(depth - 1, 0)
-        if isinstance(chunk, bytes):  # a .gz file's block: the next one's lines come after it
-            lines += chunk.count(b"\n")
+    carry = b""
+
+    def read(data: bytes | mmap.mmap, last: bool) -> int | None:
+        """Count `data`'s brackets; where a long string runs past its end, that string's start."""
+        nonlocal depth
+        for token in tokens.finditer(data):
+            if token.lastgroup == "open":
+                depth += 1
+                if depth > limit:
+                    raise _too_deep(path, lines + data[: token.start()].count(b"\n") + 1, what, limit)
+            elif token.lastgroup == "close":
+                depth = max(depth - 1, 0)
+            elif token.lastgroup == "cut" and not last and len(data) - token.start() <= _CARRIED:
+                return token.start()  # a .gz file's block may end inside it: read again with the next one
+        return None
+
+    for block, last in _blocks(path):
+        data = carry + block if carry else block
+        cut = None
+        if carry or marks is None or any(data.find(mark) >= 0 for mark in marks):
+            cut = read(data, last)
+        carry = b"" if cut is None else bytes(data[cut:])
+        if isinstance(data, bytes):  # a .gz file's: the next block's lines come after it
+            lines += data.count(b"\n", 0, len(data) - len(carry))
+    if carry:  # the file ends inside it: the parser stops there, and the scan reads on
+        read(carry, True)
 
 
-def _chunks(path: Path) -> Iterator[bytes | mmap.mmap]:
-    """The file's bytes: mapped whole (a regex over it runs in C), or a .gz file's lines in
-    blocks of about 16 MiB (a string cut at a block's end is read as what it looks like)."""
+def _scan_xml(path: Path) -> None:
+    """Refuse an RDF/XML file whose triple terms (`parseType="Triple"` inside each other) nest
+    deeper than `MAX_TRIPLE_TERM_DEPTH`, or that is not well-formed XML (pyoxigraph's
+    reader could find other elements in it than expat, so the count would not hold)."""
+    parser = expat.ParserCreate()
+    triples: list[bool] = []  # for each element open, whether it holds a triple term
+    depth = 0
+
+    def start(name: str, attributes: dict[str, str]) -> None:
+        nonlocal depth
+        triple = any(key.rpartition(":")[2] == "parseType" and value not in ("Resource", "Literal", "Collection")
+                     for key, value in attributes.items())
+        triples.append(triple)
+        depth += triple
+        if depth > MAX_TRIPLE_TERM_DEPTH:
+            raise _too_deep(path, parser.CurrentLineNumber, "triple terms", MAX_TRIPLE_TERM_DEPTH)
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= triples.pop()
+
+    parser.StartElementHandler, parser.EndElementHandler = start, end
+    with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb") as handle:
+        try:
+            parser.ParseFile(handle)
+        except expat.ExpatError as error:
+            raise InvalidInput(f"{path.name}: line {error.lineno}: not well-formed XML "
+                               f"({expat.ErrorString(error.code)})", field="path") from None
+
+
+def _blocks(path: Path) -> Iterator[tuple[bytes | mmap.mmap, bool]]:
+    """The file's bytes, and whether they are its last: mapped whole (a regex over it runs
+    in C), or a .gz file's lines in blocks of about 16 MiB."""
     if path.suffix.lower() == ".gz":
         with gzip.open(path, "rb") as packed:
-            while block := packed.read(1 << 24):
-                yield block + packed.readline()
+            block = packed.read(_BLOCK)
+            while block:
+                block += packed.readline()
+                following = packed.read(_BLOCK)
+                yield block, not following
+                block = following
         return
     if path.stat().st_size == 0:
         return
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-        yield mapped
+        yield mapped, True

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from gateway.backends.file_checks import CheckedFiles
 from gateway.terms import namespace
 
 REIFIES = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
@@ -42,7 +43,8 @@ class ReifierScan:
 
 
 def scan(paths: Sequence[tuple[Path, ox.RdfFormat]], *, lenient: bool = False) -> ReifierScan:
-    """The reifier-only statements of these files, as `load_files` would load them."""
+    """The reifier-only statements of these files, as `load_files` would load them (files
+    `file_checks.check_files` passed: it parses them)."""
     named, triple_term = ox.NamedNode, ox.Triple
     reifiers: dict[ox.Triple, list[ox.NamedNode]] = {}
     namespaces: set[str] = set()
@@ -63,11 +65,13 @@ def scan(paths: Sequence[tuple[Path, ox.RdfFormat]], *, lenient: bool = False) -
     return ReifierScan(unasserted, frozenset(namespaces))
 
 
-def start(paths: Sequence[tuple[Path, ox.RdfFormat]], *, lenient: bool = False) -> Future[ReifierScan]:
-    """`scan` in a thread of its own, to run beside the load."""
+def start(files: CheckedFiles, *, lenient: bool = False) -> Future[ReifierScan]:
+    """`scan` in a thread of its own, to run beside the load. Only files `check_files` passed:
+    this thread parses them at once, and pyoxigraph's parser kills the process on a file
+    nesting deeper (the load refusing such a file later cannot stop it)."""
     executor = ThreadPoolExecutor(1, thread_name_prefix="bfsql-reifiers")
     try:
-        return executor.submit(scan, paths, lenient=lenient)
+        return executor.submit(scan, files, lenient=lenient)
     finally:
         executor.shutdown(wait=False)
 
