@@ -12,20 +12,36 @@ runs without being passed along. What reads it:
 - the remote backend waits for a connection slot, and for each answer, no longer than
   the time left, and does not retry past it (`EndpointTimeout`).
 
-A single embedded query cannot be interrupted; the templates keep each one bounded (a
-hop reads at most its budget plus one row). A call whose caller went away (`abandon`:
-the HTTP surface sets it when the client disconnects) counts as expired: it stops at
-the next of those points instead of working for nobody.
+A single embedded query cannot be interrupted from outside; most templates keep each one
+bounded (a hop reads at most its budget plus one row). A query whose work the data decides
+(tabulate's paths through hubs) carries the store's own checks instead: the functions
+`ALIVE` and `HELD`, called by the embedded store on every binding and every solution the
+query marks with them, answer false once the call's deadline has passed, its caller has
+gone, or the query has made more bindings or holds more solutions than it may (`Watch`).
+The store then drops every later binding at once, so the query ends within moments; the
+backend raises `EndpointTimeout` or `TooLarge` rather than hand back what is left. A
+remote endpoint does not know the functions: queries sent there never carry them, and the
+HTTP client's own deadline bounds them.
+
+A call whose caller went away (`abandoned`: the HTTP surface sets it when the client
+disconnects, the MCP surface when the client cancels the request or leaves) counts as
+expired: it stops at the next of those points instead of working for nobody.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TypeVar
+
+from gateway.errors import EndpointTimeout, TooLarge
+
+T = TypeVar("T")
 
 RESERVE = 0.2
 """The share of a call's time a walk leaves for presenting what it found."""
@@ -73,3 +89,105 @@ def current() -> Deadline | None:
 def remaining() -> float | None:
     deadline = _current.get()
     return None if deadline is None else deadline.remaining()
+
+
+ALIVE = "https://w3id.org/bfsql/function#alive"
+"""The store's check: `FILTER(<ALIVE>(?v))` after the pattern that binds `?v` is true
+while the query may go on. A function of one variable, so that the store evaluates it
+where that variable is bound, inside the join, not after it: once it is false, the
+pattern matches nothing more and the joins after it have nothing to multiply."""
+HELD = "https://w3id.org/bfsql/function#held"
+"""The store's count of what a query holds: `BIND(<HELD>(?v) AS ?held) FILTER(?held)` at
+the end of a query's pattern is evaluated once for each of its solutions (what its
+DISTINCT, GROUP BY and ORDER BY keep), and is false, as `ALIVE` is, once there were more
+than the query may hold (`holding`), or the deadline passed."""
+BINDINGS = 2_000_000
+"""Bindings (`ALIVE` calls) one checked query may make unless its caller says otherwise
+(`holding`): the store may keep each (a join's table), about 70 bytes a binding measured,
+140 MB in all."""
+HELD_SOLUTIONS = 200_000
+"""Solutions one checked query may hold unless its caller says otherwise (`holding`): about
+350 bytes each where the store keeps them (DISTINCT, ORDER BY), 70 MB in all; and what it
+sorts once stopped (ORDER BY still sorts what it holds) takes about a second."""
+
+_bounds: ContextVar[tuple[int, int]] = ContextVar("bounds", default=(BINDINGS, HELD_SOLUTIONS))
+
+
+@contextmanager
+def holding(bindings: int, solutions: int) -> Iterator[None]:
+    """Checked queries run in the block may make at most `bindings` bindings and hold at
+    most `solutions` solutions each."""
+    token = _bounds.set((bindings, solutions))
+    try:
+        yield
+    finally:
+        _bounds.reset(token)
+
+
+class Watch:
+    """What one checked store query may still do: the call's deadline and its caller, and
+    counts of the bindings it made and the solutions it holds. Once a check says no, every
+    check says no for good, so the store drops everything after that point."""
+
+    __slots__ = ("bindings", "deadline", "held", "kept", "seen", "stopped")
+
+    def __init__(self) -> None:
+        self.deadline = current()
+        self.bindings, self.held = _bounds.get()
+        self.seen = self.kept = 0
+        self.stopped: str | None = None
+        """Why the checks said no: "deadline", "abandoned", "bindings" or "held"; None while
+        they have not."""
+
+    def functions(self, yes: T, no: T) -> dict[str, Callable[[object], T]]:
+        """`ALIVE` and `HELD` as the store calls them: `yes` while the query may go on, then
+        `no` for good. The store calls them from inside its evaluation, once a binding, so
+        each does as little as it can (a clock read, the caller's event)."""
+        deadline = self.deadline
+        end = deadline.end if deadline is not None else math.inf
+        abandoned = deadline.abandoned if deadline is not None else None
+        bindings, held = self.bindings, self.held
+        clock = time.monotonic
+
+        def alive(_: object) -> T:
+            if self.stopped is None:
+                self.seen += 1
+                if self.seen > bindings:
+                    self.stopped = "bindings"
+                elif clock() >= end:
+                    self.stopped = "deadline"
+                elif abandoned is not None and abandoned.is_set():
+                    self.stopped = "abandoned"
+                else:
+                    return yes
+            return no
+
+        def kept(_: object) -> T:
+            if self.stopped is None:
+                self.kept += 1
+                if self.kept > held:
+                    self.stopped = "held"
+                elif clock() >= end:
+                    self.stopped = "deadline"
+                elif abandoned is not None and abandoned.is_set():
+                    self.stopped = "abandoned"
+                else:
+                    return yes
+            return no
+
+        return {ALIVE: alive, HELD: kept}
+
+    def check(self) -> None:
+        """Raise if a check stopped the query: what the store answered is then not the whole
+        answer, and nothing of it may be shown as if it were."""
+        if self.stopped == "held":
+            raise TooLarge(f"the query was stopped on reaching {self.held:,} solutions, the most one query may "
+                           "hold in memory")
+        if self.stopped == "bindings":
+            raise TooLarge(f"the query was stopped after {self.bindings:,} bindings, the most one query may "
+                           "hold in memory")
+        if self.stopped == "abandoned":
+            raise EndpointTimeout("the query was stopped: its caller went away")
+        if self.stopped == "deadline":
+            seconds = self.deadline.seconds if self.deadline is not None else 0
+            raise EndpointTimeout(f"the query was stopped at the call's deadline ({seconds:g} s)")

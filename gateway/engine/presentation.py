@@ -6,14 +6,14 @@ for the nodes and statements that a presentation filter selects.
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+from gateway.engine import blanks
 from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
 from gateway.models import Edge, Node
@@ -176,15 +176,20 @@ def declared_subproperties(ctx: GraphContext, kind: str) -> frozenset[str]:
 
 def full_nodes(
     ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, with_bookkeeping: bool = False,
-    valid_at: Point | None = None, languages: Sequence[str] | None = None,
+    valid_at: Point | None = None, languages: Sequence[str] | None = None, warnings: list[str] | None = None,
 ) -> dict[str, Node]:
     """Full data for entities: label, description, synonyms, types, literal properties
     (bookkeeping ones only if asked; a Wikidata claim not in force at `valid_at` left out),
-    text in `languages` (the gateway's `Settings.languages` unless a call names others)."""
+    text in `languages` (the gateway's `Settings.languages` unless a call names others),
+    the blank nodes each owns (`gateway.engine.blanks`: what of them was left out, or is not
+    what it looks like, goes to `warnings`)."""
     to_id = ctx.ids.to_id
     hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
     rows_by_node, claims = _node_rows(ctx, nodes)
-    owned = _blank_values(ctx, [n for n in nodes if any(isinstance(v, Blank) for _, v, _ in rows_by_node.get(n, ()))])
+    held = {n: Counter(p for p, v, _ in rows_by_node.get(n, ()) if isinstance(v, Blank)) for n in nodes}
+    owned = blanks.read(ctx, [n for n in nodes if held[n]], held)
+    if warnings is not None:
+        warnings += owned.warnings
     claim_data = StatementData.read(ctx, sorted(claims)) if claims else StatementData()
     statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
     statement_edges = statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {}
@@ -198,7 +203,7 @@ def full_nodes(
                   and isinstance(v, Literal) and v.language}  # labels, synonyms and descriptions in other languages
         properties = None
         if node not in statement_edges:
-            properties, left_out = _properties(ctx, rows, hidden, claim_data, valid_at, owned.get(node, {}), languages)
+            properties, left_out = _properties(ctx, rows, hidden, claim_data, valid_at, owned.of(node), languages)
             others |= left_out
         kind = entity_type(types.get(node, ()), to_id)
         result[node] = Node(
@@ -268,58 +273,6 @@ def _properties(
         properties[to_id(p)].extend(datum(v, to_id, language) for v in kept)
         others.update(v.language for v in values if v not in kept and isinstance(v, Literal) and v.language)
     return {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None, others
-
-
-BLANK_DEPTH = 3
-"""Blank nodes inside blank nodes written out at most this deep; deeper ones are `[…]`."""
-LIST_ITEMS = 50
-"""Members of one rdf:List written out; the rest are counted."""
-
-
-def _blank_values(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, dict[str, list[str]]]:
-    """Node -> predicate -> the blank nodes it owns, each written as Turtle writes one
-    (`[ owl:onProperty ssn:hasSubSystem ; owl:someValuesFrom ssn:System ]`, a list as
-    `( a b c )`), IDs for IRIs, bounded in depth and length: a restriction, an anonymous
-    agent or a list is part of its owner's data, never silently dropped."""
-    owned: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    content: dict[str, list[tuple[str, Term]]] = defaultdict(list)
-    for chunk in _chunks(nodes):
-        for x, p, top, b, q, v in ctx.select("blank_values", ids=iris(chunk)):
-            owned[str(x)][str(p)].add(str(top if top is not None else b))  # no ?top: ?b is the blank value
-            if v is not None and (str(q), v) not in content[str(b)]:
-                content[str(b)].append((str(q), v))
-    to_id = ctx.ids.to_id
-    return {x: {p: sorted(_turtle(b, content, to_id, BLANK_DEPTH) for b in tops) for p, tops in by.items()}
-            for x, by in owned.items()}
-
-
-def _turtle(node: str, content: dict[str, list[tuple[str, Term]]], to_id: Callable[[str], str], depth: int) -> str:
-    """A blank node as Turtle text: a list as `( ... )`, anything else as `[ p v ; ... ]`."""
-    if depth <= 0 or node not in content:
-        return "[…]"
-    own = content[node]
-    if any(q == RDF + "first" for q, _ in own):
-        cells: list[str] = []
-        cell = node
-        while cell in content and cell not in cells:  # a cycle ends the list
-            cells.append(cell)
-            following = dict(content[cell]).get(RDF + "rest")
-            cell = str(following) if isinstance(following, Blank) else ""
-        items = [_value(dict(content[c]).get(RDF + "first"), content, to_id, depth - 1) for c in cells[:LIST_ITEMS]]
-        more = f" …(+{len(cells) - LIST_ITEMS})" if len(cells) > LIST_ITEMS else ""
-        if cell and cell not in cells:  # the rest of the list was not read (nested too deep)
-            more += " …"
-        return f"( {' '.join(items)}{more} )"
-    pairs = sorted(f"{to_id(q)} {_value(v, content, to_id, depth - 1)}" for q, v in own)
-    return f"[ {' ; '.join(pairs)} ]"
-
-
-def _value(term: Term | None, content: dict[str, list[tuple[str, Term]]], to_id: Callable[[str], str], depth: int) -> str:
-    if isinstance(term, Blank):
-        return _turtle(str(term), content, to_id, depth)
-    if isinstance(term, Literal):
-        return json.dumps(term.value, ensure_ascii=False)
-    return to_id(str(term)) if term is not None else "[…]"
 
 
 def _extra_types(kind: str, types: list[str]) -> list[str] | None:

@@ -13,14 +13,16 @@ dates compare in time order); text tests (`contains`, `starts_with`) ignore case
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from gateway.deadline import ALIVE, HELD
 from gateway.engine.formulas import Formula, render
 from gateway.profiles.base import NON_EDGES, HopPlan, Profile, time_filters
 from gateway.profiles.wikidata import CLAIM, claim_predicate
 from gateway.sparql import Sparql, integer, iri, iris, joined, literal, not_after, not_before, variable
-from gateway.terms import BFS, Blank, Literal
+from gateway.terms import BFS, RDF, Blank, Literal
 
 NUMERIC_AGGREGATES = ("sum", "avg", "min", "max")
 """Aggregates that read numbers (min and max read text where a group has no number)."""
@@ -165,30 +167,43 @@ class TableQuery:
     """The SPARQL text of one table over a profile's statements."""
 
     def __init__(self, profile: Profile, plan: HopPlan, *, filtered: bool,
-                 unasserted: dict[str, list[tuple[str, str]]], one_graph: bool = False) -> None:
+                 unasserted: dict[str, list[tuple[str, str]]], one_graph: bool = False,
+                 held: int | None = None) -> None:
         self.profile = profile
         self.plan = plan
         self.filtered = filtered
         self.unasserted = unasserted
         self.one_graph = one_graph
         """Whether the query reads one graph: a triple pattern then matches each triple once."""
+        self.held = held
+        """The solutions the store's checks let the query hold (`deadline.Watch`), when it
+        carries them: it then checks each row and each value a path step binds (`watched`),
+        counts its solutions (`deadline.HELD`), and reads at most one row more than that
+        (each row is at least one solution: a type that large is refused, not cut)."""
         self.unioned = False
         """Whether a step adds reifier-only statements (set while writing)."""
         self.wikidata = profile.queries == "wikidata"
         self._fresh = itertools.count(1)
         self.crossed = False
         """Whether a step crosses statements the filters judge (set while writing)."""
+        self.holds = True
+        """Whether the store keeps every solution of the query until its end (set by `text`)."""
         self._time_flags, self._time_slots = time_filters(plan)
 
     # -- paths ---------------------------------------------------------------------------
     def fresh(self, stem: str) -> Sparql:
         return variable(f"{stem}{next(self._fresh)}")
 
-    def path(self, start: Sparql, steps: Sequence[Step], end: Sparql, languages: Sequence[str] = ()) -> Sparql:
+    def path(self, start: Sparql, steps: Sequence[Step], end: Sparql, languages: Sequence[str] = (), *,
+             last_watched: bool = True) -> Sparql:
         """The pattern from `start` to `end` along `steps`; on a last forward step onto
-        text in several languages, the reader's languages are kept where the value has them."""
+        text in several languages, the reader's languages are kept where the value has them.
+        `last_watched`: whether the store's check also sees the values of the last step (a
+        condition's path need not: each of them is tested and dropped, never joined on)."""
         points = [start, *(self.fresh("p") for _ in steps[1:]), end]
         parts = [self.step(points[i], s, points[i + 1]) for i, s in enumerate(steps)]
+        parts = [self.watched(part, points[i + 1]) if i < len(parts) - 1 or last_watched else part
+                 for i, part in enumerate(parts)]
         last = steps[-1]
         if languages and not last.backward:
             other = self.fresh("l")
@@ -235,6 +250,16 @@ class TableQuery:
     def _render(self, flags: list[str], **slots: Sparql) -> Sparql:
         return Sparql(self.profile.render("table_step", flags, **slots))
 
+    def watched(self, pattern: Sparql, bound: Sparql) -> Sparql:
+        """`pattern` with the store's check on each value it binds to `bound`, where the
+        store supports it. In a group of its own, the store evaluates the check right where
+        `bound` gets its value: once the check says no (the deadline passed, the caller went
+        away, the query held all it may) the pattern matches nothing more, so a path
+        through hubs stops multiplying at once instead of running to its end."""
+        if self.held is None:
+            return pattern
+        return Sparql(f"{{\n{pattern}\nFILTER({iri(ALIVE)}({bound}))\n}}")
+
     # -- the query -----------------------------------------------------------------------
     def text(self, spec: Spec) -> str:
         body = self.body(spec)
@@ -245,6 +270,9 @@ class TableQuery:
         # by a reifier alone: elsewhere DISTINCT has nothing to remove (and costs ~15%).
         distinct = ["distinct"] * (not self.one_graph or self.wikidata or self.unioned
                                    or any(len(steps) > 1 for steps in spec.columns.values()))
+        # Where the store keeps every solution until the end: a DISTINCT, or the order of
+        # rows never grouped (a GROUP BY alone keeps its groups only).
+        self.holds = bool(distinct) or not spec.grouped
         if not spec.grouped:
             projection = joined(var(n) for n in spec.outputs)
             return self.profile.render("table", distinct, projection=projection, body=body, **page)
@@ -267,8 +295,7 @@ class TableQuery:
         # MIN / MAX stand-ins stay in the query (they sort where nulls do) and become null
         # in the answer (`is_missing`).
         after += [Sparql(f"BIND({variable('g_' + name)} AS {var(name)})") for name in spec.aggregates]
-        for name, formula in spec.group_computes.items():
-            after.append(Sparql(f"BIND({render(formula, lambda n: numeric(var(n)))} AS {var(name)})"))
+        after += [computed(name, formula) for name, formula in spec.group_computes.items()]
         after += [Sparql(f"FILTER({self.condition(t, spec)})") for t in spec.having]
         slots = {
             "projection": joined([*(var(n) for n in spec.outputs), *skipped]),
@@ -285,24 +312,81 @@ class TableQuery:
     def rows(self, spec: Spec) -> Sparql:
         flags = ["ids"] if spec.rows_type is None else (["subtypes"] if spec.subtypes else [])
         slots = {"ids": iris(spec.rows_ids)} if spec.rows_type is None else {"type": iri(spec.rows_type)}
-        return Sparql(self.profile.render("table_rows", flags, **slots))
+        rows = Sparql(self.profile.render("table_rows", flags, **slots))
+        if self.held is not None and spec.rows_type is not None:
+            # The store's check drops every row once it says no, but it is still called for
+            # each (a few microseconds): the rows read end where the solutions held must have
+            # passed their bound (past it the check has said no anyway).
+            rows = Sparql(f"{{ SELECT ?c_id WHERE {{\n{rows}\n}} LIMIT {integer(self.held + 1)} }}")
+        return rows
+
+    def count(self, spec: Spec, cap: int) -> str:
+        """A query counting the table's rows, up to `cap` + 1 (the store stops reading there)."""
+        return self.profile.render("table_count", rows=self.rows(spec), limit=integer(cap + 1))
+
+    def work(self, spec: Spec, rows: int, most: Callable[[Step], int | None]) -> int | None:
+        """At most how many bindings and tests the table's query goes through, from its
+        `rows` and the most values one entity has along each step (`most`: None where not
+        known). Along a path the store meets at most the product of those at each step, at
+        each depth (the partial paths, dead ends included); the columns multiply (each is
+        joined on every solution of the ones before), and so do the conditions' paths (each
+        tested on every solution). A value on a last step onto text counts as many times as
+        the most values there (for one in another language the query looks through the
+        others), a statement the filters judge in the reification model as many times as one
+        entity has statements (the store may start from those). None where that does not
+        bound it: Wikidata's claims, or a step whose most values it cannot tell."""
+        if self.wikidata:
+            return None
+        statements = 1
+        if self.filtered and self.profile.queries != "native":
+            ends = [most(Step(RDF + t, backward=True)) for t in ("subject", "object")]
+            if None in ends:
+                return None
+            statements = max(1, *(e or 0 for e in ends))
+        total = rows
+        for steps, languages in [*((s, not self._untagged(spec, s)) for s in spec.columns.values()),
+                                 *((t.steps, False) for t in spec.where if t.steps)]:
+            reach, path, last = 1, 0, 1
+            for step in steps:
+                found = most(step)
+                if found is None:
+                    return None
+                judged = self.filtered and step.predicate not in NON_EDGES
+                last = max(1, found + (self._unasserted_most(step) if judged else 0))
+                reach *= last  # the partial paths this deep
+                path += reach * (statements if judged else 1)
+            if languages and spec.languages and not steps[-1].backward:
+                path += reach * last
+            total *= path
+        return total
+
+    def _unasserted_most(self, step: Step) -> int:
+        """The most reifier-only statements of the step's predicate one entity has (those a
+        step adds to the triples: `unasserted`)."""
+        pairs = self.unasserted.get(step.predicate, ())
+        return max(Counter(o if step.backward else s for s, o in pairs).values(), default=0)
+
+    def _untagged(self, spec: Spec, steps: tuple[Step, ...]) -> bool:
+        """Whether a column's values need no language filter (one step onto a property the
+        rows' type holds no language-tagged text for)."""
+        return (spec.tagged is not None and not self.wikidata and len(steps) == 1
+                and steps[0].predicate not in spec.tagged)
 
     def body(self, spec: Spec) -> Sparql:
-        parts = [self.rows(spec)]
+        parts = [self.watched(self.rows(spec), var("id"))]
         for name, steps in spec.columns.items():
-            untagged = (spec.tagged is not None and not self.wikidata and len(steps) == 1
-                        and steps[0].predicate not in spec.tagged)
-            languages = () if untagged else spec.languages
+            languages = () if self._untagged(spec, steps) else spec.languages
             parts.append(Sparql(f"OPTIONAL {{\n{self.path(var('id'), steps, var(name), languages)}\n}}"))
-        for name, formula in spec.row_computes.items():
-            parts.append(Sparql(f"BIND({render(formula, lambda n: numeric(var(n)))} AS {var(name)})"))
+        parts += [computed(name, formula) for name, formula in spec.row_computes.items()]
+        if self.held is not None:  # each solution, before the conditions: what the store may go on to hold
+            parts.append(Sparql(f"BIND({iri(HELD)}({var('id')}) AS ?held)\nFILTER(?held)"))
         parts += [Sparql(f"FILTER({self.condition(t, spec)})") for t in spec.where]
         return joined(parts, "\n")
 
     def condition(self, test: Test, spec: Spec) -> Sparql:
         if test.steps:
             end = self.fresh("w")
-            pattern = self.path(var("id"), test.steps, end)
+            pattern = self.path(var("id"), test.steps, end, last_watched=False)
             if test.op == "missing":
                 return Sparql(f"NOT EXISTS {{\n{pattern}\n}}")
             if test.op == "exists":
@@ -329,6 +413,21 @@ class TableQuery:
             keys += [f"{direction}({numeric(v)})", f"{direction}(STR({v}))"]
         keys += [f"ASC({var(n)})" for n in spec.outputs]
         return Sparql(" ".join(keys))
+
+
+LARGEST = literal(1.7976931348623157e308)
+"""The largest finite double."""
+
+
+def computed(name: str, formula: Formula) -> Sparql:
+    """A computed column `?c_name`: the formula's value where it is a finite number, else
+    unbound (null), as an overflow is: a double past its range is INF, and INF - INF NaN,
+    where an integer or a decimal one is an error. An unbound variable stands for "no
+    value" (`?u_name` is bound nowhere): an error written as such (1/0) fails the whole
+    query on some stores."""
+    value, column = variable(f"f_{name}"), var(name)
+    return Sparql(f"BIND({render(formula, lambda n: numeric(var(n)))} AS {value})\n"
+                  f"BIND(IF(ABS({value}) <= {LARGEST}, {value}, {variable(f'u_{name}')}) AS {column})")
 
 
 def is_missing(term: object) -> bool:

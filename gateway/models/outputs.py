@@ -218,6 +218,8 @@ class EntityDetail(Node):
     graphs: list[str] | None = Field(
         default=None, description="The named graphs its data comes from, when the store has several "
         "(graphs=[one] shows that graph's values alone).")
+    warnings: list[str] | None = Field(default=None, description="describe_entity's: values left out, "
+                                       "malformed lists. Absent: none.")
 
 
 class EntitiesDetail(AsRdf):

@@ -43,7 +43,7 @@ from gateway.auth import Reader, Readers
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.errors import GatewayError, InvalidInput, NotFound, Unauthorized
 from gateway.pictures import FORMATS, MEDIA_TYPES, PICTURED
-from gateway.surfaces.mcp import create_mcp_server, current_deadline, current_reader
+from gateway.surfaces.mcp import create_mcp_server, current_abandoned, current_deadline, current_reader
 from gateway.surfaces.middleware import (
     LOOPBACK_HOSTS,
     AccessLog,
@@ -360,12 +360,18 @@ class _AsReader:
         if self.sessions is not None and ("mcp-session-id" in request.headers or request.method == "DELETE"
                                           or any(m.get("method") == "initialize" for m in messages)):
             app = self.sessions
-        tokens = current_reader.set(reader), current_deadline.set(deadline)
+        # The SDK does not cancel a call whose HTTP request the client left (a stateless
+        # request's answer has nowhere to go): the calls it carries are told here instead.
+        gone = threading.Event()
+        watcher = asyncio.ensure_future(_watch_disconnect(request, gone))
+        tokens = current_reader.set(reader), current_deadline.set(deadline), current_abandoned.set(gone)
         try:
             await app(scope, replay_body(body, receive), send)
         finally:
+            watcher.cancel()
             current_reader.reset(tokens[0])
             current_deadline.reset(tokens[1])
+            current_abandoned.reset(tokens[2])
 
 
 def _messages(body: bytes) -> list[dict[str, Any]]:

@@ -3,7 +3,9 @@
 It uses the SDK's public low-level `Server` with two handlers: `tools/list` publishes the
 schemas of `gateway.tools.json_schemas` (the very ones `GET /v1/tools` and OpenAPI carry), and
 `tools/call` validates the arguments with the tool's own input model (an unknown field is
-an error naming it) and runs `Gateway.call` in a worker thread. Results come back as
+an error naming it) and runs `Gateway.call` in a worker thread, told to stop (its
+`abandoned` event) when the client cancels the request (`notifications/cancelled`) or goes
+away: the call stops at its next check, as at its deadline. Results come back as
 structured content (compact, None fields left out) with the same JSON as text. A
 `GatewayError` becomes an `is_error` result that says what went wrong and names the
 field; every tool is read-only.
@@ -19,14 +21,17 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
+import threading
 import warnings
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 from mcp import MCPDeprecationWarning, MCPError
 from mcp.server.context import ServerRequestContext
@@ -55,13 +60,19 @@ from gateway.api import Gateway
 from gateway.auth import Reader
 from gateway.errors import EndpointTimeout, GatewayError, InvalidInput, ModelError, NoModel
 from gateway.llm import Model
+from gateway.redaction import redact
 from gateway.resources import package_version
 from gateway.tools import TOOLS
 from gateway.tools.json_schemas import tool_list, tool_schemas
 
+T = TypeVar("T")
+logger = logging.getLogger("gateway.mcp")
 current_reader: ContextVar[Reader | None] = ContextVar("current_reader", default=None)
 current_deadline: ContextVar[float | None] = ContextVar("current_deadline", default=None)
 """Seconds the caller asked for (the BFSQL-Deadline header over HTTP); None: the default."""
+current_abandoned: ContextVar[threading.Event | None] = ContextVar("current_abandoned", default=None)
+"""Set when the HTTP request carrying the call ends before its answer (the client left): the
+SDK does not cancel a handler for that, so the HTTP app says so here."""
 
 INSTRUCTIONS = """\
 This server explores a knowledge graph with a few bounded tools instead of SPARQL.
@@ -107,8 +118,9 @@ def create_mcp_server(gateway: Gateway) -> Server[Any]:
     ) -> CallToolResult | InputRequiredResult:
         if params.name not in TOOLS:
             return _error(f"invalid_input: unknown tool {params.name!r}; tools: {', '.join(TOOLS)}")
+        abandoned, outer = threading.Event(), current_abandoned.get()
         call = partial(gateway.call, params.name, params.arguments or {},
-                       reader=current_reader.get(), deadline=current_deadline.get())
+                       reader=current_reader.get(), deadline=current_deadline.get(), abandoned=abandoned)
         if params.name == "answer" and request.session.check_client_capability(
             ClientCapabilities(sampling=SamplingCapability())
         ):
@@ -121,7 +133,7 @@ def create_mcp_server(gateway: Gateway) -> Server[Any]:
                     return _error(f"{error.code}: {error.message}")
             call = partial(_with_model, model, call)
         try:
-            result = await anyio.to_thread.run_sync(call)
+            result = await _stoppable(call, abandoned, outer)
         except llm.NeedInput as need:
             return _ask(gateway, need, params)
         except NoModel as error:
@@ -133,6 +145,9 @@ def create_mcp_server(gateway: Gateway) -> Server[Any]:
         except GatewayError as error:
             where = f" (field: {error.field})" if error.field else ""
             return _error(f"{error.code}: {error.message}{where}")
+        except Exception:  # as over HTTP: a bare error, the details in the log only (never their text)
+            logger.exception("unexpected error in %s", params.name)
+            return _error("internal_error: the gateway failed unexpectedly; the error is in its log")
         return CallToolResult(
             content=[TextContent(type="text", text=result.model_dump_json(exclude_none=True))],
             structured_content=result.model_dump(mode="json", exclude_none=True),
@@ -176,6 +191,8 @@ class ClientModel:
             )
 
 
+OUTER_POLL = 0.1
+"""Seconds between two looks at whether the HTTP request carrying a call has ended."""
 MAX_TOKENS = 4096
 """What a sampling request lets the client's model write."""
 MAX_REPLY = 100_000
@@ -226,14 +243,48 @@ def _mac(gateway: Gateway, body: str) -> str:
     return hmac.new(gateway.context.cursor_secret(), b"answer-state\0" + body.encode(), hashlib.sha256).hexdigest()
 
 
+async def _stoppable(call: Callable[[], T], abandoned: threading.Event, outer: threading.Event | None = None) -> T:
+    """`call` in a worker thread; once this request is cancelled (the SDK cancels its handler
+    when the client sends `notifications/cancelled`, or when a stdio or in-memory session
+    ends) or the HTTP request carrying it has ended (`outer`), `abandoned` is set so that
+    the call stops at its next check instead of working for nobody. A cancellation reaches
+    this handler only once the thread has stopped: the worker is never left running behind
+    it, and what it answered then goes nowhere."""
+
+    async def watch() -> None:
+        try:
+            if outer is None:
+                await anyio.sleep_forever()
+            while outer is not None and not outer.is_set():
+                await anyio.sleep(OUTER_POLL)
+        finally:  # cancelled or left: the request was (or the call is over, and then it is moot)
+            abandoned.set()
+
+    def caught() -> tuple[T | None, Exception | None]:
+        try:
+            return call(), None
+        except Exception as error:  # carried out of the task group as it is, not as a group of one
+            return None, error
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        try:
+            result, error = await anyio.to_thread.run_sync(caught)
+        finally:
+            group.cancel_scope.cancel()
+    await anyio.lowlevel.checkpoint_if_cancelled()  # a cancelled request is not answered
+    if error is not None:
+        raise error
+    return result  # type: ignore[return-value]
+
+
 def _with_model(model: Model, call: Callable[[], BaseModel]) -> BaseModel:
     with llm.using(model):
         return call()
 
 
 def _error(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
-
+    return CallToolResult(content=[TextContent(type="text", text=redact(text))], is_error=True)
 
 
 def run_stdio(gateway: Gateway) -> None:

@@ -36,7 +36,7 @@ def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> Entiti
     suggest_ids(ctx, found, "ids", warnings)
     unresolved = found.unresolved("unresolved", warnings)
     types = node_types(ctx, present)
-    details = full_nodes(ctx, present, types, with_bookkeeping=True, languages=query.languages)
+    details = full_nodes(ctx, present, types, with_bookkeeping=True, languages=query.languages, warnings=warnings)
     sources = _graphs(ctx, present)
     entities = [
         EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x) or None,
@@ -50,7 +50,7 @@ def describe_entity(ctx: GraphContext, query: DescribeEntityInput) -> EntityDeta
     result = describe_entities(ctx, DescribeEntitiesInput(ids=[query.id], languages=query.languages))
     if not result.entities:
         raise NotFound("; ".join(w.removeprefix("ids: ").removeprefix("ids[0]: ") for w in result.warnings), field="id")
-    return result.entities[0]
+    return result.entities[0].model_copy(update={"warnings": result.warnings or None})
 
 
 def _graphs(ctx: GraphContext, entities: list[str]) -> dict[str, list[str]]:

@@ -99,7 +99,9 @@ def _embedded(nquads: str, profile: type) -> Gateway:
 
 @pytest.fixture(scope="module")
 def reference() -> Gateway:
-    return Gateway.open(DEMO)
+    # The prefixes configured, as for the endpoints: every reader's (a file's own lines are
+    # shown to a reader only for the namespaces its graphs use).
+    return Gateway.open(DEMO, prefixes=PREFIXES)
 
 
 @pytest.fixture(scope="module")

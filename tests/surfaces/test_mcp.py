@@ -174,3 +174,20 @@ def test_answer_over_streamable_http_samples_a_client_that_offers_it(server: Any
     result = asyncio.run(run())
     assert not result.is_error, result.content
     assert asked and result.structured_content["model_calls"] == len(asked)  # type: ignore[index]
+
+
+def test_an_unexpected_error_is_told_bare_with_its_text_in_the_log_only(caplog: pytest.LogCaptureFixture) -> None:
+    """As over HTTP: whatever an error that is no GatewayError holds (an upstream's words, a
+    path, a secret) stays in the server's log."""
+
+    class Failing(Gateway):
+        def call(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("alice:s3cret@internal.example")
+
+    async def session() -> Any:
+        async with Client(create_mcp_server(Failing(Gateway.open(DEMO).backend))) as client:
+            return await client.call_tool("describe_schema", {})
+
+    result = asyncio.run(session())
+    assert result.is_error and "internal_error" in result.content[0].text
+    assert "s3cret" not in result.content[0].text and "s3cret" in caplog.text

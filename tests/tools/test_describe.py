@@ -205,3 +205,105 @@ def test_describe_schema_lists_the_largest_and_counts_the_rest() -> None:
     unlisted = f"{ex}T0"  # past the cap, and still a type every tool takes
     assert gateway.scan_query(node_types=[unlisted]).count == 1
     assert not gateway.bfs_query(seeds=[f"{ex}e1_0"], predicates=[f"{ex}p1"]).warnings
+
+
+# -- blank nodes: large, and malformed lists ----------------------------------------------
+D = "http://d.example/"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+
+
+def _list_quads(owner: str, members: int, *, end: str = "nil", branch_at: int | None = None) -> list[ox.Quad]:
+    """`owner d:members ( m0 m1 ... )`; `end`: "nil" (a proper list), "cycle" (the last cell's
+    rest is the third cell), or "none" (no rest at the end); `branch_at`: a cell with two rests."""
+    cells = [ox.BlankNode() for _ in range(members)]
+    quads = [ox.Quad(ox.NamedNode(owner), ox.NamedNode(D + "members"), cells[0])]
+    for i, cell in enumerate(cells):
+        quads.append(ox.Quad(cell, ox.NamedNode(RDF + "first"), ox.NamedNode(f"{D}m{i}")))
+        if i + 1 < members:
+            quads.append(ox.Quad(cell, ox.NamedNode(RDF + "rest"), cells[i + 1]))
+        elif end == "nil":
+            quads.append(ox.Quad(cell, ox.NamedNode(RDF + "rest"), ox.NamedNode(RDF + "nil")))
+        elif end == "cycle":
+            quads.append(ox.Quad(cell, ox.NamedNode(RDF + "rest"), cells[2]))
+    if branch_at is not None:
+        other = ox.BlankNode()
+        quads += [ox.Quad(cells[branch_at], ox.NamedNode(RDF + "rest"), other),
+                  ox.Quad(other, ox.NamedNode(RDF + "first"), ox.NamedNode(D + "elsewhere")),
+                  ox.Quad(other, ox.NamedNode(RDF + "rest"), ox.NamedNode(RDF + "nil"))]
+    return [*quads, ox.Quad(ox.NamedNode(owner), ox.NamedNode(RDF + "type"), ox.NamedNode(D + "Thing"))]
+
+
+def _gateway(quads: list[ox.Quad]) -> Gateway:
+    store = ox.Store()
+    store.bulk_extend(quads)
+    return Gateway.open(store)
+
+
+def test_a_long_list_shows_its_first_members_and_counts_the_rest() -> None:
+    """39,000 members: the first 50 written, the rest counted, within the call's deadline
+    (the whole list was once searched again for each of its cells: 81 s for 100,000); a
+    list longer than one read takes is counted by the store, not read."""
+    from tests.tools.test_tabulate_bounds import within
+
+    gateway = _gateway(_list_quads(D + "x", 39_000))
+    described = within(5 + 2, lambda: gateway.call("describe_entity", {"id": D + "x"}, deadline=5))
+    members = described.properties[D + "members"]  # type: ignore[attr-defined]
+    assert members == [f"( {' '.join(f'{D}m{i}' for i in range(50))} …(+{39_000 - 50}) )"]
+    longer = _gateway(_list_quads(D + "x", 100_000))
+    described = within(5 + 2, lambda: longer.call("describe_entity", {"id": D + "x"}, deadline=5))
+    assert described.properties[D + "members"] == ["[… 1 blank nodes, 100,000 list members …]"]  # type: ignore[attr-defined]
+
+
+def test_many_blank_nodes_show_the_first_and_count_the_rest() -> None:
+    from gateway.engine.blanks import BLANKS_SHOWN
+
+    parts = [ox.BlankNode() for _ in range(20_000)]
+    quads = [q for i, b in enumerate(parts) for q in (ox.Quad(ox.NamedNode(D + "y"), ox.NamedNode(D + "part"), b),
+                                                      ox.Quad(b, ox.NamedNode(D + "size"), ox.Literal(i)))]
+    gateway = _gateway(quads)
+    shown = gateway.describe_entity(id=D + "y").properties[D + "part"]  # type: ignore[index]
+    assert len(shown) == BLANKS_SHOWN + 1 and shown[-1] == f"…(+{20_000 - BLANKS_SHOWN:,} more blank nodes)"
+    assert len(gateway.describe_entity(id=D + "y").model_dump_json()) < 20_000
+    told = gateway.describe_entities(ids=[D + "y"]).warnings
+    assert any(f"20,000 blank nodes, the first {BLANKS_SHOWN} shown" in w for w in told)
+
+
+def test_blank_nodes_past_what_one_answer_reads_are_counted_not_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.engine import blanks
+
+    monkeypatch.setattr(blanks, "BLANK_ROWS", 500)
+    gateway = _gateway([*_list_quads(D + "x", 1_000), *_list_quads(D + "small", 3)])
+    both = gateway.describe_entities(ids=[D + "x", D + "small"])
+    by_id = {e.id: e.properties for e in both.entities}
+    assert by_id[D + "x"][D + "members"] == ["[… 1 blank nodes, 1,000 list members …]"]  # type: ignore[index]
+    assert by_id[D + "small"][D + "members"] == [f"( {D}m0 {D}m1 {D}m2 )"]  # type: ignore[index]
+    assert any("1,000 list members" in w and "counted, not shown" in w for w in both.warnings)
+
+
+@pytest.mark.parametrize(("shape", "shown", "problem"), [
+    ({"end": "cycle"}, "m0 m1 m2 m3 m4 …(cycle)", "loops back to its member 3 after 5 (a cycle)"),
+    ({"end": "none"}, "m0 m1 m2 m3 m4 …(not a list)", "ends after its member 5 without rdf:nil"),
+    ({"branch_at": 1}, "m0 m1 …(branch)", "branches after its member 2 (2 rdf:rest)"),
+])
+def test_a_malformed_list_is_shown_as_what_it_is(shape: dict[str, object], shown: str, problem: str) -> None:
+    gateway = _gateway(_list_quads(D + "x", 5, **shape))  # type: ignore[arg-type]
+    members = gateway.describe_entity(id=D + "x").properties[D + "members"]  # type: ignore[index]
+    assert members == ["( " + " ".join(f"{D}{w}" if w.startswith("m") else w for w in shown.split()) + " )"]
+    told = gateway.describe_entities(ids=[D + "x"]).warnings
+    assert told == [f"{D}x: {D}members: a list that {problem}: shown up to there"]
+    assert gateway.describe_entity(id=D + "x").warnings == told  # the single-entity form says so too
+
+
+def test_a_read_of_a_long_list_ends_at_the_calls_deadline() -> None:
+    """100,000 members are read whole to show the first 50 (1.5 s in process, more from disk):
+    a call with less time is stopped at its deadline, with a typed timeout, not a list cut short."""
+    import time
+
+    from gateway.errors import EndpointTimeout
+
+    gateway = _gateway(_list_quads(D + "x", 100_000))
+    gateway.call("describe_schema", {})
+    started = time.monotonic()
+    with pytest.raises(EndpointTimeout):
+        gateway.call("describe_entity", {"id": D + "x"}, deadline=0.3)
+    assert time.monotonic() - started < 0.3 + 2

@@ -301,6 +301,30 @@ def test_computed_columns_and_text_numbers() -> None:
     assert [row[0] for row in wider.rows] == [f"{X}a", f"{X}c"]  # "wide" > "1" as text: no number to compare
 
 
+def test_a_computed_value_past_a_numbers_range_is_null() -> None:
+    """docs/tools.md: a formula gives a number or null. A double past its range is INF (and
+    INF - INF is NaN) where an integer's or a decimal's overflow is an error: each is null,
+    and sorts as one (last), never the text "INF" or "NaN"."""
+    store = ox.Store()
+    store.load(f"""
+        @prefix x: <{X}> . @prefix xsd: <{XSD}> .
+        x:a a x:Box ; x:w "1e308"^^xsd:double .
+        x:b a x:Box ; x:w "2"^^xsd:double .
+        x:c a x:Box ; x:w 9223372036854775807 .
+    """.encode(), format=ox.RdfFormat.TURTLE)
+    gateway = Gateway.open(store)
+    table = gateway.tabulate(type=f"{X}Box", columns={"w": f"{X}w"},
+                             compute={"big": "w * 10", "nan": "w * 10 - w * 10", "half": "w / 2"},
+                             order_by=[{"column": "big", "descending": True}])
+    assert table.rows[0] == [f"{X}b", 2, 20, 0, 1]  # the one number first, the nulls after it
+    by_id = {row[0]: row[2:] for row in table.rows}
+    assert by_id[f"{X}a"] == [None, None, 5e307]
+    assert by_id[f"{X}c"][:2] == [None, None]  # an integer past 64 bits is an error: null too
+    grouped = gateway.tabulate(type=f"{X}Box", columns={"w": f"{X}w"}, aggregate={"total": {"fn": "sum", "of": "w"}},
+                               compute={"more": "total * 10"})
+    assert grouped.rows == [[1e308, None]]
+
+
 def test_paging_covers_the_table_once() -> None:
     gateway = Gateway.open(demo_path())
     full = gateway.tabulate(type="sh:Person", columns={"home": "rel:LivesAt", "name": "rdfs:label"}, limit=1000)
