@@ -12,7 +12,7 @@ import pyoxigraph as ox
 from pydantic import BaseModel
 
 from gateway import deadline as deadlines
-from gateway import models, pictures
+from gateway import memory, models, pictures
 from gateway.arguments import validate
 from gateway.auth import Reader
 from gateway.backends.base import Backend
@@ -28,6 +28,8 @@ from gateway.profiles.base import Profile
 from gateway.profiles.native import NativeProfile
 from gateway.profiles.wikidata import detect_profile
 from gateway.settings import Settings
+from gateway.sparql import template
+from gateway.terms import DEFAULT_GRAPH
 from gateway.tools import TOOLS
 
 if TYPE_CHECKING:
@@ -59,42 +61,46 @@ class Gateway:
         self.settings = settings or Settings()
         self.profile = profile
         self.context = GraphContext(backend, profile(backend), self.settings)
-        self._scoped: dict[tuple[str, ...], GraphContext] = {}
-        """The readers' scopes, as the readers file names them: few, and kept."""
+        self._scoped: OrderedDict[tuple[str, ...], GraphContext] = OrderedDict()
+        """Readers' scopes, as the readers file names them, the least recently used dropped past `READER_SCOPES_KEPT`."""
         self._narrowed: OrderedDict[tuple[str, ...], GraphContext] = OrderedDict()
         self._lock = threading.Lock()
 
+    READER_SCOPES_KEPT = 32
+    """Readers' scopes whose contexts (statistics, search index, prefixes) are kept."""
     SCOPES_KEPT = 8
-    """Scopes chosen by calls' `graphs` whose contexts (statistics, search index) are kept,
-    the least recently used dropped first: a caller's choices must neither be kept forever
-    nor push a reader's own scope out."""
+    """Scopes chosen by calls' `graphs` whose contexts are kept, the least recently used
+    dropped first: a caller's choices must neither be kept forever nor push a reader's own
+    scope out."""
 
     def context_for(self, reader: Reader | None, graphs: Sequence[str] | None = None) -> GraphContext:
         """The graph as `reader` may see it, narrowed to `graphs` if named: every query
         restricted to those named graphs. A graph the reader may not read is refused as one
         that does not exist."""
         readable = reader.graphs if reader is not None else None
-        narrowed = graphs is not None
         scope = self._named_graphs(graphs, readable=readable) if graphs is not None else readable
         if scope is None:
             return self.context
+        kept, bound = (self._scoped, self.READER_SCOPES_KEPT) if scope == readable else (self._narrowed, self.SCOPES_KEPT)
         with self._lock:
-            kept = self._scoped if not narrowed or scope == readable else self._narrowed
-            if scope not in kept:
-                scoped = ScopedBackend(self.backend, scope)
-                kept[scope] = GraphContext(scoped, self.profile(scoped), self.settings, scope=scope)
-            if kept is self._narrowed:
-                self._narrowed.move_to_end(scope)
-                if len(self._narrowed) > self.SCOPES_KEPT:
-                    self._narrowed.popitem(last=False)
-            return kept[scope]
+            context = kept.get(scope)
+        if context is None:  # made outside the lock: a first scope may read which graphs use which namespaces
+            scoped = ScopedBackend(self.backend, scope)
+            context = GraphContext(scoped, self.profile(scoped), self.settings, scope=scope, whole=self.context)
+        with self._lock:
+            context = kept.setdefault(scope, context)
+            kept.move_to_end(scope)
+            while len(kept) > bound:
+                kept.popitem(last=False)
+            return context
 
     def _named_graphs(self, graphs: Sequence[str], *, readable: tuple[str, ...] | None) -> tuple[str, ...]:
-        """The IRIs of a call's `graphs`, each one the store holds and the reader may read."""
-        there = self.context.named_graphs() if readable is None else readable
+        """The IRIs of a call's `graphs`, each one the store holds and the reader may read
+        ("default": the default graph, which every store has)."""
+        there = readable if readable is not None else (*self._default_graph(), *self.context.named_graphs())
         found: list[str] = []
         for i, name in enumerate(graphs):
-            iri = self.context.ids.resolve(name, f"graphs[{i}]").iri
+            iri = DEFAULT_GRAPH if name.strip() == DEFAULT_GRAPH else self.context.ids.resolve(name, f"graphs[{i}]").iri
             held = next((form for form in ([iri, *self.context.ids.spellings(iri)] if iri else []) if form in there), None)
             if held is None:
                 shown = ", ".join(self.context.ids.to_id(g) for g in there[:5]) + (" ..." if len(there) > 5 else "")
@@ -102,6 +108,12 @@ class Gateway:
                                    f"{shown or 'none'} (describe_schema lists them)", field=f"graphs[{i}]")
             found.append(held)
         return tuple(sorted(set(found)))
+
+    def _default_graph(self) -> tuple[str, ...]:
+        """("default",) where the store's default graph holds a triple, else ()."""
+        held = self.context.memo("default_graph", lambda: bool(
+            self.backend.select(template("native/any_triple"), graphs=(DEFAULT_GRAPH,))[1]))
+        return (DEFAULT_GRAPH,) if held else ()
 
     @classmethod
     def open(
@@ -133,6 +145,7 @@ class Gateway:
         else:
             backend = EmbeddedBackend.open(source, lenient=lenient, in_memory=in_memory)
         backend.prefixes.update(prefixes or {})
+        backend.configured_prefixes.update(prefixes or {})
         return cls(backend, settings=settings, profile=_profile(profile or "native", backend))
 
     @classmethod
@@ -175,9 +188,13 @@ class Gateway:
         tool = TOOLS.get(name)
         if tool is None:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", field="tool")
-        with deadlines.within(self.deadline_for(reader, deadline), abandoned):
-            query = validate(tool.input, arguments)
-            return tool.run(self.context_for(reader, getattr(query, "graphs", None)), query)
+        before = memory.resident()
+        try:
+            with deadlines.within(self.deadline_for(reader, deadline), abandoned):
+                query = validate(tool.input, arguments)
+                return tool.run(self.context_for(reader, getattr(query, "graphs", None)), query)
+        finally:
+            memory.give_back(before)
 
     def picture(
         self, name: str, arguments: object = None, fmt: str = "svg", *, reader: Reader | None = None,

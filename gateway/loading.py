@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -32,6 +33,7 @@ from gateway.backends.embedded import (
     scan_prefixes,
     write_meta,
 )
+from gateway.backends.file_checks import check_files
 from gateway.deployment_key import KEY_FILE, write_key_file
 from gateway.engine import statistics
 from gateway.engine.census import census
@@ -46,8 +48,10 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
     for path in files:
         if not path.is_file():
             raise InvalidInput(f"{path}: no such file", field="files")
-        rdf_format(path)
+    # Before the store is touched, and before the scan's thread parses them (it would die on what this refuses).
+    checked = check_files([(path, rdf_format(path)) for path in files])
     directory.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(directory)
     previous = read_meta(directory) or {}
     # Said first, cleared last: a load that dies leaves a store that says so on open.
     write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
@@ -62,10 +66,11 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
         console=console, disable=not show_progress,
     ) as progress:
         task = progress.add_task("load", total=total)
-        scan = reifiers.start([(path, rdf_format(path)) for path in files], lenient=lenient)
+        scan = reifiers.start(checked, lenient=lenient)
         before = len(store)
         try:
-            report = load_files(store, files, lenient=lenient, bulk=True, progress=lambda n: progress.advance(task, n))
+            report = load_files(store, files, lenient=lenient, bulk=True, checked=True,
+                                progress=lambda n: progress.advance(task, n))
         except InvalidInput:
             if len(store) == before:  # refused before any quad went in: the store is as it was
                 _restore(directory, previous)
@@ -92,8 +97,28 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
     with _stage(console, "counted the schema statistics"):  # here, once, not on a process's first describe_schema
         statistics.write(statistics.store_file(directory, context.profile.name), statistics.count(context, counted),
                          generation=generation)
-    write_meta(directory, prefixes, report, generation=generation)  # last: the side files are in place
+    with _stage(console, "found which graphs use the files' prefixes"):  # for readers of some graphs
+        used = backend.namespace_graphs()
+    write_meta(directory, prefixes, report, generation=generation, namespace_graphs=used)  # last: the side files are in place
     return report
+
+
+def _remove_stale_temporaries(directory: Path) -> None:
+    """The half-written side files (`.NAME.PID`) of loads that were killed: their process is gone."""
+    for path in directory.glob(".*.*"):
+        pid = path.name.rsplit(".", 1)[-1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            path.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 @contextmanager
@@ -106,7 +131,7 @@ def _stage(console: Console, done: str) -> Iterator[None]:
 def _restore(directory: Path, previous: dict[str, Any]) -> None:
     if previous:
         write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
-                   generation=previous.get("generation"))
+                   generation=previous.get("generation"), namespace_graphs=previous.get("namespace_graphs"))
     else:
         (directory / META_FILE).unlink(missing_ok=True)
 

@@ -155,3 +155,79 @@ def test_readers_file(tmp_path: Path) -> None:
     with pytest.raises(Unauthorized):
         readers.authenticate("wrong")
     assert token not in path.read_text()
+
+
+# -- whole-store artifacts seen through a reader's scope (on every deployment path) ------------
+SECRET = "https://example.org/graph/secret"
+VAULT = "http://secret.example/xqvault/"
+SECRET_GRAPH = f"""
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix vann: <http://purl.org/vocab/vann/> .
+@prefix xqvault: <{VAULT}> .
+GRAPH <{SECRET}> {{
+  xqvault:agent007 rdfs:label "secret thing" ; <{VAULT}watches> <https://example.org/wiki/Irene_Adler> .
+  xqvault:shapes sh:declare [ sh:prefix "xqvault" ; sh:namespace "{VAULT}" ] .
+  <http://secret.example/vocab#> vann:preferredNamespacePrefix "xqvoc" ;
+      vann:preferredNamespaceUri "http://secret.example/vocab#" .
+}}
+"""
+CANON_READER = Reader("canon", ("https://example.org/graph/canon",))
+
+
+@pytest.fixture(scope="module", params=["file", "store"])
+def with_secret(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Gateway:
+    """The demo graph and a secret graph, opened from a TriG file or from a `bfsql load` store."""
+    from gateway.loading import load_store
+
+    directory = tmp_path_factory.mktemp("secret")
+    path = directory / "all.trig"
+    path.write_text(DEMO.read_text(encoding="utf-8") + SECRET_GRAPH, encoding="utf-8")
+    if request.param == "file":
+        return Gateway.open(path)
+    load_store([path], directory / "store", show_progress=False)
+    return Gateway.open(directory / "store")
+
+
+def test_search_reads_the_readers_graphs_only(with_secret: Gateway) -> None:
+    """On a store directory every scope opened the one index of every graph."""
+    found = with_secret.call("search_entities", {"query": "secret thing"}, reader=CANON_READER).model_dump_json()
+    assert "agent007" not in found and "secret" not in found.replace('"query":"secret thing"', "")
+    assert "agent007" in with_secret.call("search_entities", {"query": "secret thing"}).model_dump_json()
+
+
+def test_hints_name_no_forbidden_id(with_secret: Gateway) -> None:
+    answer = with_secret.call("bfs_query", {"seeds": ["wiki:secret_thing"]}, reader=CANON_READER)
+    assert not [w for w in answer.warnings if "agent007" in w or "xqvault" in w], answer.warnings
+
+
+def test_a_reader_sees_only_prefixes_its_graphs_give(with_secret: Gateway) -> None:
+    schema = with_secret.call("describe_schema", {}, reader=CANON_READER).model_dump()
+    assert {"xqvault", "xqvoc"}.isdisjoint(schema["prefixes"]), schema["prefixes"]
+    assert {"xqvault", "xqvoc"} <= set(with_secret.call("describe_schema", {}).model_dump()["prefixes"])
+    # A forbidden IRI does not come back as a CURIE, and a forbidden prefix is as unknown as one never declared.
+    as_iri = with_secret.call("describe_entities", {"ids": [f"{VAULT}agent007"]}, reader=CANON_READER)
+    assert as_iri.unresolved == [f"{VAULT}agent007"], as_iri.unresolved
+    by_prefix = with_secret.call("describe_entities", {"ids": ["xqvault:agent007"]}, reader=CANON_READER)
+    never = with_secret.call("describe_entities", {"ids": ["zzvault:agent007"]}, reader=CANON_READER)
+    assert by_prefix.model_dump_json().replace("xqvault", "X") == never.model_dump_json().replace("zzvault", "X")
+
+
+def test_a_reader_granted_the_default_graph_may_name_it(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.trig"
+    extra = "<https://example.org/x> <https://example.org/p> <https://example.org/y> .\n"
+    path.write_text(DEMO.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    gateway = Gateway.open(path)
+    reader = Reader("both", ("default", "https://example.org/graph/canon"))
+    walk = gateway.call("bfs_query", {"seeds": ["https://example.org/x"], "graphs": ["default"]}, reader=reader)
+    assert walk.edge_count == 1  # type: ignore[attr-defined]
+    assert gateway.call("bfs_query", {"seeds": ["https://example.org/x"], "graphs": ["default"]}).edge_count == 1  # type: ignore[attr-defined]
+
+
+def test_the_scopes_kept_are_bounded() -> None:
+    """Each reader's scope keeps its statistics and search index: a readers file of 200 must not keep 200."""
+    gateway = Gateway.open(DEMO)
+    graphs = ("https://example.org/graph/canon", "https://example.org/graph/casebook")
+    for i in range(200):
+        gateway.context_for(Reader(f"r{i}", (*graphs, f"https://example.org/graph/none{i}")))
+    assert 0 < len(gateway._scoped) <= 64

@@ -21,7 +21,8 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "gateway"
 LAYERS: list[tuple[str, ...]] = [
-    ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.settings", "gateway.llm"),
+    ("gateway.redaction",),
+    ("gateway.errors", "gateway.resources", "gateway.deadline", "gateway.settings", "gateway.llm", "gateway.memory"),
     ("gateway.terms",),
     ("gateway.ids", "gateway.sparql", "gateway.auth", "gateway.deployment_key", "gateway.models", "gateway.values",
      "gateway.rdf_export", "gateway.arguments", "gateway.pictures"),

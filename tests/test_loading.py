@@ -130,6 +130,31 @@ def test_a_killed_load_is_refused_or_whole_never_stale(tmp_path: Path, after: fl
     assert schema.statements == fresh.statements and schema.truth_statuses == fresh.truth_statuses
     hit = opened.search_entities("e1").results
     assert hit == Gateway.open(data).search_entities("e1").results
+    assert not [p.name for p in store.glob(".*.*") if p.name.rsplit(".", 1)[-1].isdigit()]  # no half-written file kept
+
+
+def test_the_next_load_removes_what_a_killed_one_left_half_written(tmp_path: Path) -> None:
+    """A load killed while writing its name index leaves `.search.sqlite.PID`: the next load
+    removes the files of processes that are gone, and only those."""
+    import subprocess
+    import sys
+
+    store = tmp_path / "store"
+    load_store([DEMO], store, show_progress=False)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    left = [store / f".search.sqlite.{gone.pid}", store / f".statistics-native.json.{gone.pid}"]
+    for path in left:
+        path.write_bytes(b"half")
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        running = store / f".search.sqlite.{alive.pid}"  # a load under way elsewhere: not ours to remove
+        running.write_bytes(b"busy")
+        load_store([DEMO], store, show_progress=False)
+        assert not any(path.exists() for path in left) and running.exists()
+    finally:
+        alive.kill()
+        alive.wait()
 
 
 def test_side_files_of_another_load_are_not_believed(tmp_path: Path) -> None:

@@ -18,7 +18,15 @@ class Backend(Protocol):
 
     name: str
     prefixes: dict[str, str]
-    """Prefixes the data itself declares (Turtle `@prefix` lines, a config file)."""
+    """Prefixes of the whole store: those the data declares (Turtle `@prefix` lines,
+    `sh:declare`, `vann:preferredNamespacePrefix`) and those configured."""
+
+    def prefixes_for(self, graphs: Sequence[str]) -> dict[str, str]:
+        """The prefixes a reader of these graphs ("default": the default graph) may see: those
+        the graphs declare, a file's `@prefix` lines for namespaces the graphs use, and the
+        configured ones; never a prefix only another graph gives away."""
+        ...
+
     @property
     def directory(self) -> Path | None:
         """A store directory made by `bfsql load`, which keeps the gateway's own files (search
@@ -32,6 +40,10 @@ class Backend(Protocol):
 
     max_concurrency: int
     """Requests the store may be sent at once (1 in process, and to an endpoint that allows one)."""
+
+    evaluates_checks: bool
+    """Whether the store runs the gateway's own functions inside a query (`deadline.ALIVE`,
+    `deadline.HELD`): an embedded store does; an endpoint does not know them."""
 
     def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
         """The rows of `queries/native/unasserted.rq`, when the backend found them as it loaded

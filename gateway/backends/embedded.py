@@ -12,7 +12,7 @@ import io
 import json
 import os
 import re
-import zlib
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -22,9 +22,11 @@ from typing import Any
 
 import pyoxigraph as ox
 
+from gateway import deadline as deadlines
 from gateway.backends import reifiers
 from gateway.backends.base import QueryLog, Rows
-from gateway.backends.file_checks import check_triple_terms
+from gateway.backends.file_checks import check_files, read_errors
+from gateway.backends.namespaces import graphs_using
 from gateway.backends.results import tsv_text
 from gateway.errors import InvalidInput, UpstreamError
 from gateway.sparql import template
@@ -46,6 +48,8 @@ FORMATS: dict[str, ox.RdfFormat] = {
 _STATEMENT_TERMS = [ox.NamedNode("https://w3id.org/bfsql#" + t) for t in ("truthStatus", "assertedAt", "validFrom", "validUntil")]
 _PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
 _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
+_TRUE, _FALSE = ox.Literal(True), ox.Literal(False)
+_CHECKS = {name: ox.NamedNode(name) for name in (deadlines.ALIVE, deadlines.HELD)}
 META_FILE = "meta.json"
 STORE_DIR = "store"
 
@@ -110,6 +114,9 @@ class EmbeddedBackend:
     name = "embedded"
     endpoint = None
     max_concurrency = 1
+    evaluates_checks = True
+    """Queries may carry the store's checks (`deadline.ALIVE`, `deadline.HELD`): `_solutions`
+    supplies them."""
 
     def __init__(
         self,
@@ -122,6 +129,11 @@ class EmbeddedBackend:
     ) -> None:
         self.store = store
         self.prefixes = dict(prefixes or {})
+        """The whole store's: declared as data, a file's `@prefix` lines, configured."""
+        self.configured_prefixes: dict[str, str] = {}
+        """Given by whoever opened the store (`Gateway.open(prefixes=...)`): every reader's."""
+        self._namespace_graphs: dict[str, list[str]] | None = None
+        self._namespace_lock = threading.Lock()
         self.report = report or LoadReport()
         self.directory = directory
         """A store directory made by `bfsql load` (with the gateway's own files), if any."""
@@ -149,8 +161,10 @@ class EmbeddedBackend:
         # What the data was read from, taken now: the file may be gone by the time it is asked.
         info = path.stat()
         loaded = f"files lenient={lenient}\n{path.resolve()} {info.st_size} {info.st_mtime_ns}"
-        scan = reifiers.start([(path, rdf_format(path))], lenient=lenient)  # beside the load, on another core
-        report = load_files(store, [path], lenient=lenient)
+        # Checked before either parse starts: the scan's thread would die on what the check refuses.
+        files = check_files([(path, rdf_format(path))])
+        scan = reifiers.start(files, lenient=lenient)  # beside the load, on another core
+        report = load_files(store, [path], lenient=lenient, checked=True)
         backend = cls(store, prefixes={**declared_prefixes(store), **_file_prefixes([path])}, report=report)
         backend._loaded_from = loaded
         backend._reifier_scan = scan
@@ -174,6 +188,9 @@ class EmbeddedBackend:
                 raise InvalidInput(f"{directory}: not a store `bfsql load` made ({error})", field="path") from None
             backend = cls(store, prefixes=meta.get("prefixes", {}), report=report, directory=directory,
                           store_path=directory / STORE_DIR)
+            used = meta.get("namespace_graphs")
+            if isinstance(used, dict) and all(isinstance(v, list) for v in used.values()):
+                backend._namespace_graphs = used  # found while it loaded: no pass over a large store now
             found = reifiers.read(directory / reifiers.FILE, meta.get("generation"))
             backend._reifier_scan = None if found is None else reifiers.done(found)
             return backend
@@ -186,6 +203,32 @@ class EmbeddedBackend:
     def load_warnings(self) -> list[str]:
         return self.report.warnings()
 
+    def prefixes_for(self, graphs: Sequence[str]) -> dict[str, str]:
+        """`Backend.prefixes_for`: declared as data in these graphs, the `@prefix` lines
+        whose namespaces they use (`gateway.backends.namespaces`), the configured ones."""
+        lines = self._line_prefixes()
+        used = self.namespace_graphs()
+        visible = {p: ns for p, ns in lines.items() if not set(used.get(ns, ())).isdisjoint(graphs)}
+        return {**declared_prefixes(self.store, graphs), **visible, **self.configured_prefixes}
+
+    def _line_prefixes(self) -> dict[str, str]:
+        """The whole store's prefixes that came from the files' own lines: neither declared
+        as data nor configured."""
+        declared = declared_prefixes(self.store)
+        return {p: ns for p, ns in self.prefixes.items() if ns not in (declared.get(p), self.configured_prefixes.get(p))}
+
+    def namespace_graphs(self) -> dict[str, list[str]]:
+        """Each namespace of the files' `@prefix` lines -> the graphs using it: what `bfsql
+        load` found, else found now (one pass over the quads), once."""
+        with self._namespace_lock:
+            known = self._namespace_graphs if self._namespace_graphs is not None else {}
+            missing = sorted(set(self._line_prefixes().values()) - known.keys())
+            if missing:
+                found = graphs_using(self.store, missing)
+                known = {**known, **{ns: found.get(ns, []) for ns in missing}}
+            self._namespace_graphs = known
+            return known
+
     def source(self) -> str | None:
         if self.directory is not None:
             meta = self.directory / META_FILE
@@ -196,8 +239,9 @@ class EmbeddedBackend:
 
     # -- querying -----------------------------------------------------------------
     def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
+        watch = deadlines.Watch()
         try:
-            solutions = self._solutions(query, graphs)
+            solutions = self._solutions(query, graphs, watch)
             header = [v.value for v in solutions.variables]
             # Reading solutions directly is faster in-process than serializing to TSV and
             # parsing it back (measured ~1.5x on 10k-row hops).
@@ -210,17 +254,26 @@ class EmbeddedBackend:
             raise UpstreamError(f"the store rejected a generated query: {error}") from error
         except OSError as error:
             raise UpstreamError(f"the store failed: {error}") from error
+        # Let the store's answer go here, on the thread that made it (it may be used on no
+        # other), not with the frame an error below would carry to another thread.
+        del solutions
         self.rows_read += len(rows)
         if self.query_log is not None:
             self.query_log(query, len(rows))
+        watch.check()
         return header, rows
 
-    def _solutions(self, query: str, graphs: Sequence[str] | None) -> ox.QuerySolutions:
+    def _solutions(self, query: str, graphs: Sequence[str] | None, watch: deadlines.Watch) -> ox.QuerySolutions:
+        """The solutions of a SELECT, evaluated as they are read: the caller reads them all,
+        then asks `watch.check()` whether the store's checks (`deadline.ALIVE`, `deadline.HELD`)
+        cut them."""
         if graphs is None and next(iter(self.store.named_graphs()), None) is None:
             scope: dict[str, Any] = {}  # the default graph alone: the union's bookkeeping slows big reads
         else:
             scope = _scope(graphs)
-        solutions = self.store.query(query, **scope)
+        checks: dict[ox.NamedNode, Callable[..., ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None]] = {
+            _CHECKS[name]: check for name, check in watch.functions(_TRUE, _FALSE).items()}
+        solutions = self.store.query(query, custom_functions=checks, **scope)
         if not isinstance(solutions, ox.QuerySolutions):
             raise UpstreamError(f"a generated query is not a SELECT: {query[:80]!r}")
         return solutions
@@ -228,10 +281,12 @@ class EmbeddedBackend:
     def select_iris(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
         """The IRIs of a one-variable SELECT, read from TSV without building a term per row
         (for the long ID lists of a transitive closure)."""
+        watch = deadlines.Watch()
         try:
-            data = _tsv(self._solutions(query, graphs))
+            data = _tsv(self._solutions(query, graphs, watch))
         except (SyntaxError, OSError) as error:
             raise UpstreamError(f"the store failed a generated query: {error}") from error
+        watch.check()
         body = data[data.find("\n") + 1 :]
         if body and body.count("\n") == body.count("\n<") + 1 and body.startswith("<") and "<<" not in body:
             found = body[1:-2].split(">\n<")  # every row one IRI: split in C, no per-line test
@@ -259,10 +314,12 @@ class EmbeddedBackend:
 
     def _tsv_lines(self, query: str, graphs: Sequence[str] | None, dropped: bytes) -> list[str]:
         """The rows of a SELECT as the store writes TSV, without the bytes `dropped`."""
+        watch = deadlines.Watch()
         try:
-            data = self._solutions(query, graphs).serialize(format=ox.QueryResultsFormat.TSV) or b""
+            data = self._solutions(query, graphs, watch).serialize(format=ox.QueryResultsFormat.TSV) or b""
         except (SyntaxError, OSError) as error:
             raise UpstreamError(f"the store failed a generated query: {error}") from error
+        watch.check()
         lines = data[data.find(b"\n") + 1 :].translate(None, dropped).decode().split("\n")
         lines.pop()  # after the last newline
         self.rows_read += len(lines)
@@ -360,13 +417,13 @@ def _file_prefixes(paths: Sequence[Path]) -> dict[str, str]:
     return prefixes
 
 
-def declared_prefixes(store: ox.Store) -> dict[str, str]:
+def declared_prefixes(store: ox.Store, graphs: Sequence[str] | None = None) -> dict[str, str]:
     """Prefix -> namespace as the data declares them in triples (`vann:preferredNamespacePrefix`,
-    `sh:declare`): below a file's own `@prefix` lines, above the prefix registry. Where the
-    data gives one prefix two namespaces, neither is taken; nor is a namespace that does not
-    end where a local name starts (`/`, `#`, `_`, `:`)."""
+    `sh:declare`) in `graphs` (None: all): below a file's own `@prefix` lines, above the
+    prefix registry. Where the data gives one prefix two namespaces, neither is taken; nor is
+    a namespace that does not end where a local name starts (`/`, `#`, `_`, `:`)."""
     found: dict[str, set[str]] = defaultdict(set)
-    solutions = store.query(template("native/declared_prefixes"), use_default_graph_as_union=True)
+    solutions = store.query(template("native/declared_prefixes"), **_scope(graphs))
     assert isinstance(solutions, ox.QuerySolutions)  # a SELECT
     for prefix, namespace in solutions:
         found[str(prefix.value)].add(str(namespace.value))
@@ -381,36 +438,36 @@ def load_files(
     lenient: bool = False,
     bulk: bool = False,
     progress: Callable[[int], None] | None = None,
+    checked: bool = False,
 ) -> LoadReport:
-    """Load RDF files into a store, all or nothing per file.
+    """Load RDF files into a store, all or nothing per file; each is checked first
+    (`file_checks.check_files`, all before any is loaded), unless the caller did (`checked`).
 
     In lenient mode pyoxigraph accepts what a strict parser refuses (such as the
     language tag ``zh-classical``, longer than BCP 47 allows) and keeps it; the report
     says what was let through, so nothing is lost and nothing is silent.
     """
     report = LoadReport(files=[str(p) for p in paths], lenient=lenient)
+    if not checked:
+        check_files([(path, rdf_format(path)) for path in paths])
     before = len(store)
     for path in paths:
         fmt = rdf_format(path)
         load = store.bulk_load if bulk else store.load
         try:
-            check_triple_terms(path, fmt)
-            if progress is None and path.suffix.lower() != ".gz":
-                # pyoxigraph reads the file itself, without the GIL (reifiers.scan runs beside it)
-                load(path=str(path), format=fmt, lenient=lenient)
-            else:
-                with _open_counting(path, progress) as handle:
-                    load(handle, format=fmt, lenient=lenient)
+            with read_errors(path):  # a cut or false .gz, a file that cannot be read
+                if progress is None and path.suffix.lower() != ".gz":
+                    # pyoxigraph reads the file itself, without the GIL (reifiers.scan runs beside it)
+                    load(path=str(path), format=fmt, lenient=lenient)
+                else:
+                    with _open_counting(path, progress) as handle:
+                        load(handle, format=fmt, lenient=lenient)
         except SyntaxError as error:
             hint = "" if lenient else " (a lenient load may accept it)"
             raise InvalidInput(f"{path.name}: {error}{hint}", field="path") from None
-        except (EOFError, gzip.BadGzipFile, zlib.error) as error:  # a cut or false .gz
-            raise InvalidInput(f"{path.name}: not a whole gzip file ({error or 'it ends early'})", field="path") from None
         except MemoryError:
             raise InvalidInput(f"{path.name}: a term in it is larger than the parser takes (16 MiB)",
                                field="path") from None
-        except OSError as error:
-            raise InvalidInput(f"{path.name}: cannot be read ({error})", field="path") from None
     report.quads = len(store) - before
     if lenient:
         report.invalid_language_tags = invalid_language_tags(store)
@@ -472,11 +529,15 @@ def _open_counting(path: Path, progress: Callable[[int], None] | None) -> io.Buf
 
 def write_meta(
     directory: Path, prefixes: dict[str, str], report: LoadReport, *, generation: str | None, loading: bool = False,
+    namespace_graphs: dict[str, list[str]] | None = None,
 ) -> None:
     """meta.json: the prefixes, the load report and the store's `generation` (every side
     file records the one it was made for); `loading` while a load is under way, so a load
-    that dies leaves a store that says so. Written whole or not at all."""
+    that dies leaves a store that says so; which graphs use each `@prefix` line's namespace
+    (`EmbeddedBackend.namespace_graphs`). Written whole or not at all."""
     meta: dict[str, Any] = {"prefixes": prefixes, "report": asdict(report), "generation": generation}
+    if namespace_graphs is not None:
+        meta["namespace_graphs"] = namespace_graphs
     if loading:
         meta["loading"] = True
     temporary = directory / f".{META_FILE}.{os.getpid()}"

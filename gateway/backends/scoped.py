@@ -3,6 +3,10 @@
 Because the scope is applied to every query (the walk's hops, the statement index, the
 search index, the schema), an unreadable statement is neither returned nor crossed:
 a walk as a reader equals the same walk on a store holding only that reader's graphs.
+
+What the inner backend made over every graph is not handed on: a scope has no store
+directory (whose search index and statistics count every graph: a scope builds its own)
+and sees only the prefixes its own graphs declare or use (`Backend.prefixes_for`).
 """
 
 from __future__ import annotations
@@ -17,10 +21,15 @@ class ScopedBackend:
         self.inner = inner
         self.graphs = graphs
         self.name = f"{inner.name} (scoped)"
-        self.prefixes = inner.prefixes
-        self.directory = inner.directory
+        self.prefixes = inner.prefixes_for(graphs)
         self.endpoint = inner.endpoint
         self.max_concurrency = inner.max_concurrency
+        self.evaluates_checks = inner.evaluates_checks
+
+    directory = None
+
+    def prefixes_for(self, graphs: Sequence[str]) -> dict[str, str]:
+        return self.inner.prefixes_for([g for g in graphs if g in self.graphs])
 
     def source(self) -> str | None:
         return self.inner.source()

@@ -9,23 +9,28 @@ ranges), then every quad once, counting what each aggregate would.
 
 Each field gives what its template gives (`queries/native/<name>.rq`, named on the field)
 on a store read whole, the default graph the union of all graphs; the oracle tests
-compare the two on the test graphs. Only the native profile's store-wide counts are read
-so (under a reader's scope, or another profile, SPARQL counts); reifier-only statements
-and entity types per class stay SPARQL questions (a few index reads).
+compare the two on the test graphs. A reader's scope is counted the same way over its
+own graphs' quads, as its SPARQL dataset reads them. Only the native profile's counts of
+an embedded store are read so (another profile, or an endpoint, counts in SPARQL);
+reifier-only statements and entity types per class stay SPARQL questions (a few index
+reads).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
 from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.scoped import ScopedBackend
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
 from gateway.profiles.native import NativeProfile
-from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
+from gateway.terms import BFS, DEFAULT_GRAPH, RDF, Literal, Term, from_oxigraph
 
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
@@ -74,15 +79,30 @@ class Census:
 
 def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
     """The counts of `ctx`'s graph (`texts`: with its text values, which only the search
-    index reads), or None where they must be asked in SPARQL: another backend, profile or
-    reader scope."""
-    backend = ctx.backend
-    if not isinstance(backend, EmbeddedBackend) or type(ctx.profile) is not NativeProfile or ctx.scope is not None:
+    index reads), or None where they must be asked in SPARQL: another backend or profile."""
+    backend, graphs = ctx.backend, None
+    if isinstance(ctx.backend, ScopedBackend):
+        backend, graphs = ctx.backend.inner, ctx.backend.graphs
+    if not isinstance(backend, EmbeddedBackend) or type(ctx.profile) is not NativeProfile:
         return None
-    return _count(backend.store, texts)
+    return _count(_quads(backend.store, graphs), texts)
 
 
-def _count(store: ox.Store, texts: bool) -> Census:
+Quads = Callable[[object, ox.NamedNode | None, object], Iterable[ox.Quad]]
+"""The quads of a pattern (subject, predicate, object; None for any) in the graphs counted."""
+
+
+def _quads(store: ox.Store, graphs: Sequence[str] | None) -> Quads:
+    """Every graph's quads, or those of a scope's graphs, as the scope's dataset reads them:
+    a triple once for each of its graphs."""
+    if graphs is None:
+        return lambda s, p, o: store.quads_for_pattern(s, p, o, None)  # type: ignore[arg-type]
+    names = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs]
+    return lambda s, p, o: itertools.chain.from_iterable(
+        store.quads_for_pattern(s, p, o, g) for g in names)  # type: ignore[arg-type]
+
+
+def _count(quads: Quads, texts: bool) -> Census:
     found = Census()
     named, literal = ox.NamedNode, ox.Literal
     # First every type of every subject, and which subjects are reifiers: what the second
@@ -90,18 +110,18 @@ def _count(store: ox.Store, texts: bool) -> Census:
     # entities' sets of types: most share a few) so that a triple costs one count.
     types: dict[str, list[Key]] = defaultdict(list)
     shared: dict[str, str] = {}  # one string per type, for the millions of entities of it
-    for s, _, t, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "type"), None, None):
+    for s, _, t, _ in quads(None, ox.NamedNode(RDF + "type"), None):
         if type(s) is named:
             types[s.value].append(shared.setdefault(t.value, t.value) if type(t) is named else OtherType(t))
     reifiers: set[str] = set()
     reified: Counter[tuple[str, str, str]] = Counter()  # an edge triple -> its reifiers
-    for r, _, t, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "reifies"), None, None):
+    for r, _, t, _ in quads(None, ox.NamedNode(RDF + "reifies"), None):
         if type(r) is named:
             reifiers.add(r.value)
         if type(t) is ox.Triple and type(t.subject) is named and type(t.object) is named:
             reified[t.subject.value, t.predicate.value, t.object.value] += 1
     if reified or reifiers:
-        _count_statuses(store, found)
+        _count_statuses(quads, found)
     ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]  # untyped; an untyped reifier
     signatures: dict[tuple[Key, ...], int] = {}
     signature = dict.fromkeys(reifiers, 1)
@@ -120,7 +140,7 @@ def _count(store: ox.Store, texts: bool) -> Census:
     per_predicate = found.predicates
     literals: Counter[tuple[int, str, str]] = Counter()
     degrees, kind_of = found.degrees, signature.get
-    for s, p, o, _ in store.quads_for_pattern(None, None, None, None):
+    for s, p, o, _ in quads(None, None, None):
         if type(s) is not named:
             continue
         kind = type(o)
@@ -164,23 +184,21 @@ def _count(store: ox.Store, texts: bool) -> Census:
     return found
 
 
-def _count_statuses(store: ox.Store, found: Census) -> None:
+def _count_statuses(quads: Quads, found: Census) -> None:
     """Each reifier's statements per status: one for each status it states (else
     asserted_true where its triple is asserted, hypothetical where not) and each time it
     states (else one, untimed), as status_counts.rq's rows are."""
     statuses: dict[object, list[Term]] = defaultdict(list)
-    for r, _, status, _ in store.quads_for_pattern(None, ox.NamedNode(BFS + "truthStatus"), None, None):
+    for r, _, status, _ in quads(None, ox.NamedNode(BFS + "truthStatus"), None):
         term = from_oxigraph(status)
         if term is not None:
             statuses[r].append(term)
-    times: Counter[object] = Counter(r for r, _, _, _ in store.quads_for_pattern(
-        None, ox.NamedNode(BFS + "assertedAt"), None, None))
-    for r, _, t, _ in store.quads_for_pattern(None, ox.NamedNode(RDF + "reifies"), None, None):
+    times: Counter[object] = Counter(r for r, _, _, _ in quads(None, ox.NamedNode(BFS + "assertedAt"), None))
+    for r, _, t, _ in quads(None, ox.NamedNode(RDF + "reifies"), None):
         stated = statuses.get(r)
         if stated is None:
             # Not a triple term: SPARQL's SUBJECT() fails, and its EXISTS then matches any triple.
-            asserted = type(t) is not ox.Triple or next(store.quads_for_pattern(t.subject, t.predicate, t.object, None),
-                                                          None) is not None
+            asserted = type(t) is not ox.Triple or next(iter(quads(t.subject, t.predicate, t.object)), None) is not None
             stated = [BFS + ("asserted_true" if asserted else "hypothetical")]
         for status in stated:
             found.statuses[status] += times[r] or 1

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from gateway import deadline as deadlines
 from gateway.backends.base import Backend, Rows
 from gateway.deployment_key import deployment_key
-from gateway.errors import InvalidInput
+from gateway.errors import InvalidInput, Unavailable
 from gateway.ids import IdMapper, Resolution, build_converter
 from gateway.profiles.base import HopPlan, Profile
 from gateway.settings import Settings
@@ -23,6 +30,9 @@ TOLD = 10
 rest are counted in one more: 10,000 bad seeds must not make a megabyte of warnings."""
 UNRESOLVED_LISTED = 1000
 """Unresolved seeds an answer lists at most; a warning counts the rest."""
+CALLER_KEYS = 256
+"""Values memoized under keys a caller chose (an IRI it named) kept per graph, the least
+recently used dropped first: 10,000 calls naming 10,000 IRIs must not keep 10,000 values."""
 
 
 @dataclass
@@ -51,27 +61,64 @@ class GraphContext:
     """Everything a tool function needs about one graph."""
 
     def __init__(
-        self, backend: Backend, profile: Profile, settings: Settings | None = None, *, scope: tuple[str, ...] | None = None
+        self, backend: Backend, profile: Profile, settings: Settings | None = None, *, scope: tuple[str, ...] | None = None,
+        whole: GraphContext | None = None,
     ) -> None:
         self.backend = backend
         self.profile = profile
         self.settings = settings or Settings()
         self.scope = scope
         """The named graphs a reader is limited to; None: every graph."""
+        self.whole = whole
+        """The context of the whole store this one is a scope of (for the deployment's secret)."""
         self.ids = IdMapper(build_converter(backend.prefixes), vocabulary=backend.prefixes.get(""))
-        self._lock = threading.RLock()
-        self._memo: dict[str, object] = {}
+        self._lock = threading.Lock()
+        self._memo: dict[str, _Computing] = {}
+        self._caller_named: OrderedDict[str, _Computing] = OrderedDict()
 
     def select(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> Rows:
         """Rows of the profile's template `query` (see `gateway.sparql.render`)."""
         return self.profile.select(query, flags, **slots)
 
-    def memo(self, key: str, compute: Callable[[], T]) -> T:
-        """A value computed once per open graph (the store is read-only)."""
+    def memo(self, key: str, compute: Callable[[], T], *, caller_named: bool = False) -> T:
+        """A value computed once per open graph (the store is read-only).
+
+        It is computed in a thread of its own: a call waits for it until its own deadline
+        and, if it is not ready by then, gets `Unavailable` while the count goes on for the
+        next call (the statistics of a new scope of a large store take minutes; no call
+        may). A computation that fails (an endpoint that did not answer in time) is
+        forgotten, to be tried again, and its error is the waiting calls' answer.
+        `caller_named`: the key holds something a caller named (at most `CALLER_KEYS` such
+        values are kept)."""
         with self._lock:
-            if key not in self._memo:
-                self._memo[key] = compute()
-            return self._memo[key]  # type: ignore[return-value]
+            kept = self._caller_named if caller_named else self._memo
+            future = kept.get(key)
+            if future is None:
+                future = kept[key] = self._start(key, compute, kept)
+                if len(self._caller_named) > CALLER_KEYS:
+                    self._caller_named.popitem(last=False)
+            elif caller_named:
+                self._caller_named.move_to_end(key)
+        return _wait(key, future)  # type: ignore[return-value]
+
+    def _start(self, key: str, compute: Callable[[], object], kept: dict[str, _Computing]) -> _Computing:
+        future = _Computing()
+
+        def run() -> None:
+            try:
+                future.set_result(compute())
+            except BaseException as error:
+                with self._lock:
+                    if kept.get(key) is future:
+                        del kept[key]
+                future.set_exception(error)
+
+        # Under the first caller's deadline: an endpoint is asked no longer than that call
+        # may wait (its timeout is the caller's answer); a count in process goes on past it.
+        thread = threading.Thread(target=contextvars.copy_context().run, args=(run,), name=f"bfsql-memo-{key[:40]}",
+                                  daemon=True)
+        thread.start()
+        return future
 
     def named_graphs(self) -> tuple[str, ...]:
         """The named graphs this graph reads, sorted: its reader's, the configured ones of
@@ -86,9 +133,13 @@ class GraphContext:
 
     def computed(self, key: str) -> bool:
         """Whether `memo` holds a value for `key` already."""
-        return key in self._memo
+        future = self._memo.get(key)
+        return future is not None and future.done() and future.exception() is None
 
     def cursor_secret(self) -> bytes:
+        """The deployment's secret (the whole store's, in every scope of it)."""
+        if self.whole is not None:
+            return self.whole.cursor_secret()
         if self.settings.cursor_secret is not None:
             return self.settings.cursor_secret.encode()
         return deployment_key(self.backend.directory)
@@ -193,6 +244,40 @@ class GraphContext:
         for x, label in rows:
             found.setdefault(str(x), []).append(label)
         return {x: pick_label(values, self.settings.languages) for x, values in found.items() if values}
+
+
+WAIT_STEP = 0.25
+"""How often a call waiting for a memoized value looks whether its caller went away."""
+GRACE = 0.5
+"""How long past its deadline a call waits for a computation's own answer (an endpoint's
+timeout, timed by the same deadline) before saying the value is not ready."""
+
+
+class _Computing(Future[object]):
+    """A memoized value, ready or on its way, and since when."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = time.monotonic()
+
+
+def _wait(key: str, future: _Computing) -> object:
+    """The value, once ready, within the running call's deadline."""
+    while True:
+        left = deadlines.remaining()
+        try:
+            return future.result(timeout=None if left is None else max(0.0, min(left, WAIT_STEP)))
+        except FutureTimeout:
+            left = deadlines.remaining()
+            if left is not None and left <= 0:
+                with contextlib.suppress(FutureTimeout):
+                    return future.result(timeout=GRACE)  # its own answer (an endpoint's timeout), just in time
+                elapsed = time.monotonic() - future.started
+                what = key.split(" ")[0].replace("_", " ")
+                raise Unavailable(
+                    f"not ready by the call's deadline (or its caller left): this graph's {what}, read once per reader "
+                    f"scope ({elapsed:.0f} s so far); ask again shortly", retry_after=max(1.0, round(elapsed)),
+                ) from None
 
 
 def quoted(text: str) -> str:

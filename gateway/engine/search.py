@@ -72,7 +72,8 @@ def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch | LabelSe
 
     def local_index() -> SearchIndex:
         directory = ctx.backend.directory
-        if directory is not None and (directory / SEARCH_FILE).is_file():
+        # The store's file indexes every graph: a reader's scope builds its own.
+        if directory is not None and ctx.scope is None and (directory / SEARCH_FILE).is_file():
             stored = SearchIndex.open(directory / SEARCH_FILE)
             if stored.format == FORMAT and stored.generation == store_generation(directory):
                 return stored

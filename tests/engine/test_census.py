@@ -17,11 +17,13 @@ import pyoxigraph as ox
 import pytest
 
 from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.scoped import ScopedBackend
 from gateway.engine import search, statistics
 from gateway.engine.census import Census, OtherType, census
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES
 from gateway.profiles.native import NativeProfile
+from gateway.profiles.reification import ReificationProfile
 from gateway.sparql import iris
 from tests.conftest import DEMO, shared_data
 
@@ -73,13 +75,30 @@ GRAPHS: dict[str, Callable[[], ox.Store]] = {
 }
 
 
-def context(store: ox.Store) -> GraphContext:
+CANON, CASEBOOK = "https://example.org/graph/canon", "https://example.org/graph/casebook"
+SCOPES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "odd cases, g1": ("odd cases", (EX + "g1",)),
+    "odd cases, default and g2": ("odd cases", ("default", EX + "g2")),
+    "odd cases, g1 and g2": ("odd cases", (EX + "g1", EX + "g2")),
+    "demo, canon": ("demo", (CANON,)),
+    "demo, casebook": ("demo", (CASEBOOK,)),
+}
+"""Readers' scopes: counted over their own graphs' quads, as their SPARQL dataset reads them."""
+
+
+def context(store: ox.Store, scope: tuple[str, ...] | None = None) -> GraphContext:
     backend = EmbeddedBackend(store)
-    return GraphContext(backend, NativeProfile(backend))
+    if scope is None:
+        return GraphContext(backend, NativeProfile(backend))
+    scoped = ScopedBackend(backend, scope)
+    return GraphContext(scoped, NativeProfile(scoped), scope=scope)
 
 
-@pytest.fixture(params=sorted(GRAPHS))
+@pytest.fixture(params=sorted(GRAPHS) + sorted(SCOPES))
 def graph(request: pytest.FixtureRequest) -> GraphContext:
+    if request.param in SCOPES:
+        name, scope = SCOPES[request.param]
+        return context(GRAPHS[name](), scope)
     return context(GRAPHS[request.param]())
 
 
@@ -151,9 +170,17 @@ def test_a_type_that_is_no_iri_is_told_as_none() -> None:
     assert all(t is None or t.startswith("http") for t in shown), shown
 
 
-def test_only_a_whole_embedded_native_graph_is_counted_so() -> None:
+def test_a_scope_counts_its_own_graphs_only() -> None:
+    """The oracle above compares like with like; here, that a scope's counts differ from the whole's."""
+    whole, scoped = _counted(context(_store(text=ODD))), _counted(context(_store(text=ODD), (EX + "g1",)))
+    assert scoped.degrees == Counter({EX + "a": 1, EX + "b": 1})
+    assert whole.degrees[EX + "a"] > scoped.degrees[EX + "a"]
+    assert [text.value for _, _, text in scoped.text_values] == ["Bea"]
+
+
+def test_only_an_embedded_native_graph_is_counted_so() -> None:
     ctx = context(_store(text=ODD))
-    assert census(GraphContext(ctx.backend, ctx.profile, scope=(EX + "g1",))) is None
+    assert census(GraphContext(ctx.backend, ReificationProfile(ctx.backend))) is None
 
 
 def test_medlit_counts_equal_their_templates(medlit_gateway: object) -> None:

@@ -122,6 +122,7 @@ REFUSED: list[tuple[str, dict[str, Any]]] = [
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: schemathesis against a served API (minutes); CI runs it")
+    config.addinivalue_line("markers", "soak: hostile calls against a served store, timed and weighed (minutes); CI runs it")
 
 
 def free_port() -> int:

@@ -294,6 +294,7 @@ def test_a_stalled_or_dripping_store_gets_a_typed_answer_within_the_deadline(tmp
                 stalled = list(pool.map(lambda _: client.post("/v1/tools/bfs_query", json=call, headers=deadline), range(4)))
                 assert time.monotonic() - started < 6
                 assert all(assert_problem(r, 504)["code"] == "endpoint_timeout" for r in stalled)
+                assert len(fake.bodies) == 1  # calls needing the same value of the graph at once ask once
                 assert client.get("/healthz").status_code == 200
                 fake.replies = [Reply(body=b"?x\n" + b"<http://example.org/a>\n" * 200, drip=0.2)]
                 started = time.monotonic()
@@ -301,6 +302,8 @@ def test_a_stalled_or_dripping_store_gets_a_typed_answer_within_the_deadline(tmp
                 assert time.monotonic() - started < 5
                 # Five failures in a row open the circuit: the store is left alone for a while,
                 # and callers are told when to come back.
+                failed = [client.post("/v1/tools/bfs_query", json=call, headers={"BFSQL-Deadline": "1"}) for _ in range(3)]
+                assert [r.status_code for r in failed] == [504, 504, 504]
                 asked = len(fake.bodies)
                 started = time.monotonic()
                 refused = client.post("/v1/tools/bfs_query", json=call)

@@ -1,0 +1,52 @@
+"""Memory a call took, handed back to the system when it ends.
+
+glibc keeps what a process freed for its own reuse, and objects in reference cycles wait
+for the collector's next full pass: after a call that read millions of rows (a large
+table, a hub's communities) the server's resident memory stays at that call's peak
+although nothing holds it. A call that grew the process by more than `TRIM_AFTER`
+collects its cycles and asks glibc to return its free pages (`malloc_trim`), so a
+server's memory follows what it holds, not the largest call it ever answered.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import os
+from collections.abc import Callable
+from functools import cache
+
+TRIM_AFTER = 32 * 1024 * 1024
+"""Growth over a call, in bytes, past which free memory is handed back."""
+
+
+def resident() -> int:
+    """This process's resident memory in bytes (0 where /proc does not tell)."""
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def give_back(before: int) -> None:
+    """Hand free memory back to the system if the process grew past `TRIM_AFTER` since
+    `before`: what only reference cycles hold first (a large call's graph of objects would
+    otherwise wait for the collector's next full pass), then what the allocator keeps."""
+    if not before or resident() - before <= TRIM_AFTER:
+        return
+    gc.collect()
+    if (trim := _malloc_trim()) is not None:
+        trim(0)
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, or None on another C library."""
+    name = ctypes.util.find_library("c")
+    try:
+        found: Callable[[int], int] | None = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        return None
+    return found

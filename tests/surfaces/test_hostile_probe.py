@@ -1,0 +1,125 @@
+"""Hostile calls against a real `bfsql serve`: each answered within its deadline + 2 s, and the
+server's memory back within 64 MiB of where it started after each (marked `soak`: minutes,
+its own CI step, `pytest -m soak`).
+
+The store (`bfsql load`, served with readers, copied into memory): 50,000 people in four named
+graphs, members of 20 organisations of which one holds half of them (a four-step table
+through it is minutes and gigabytes unchecked), a list of 100,000 members and an entity
+owning 100,000 blank nodes. The calls: those tables, those entities, walks from the hub,
+new `graphs` scopes, 300 tables naming predicates that do not exist, a heavy /sparql join,
+and a caller that leaves mid-table.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pyoxigraph as ox
+import pytest
+
+from tests.surfaces.conftest import ROOT, Served, start_server
+from tests.tools.test_describe import D, _list_quads
+from tests.tools.test_tabulate_bounds import CROSSED, THROUGH_HUBS, X, hub_quads
+
+pytestmark = pytest.mark.soak
+DEADLINE = 5.0
+GRAPHS = [f"https://probe.example/g{i}" for i in range(4)]
+SLACK_MIB = 64
+
+
+def _quads() -> list[ox.Quad]:
+    quads = [ox.Quad(q.subject, q.predicate, q.object, ox.NamedNode(GRAPHS[zlib.crc32(q.subject.value.encode()) % 4]))
+             for q in hub_quads(50_000)]
+    first = ox.NamedNode(GRAPHS[0])
+    quads += [ox.Quad(q.subject, q.predicate, q.object, first) for q in _list_quads(D + "listed", 100_000)]
+    owner = ox.NamedNode(D + "owner")
+    for i in range(100_000):
+        blank = ox.BlankNode()
+        quads += [ox.Quad(owner, ox.NamedNode(D + "part"), blank, first),
+                  ox.Quad(blank, ox.NamedNode(D + "serial"), ox.Literal(str(i)), first)]
+    return quads
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    directory = tmp_path_factory.mktemp("probe")
+    data = directory / "probe.nq"
+    data.write_bytes(ox.serialize(_quads(), format=ox.RdfFormat.N_QUADS))
+    subprocess.run([sys.executable, "-m", "gateway.surfaces.cli", "load", str(data), "--store", str(directory / "store")],
+                   check=True, cwd=ROOT, capture_output=True)
+    readers = directory / "readers.toml"
+    readers.write_text(f"[anonymous]\ngraphs = {json.dumps(GRAPHS)}\n", encoding="utf-8")
+    server = start_server(directory, str(directory / "store"), "--readers", str(readers))
+    yield server
+    server.stop()
+
+
+def resident_mib(server: Served) -> float:
+    for line in Path(f"/proc/{server.process.pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    pytest.skip("no /proc here")
+
+
+HOSTILE: list[tuple[str, dict[str, Any]]] = [
+    ("tabulate", THROUGH_HUBS),
+    ("tabulate", CROSSED),
+    ("describe_entity", {"id": D + "listed"}),
+    ("describe_entity", {"id": D + "owner"}),
+    ("describe_entities", {"ids": [D + "listed", D + "owner", X + "h0"]}),
+    ("bfs_query", {"seeds": [X + "h0"], "max_hops": 3}),
+    ("expand_neighbors", {"entity_ids": [X + "h0"], "depth": 3}),
+    ("intersect_subgraphs", {"seeds": [X + "h0", X + "h1"], "k": 3}),
+    ("communities", {"seeds": [X + "h0"], "max_hops": 2}),
+    ("scan_query", {"node_types": [X + "Person"], "limit": 1000}),
+    ("search_entities", {"query": " ".join(["organisation"] * 38)}),
+    ("shortest_path", {"source": X + "e1", "target": X + "e2", "max_hops": 6}),
+    ("bfs_query", {"seeds": [X + "h0"], "max_hops": 2, "graphs": [GRAPHS[0]]}),
+    ("bfs_query", {"seeds": [X + "h0"], "max_hops": 2, "graphs": [GRAPHS[1], GRAPHS[2]]}),
+    ("scan_query", {"node_types": [X + "Person"], "limit": 500, "graphs": [GRAPHS[0], GRAPHS[3]]}),
+    ("search_entities", {"query": "e12", "graphs": [GRAPHS[1], GRAPHS[3]]}),
+]
+
+
+def test_every_hostile_call_ends_by_its_deadline_and_gives_its_memory_back(served: Served) -> None:
+    headers = {"BFSQL-Deadline": str(DEADLINE)}
+    with served.client() as client:
+        client.post("/v1/tools/describe_schema", json={})  # the store's own counts, read once
+        client.post("/v1/tools/search_entities", json={"query": "h0"})
+        start = resident_mib(served)
+        report = []
+        for tool, arguments in HOSTILE:
+            started = time.monotonic()
+            response = client.post(f"/v1/tools/{tool}", json=arguments, headers=headers)
+            took = time.monotonic() - started
+            grown = resident_mib(served) - start
+            report.append((tool, response.status_code, round(took, 1), round(grown)))
+            assert response.status_code in (200, 413, 503, 504), (tool, response.text[:300])
+            assert took <= DEADLINE + 2, report
+            assert grown <= SLACK_MIB, report[-3:]
+        # Caller-named values are kept in bounded number: 300 tables naming predicates that are not there.
+        before = resident_mib(served)
+        for i in range(300):
+            client.post("/v1/tools/tabulate", json={"type": X + "Person", "columns": {"x": f"<{X}nothing{i}>"}})
+        assert resident_mib(served) - before <= SLACK_MIB
+        # A heavy /sparql join, and a caller that leaves mid-table: the server is free again at once.
+        started = time.monotonic()
+        client.get("/sparql", params={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?b ?q ?c . ?c ?r ?d }"},
+                   headers=headers)
+        assert time.monotonic() - started <= 30 + 2  # the SPARQL endpoint's own timeout (--sparql-timeout)
+        with pytest.raises(httpx2.TimeoutException):
+            client.post("/v1/tools/tabulate", json=THROUGH_HUBS, timeout=0.5)
+        time.sleep(2.5)
+        started = time.monotonic()
+        assert client.post("/v1/tools/describe_schema", json={}).status_code == 200
+        assert time.monotonic() - started < 1.0
+        assert resident_mib(served) - start <= SLACK_MIB, report
+    print(report)
