@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import traceback
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -193,6 +194,10 @@ class Gateway:
             with deadlines.within(self.deadline_for(reader, deadline), abandoned):
                 query = validate(tool.input, arguments)
                 return tool.run(self.context_for(reader, getattr(query, "graphs", None)), query)
+        except BaseException as error:
+            # What the stopped call held (a partition's graph) goes with its frames, not with the error.
+            traceback.clear_frames(error.__traceback__)
+            raise
         finally:
             memory.give_back(before)
 

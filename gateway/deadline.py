@@ -86,6 +86,14 @@ def current() -> Deadline | None:
     return _current.get()
 
 
+def stop_if_expired(message: str, field: str | None = None) -> None:
+    """`EndpointTimeout(message)` once the running call's deadline passed or its caller left:
+    for work in Python between reads (a partition, a layout) that no query bounds."""
+    deadline = _current.get()
+    if deadline is not None and deadline.expired():
+        raise EndpointTimeout(message, field=field)
+
+
 def remaining() -> float | None:
     deadline = _current.get()
     return None if deadline is None else deadline.remaining()

@@ -15,8 +15,10 @@ it started from, so "lower-numbered" is "holding an earlier key".
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+CHECK_EVERY = 1024
+"""Node moves between two calls of `check`."""
 Partition = list[list[int]]
 """Communities as sorted lists of nodes, largest first, then by their lowest node."""
 _TIE = 1e-12
@@ -24,9 +26,12 @@ _TIE = 1e-12
 same numbers in another order must not break the rule."""
 
 
-def louvain_levels(nodes: int, weights: Mapping[tuple[int, int], float], resolution: float = 1.0) -> list[Partition]:
+def louvain_levels(
+    nodes: int, weights: Mapping[tuple[int, int], float], resolution: float = 1.0, check: Callable[[], None] = lambda: None,
+) -> list[Partition]:
     """Every pass's partition of nodes 0..`nodes`-1, finest first. `weights` holds each
-    undirected edge once, as (lower node, higher node) -> weight (no self-loops)."""
+    undirected edge once, as (lower node, higher node) -> weight (no self-loops). `check`
+    is called every `CHECK_EVERY` moves (it raises to stop: a call's deadline)."""
     original: list[list[int]] = [[] for _ in range(nodes)]
     for a, b in weights:
         original[a].append(b)
@@ -35,7 +40,7 @@ def louvain_levels(nodes: int, weights: Mapping[tuple[int, int], float], resolut
     graph: dict[tuple[int, int], float] = dict(weights)
     levels: list[Partition] = []
     while True:
-        moved = _local_moves(len(members), graph, resolution)
+        moved = _local_moves(len(members), graph, resolution, check)
         joined: dict[int, list[int]] = defaultdict(list)
         for supernode, community in enumerate(moved):
             joined[community].extend(members[supernode])
@@ -50,7 +55,9 @@ def louvain_levels(nodes: int, weights: Mapping[tuple[int, int], float], resolut
     return levels
 
 
-def _local_moves(count: int, graph: Mapping[tuple[int, int], float], resolution: float) -> list[int]:
+def _local_moves(
+    count: int, graph: Mapping[tuple[int, int], float], resolution: float, check: Callable[[], None],
+) -> list[int]:
     """Each supernode's community after moving nodes, in order, until none moves."""
     neighbours: list[list[tuple[int, float]]] = [[] for _ in range(count)]
     degree = [0.0] * count
@@ -72,6 +79,8 @@ def _local_moves(count: int, graph: Mapping[tuple[int, int], float], resolution:
     while moved:
         moved = False
         for node in range(count):
+            if not node % CHECK_EVERY:
+                check()
             own = community[node]
             links: dict[int, float] = defaultdict(float)
             for other, w in neighbours[node]:

@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gateway import deadline as deadlines
 from gateway.engine.context import GraphContext
 from gateway.engine.louvain import louvain_levels
 from gateway.engine.plan import make_plan
@@ -162,11 +163,15 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
     graph = nx.Graph()
     graph.add_nodes_from(range(len(order)))
     graph.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weights.items()))
-    levels = louvain_levels(len(order), weights, query.resolution)
+    def check() -> None:  # the partition is Python work no query bounds: it stops at the deadline too
+        deadlines.stop_if_expired("the communities could not be found within the call's deadline; use fewer hops, "
+                                  "seeds or predicates", field="max_hops")
+
+    levels = louvain_levels(len(order), weights, query.resolution, check)
     levels.reverse()
-    modularity = [
-        round(nx.community.modularity(graph, [set(p) for p in parts], weight="weight", resolution=query.resolution), 6)
-        if graph.number_of_edges() else 0.0
-        for parts in levels
-    ]
+    modularity = []
+    for parts in levels:
+        check()
+        modularity.append(round(nx.community.modularity(graph, [set(p) for p in parts], weight="weight",
+                                                        resolution=query.resolution), 6) if graph.number_of_edges() else 0.0)
     return Partition(order, keys, graph, levels, modularity, unresolved)

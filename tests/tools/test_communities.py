@@ -246,3 +246,23 @@ def test_the_whole_medlit_graph_is_summarised_in_under_20000_characters(medlit_g
     biggest = summary.levels[0].communities[0]
     whole = medlit_gateway.communities(community=0).levels[0].communities[0]
     assert len(whole.members) == whole.size == biggest.size and whole.members[:5] == biggest.members
+
+
+def test_a_partition_stops_at_the_calls_deadline() -> None:
+    """Two hops from the largest organisation of the hub graph: 44,000 nodes, whose partition
+    (Python work no query bounds) took seconds past the deadline; it stops there now."""
+    import time
+
+    import pyoxigraph as ox
+
+    from gateway.errors import EndpointTimeout
+    from tests.tools.test_tabulate_bounds import X, hub_quads
+
+    store = ox.Store()
+    store.bulk_extend(hub_quads(50_000))
+    gateway = Gateway.open(store)
+    gateway.call("describe_schema", {})
+    started = time.monotonic()
+    with pytest.raises(EndpointTimeout):
+        gateway.call("communities", {"seeds": [X + "h0"], "max_hops": 2}, deadline=1.0)
+    assert time.monotonic() - started < 1.0 + 2
