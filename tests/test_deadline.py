@@ -60,6 +60,8 @@ def test_a_walk_stops_at_its_deadline_and_says_so() -> None:
 
 def test_a_closure_and_a_path_search_stop_between_levels() -> None:
     gateway = slow(Gateway.open(chain(reified=True)))
+    whole = gateway.transitive_closure_query(start=f"{EX}n0", predicate=f"{EX}next")
+    assert not whole.truncated and whole.count == LENGTH - 1  # and what is read once per graph is read
     closure, _ = timed(gateway, "transitive_closure_query", {"start": f"{EX}n0", "predicate": f"{EX}next"}, 0.4)
     assert closure.method == "per_level" and closure.truncated  # type: ignore[attr-defined]
     assert 0 < closure.count < LENGTH - 1 and any("deadline" in w for w in closure.warnings)  # type: ignore[attr-defined]
