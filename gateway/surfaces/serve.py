@@ -147,30 +147,18 @@ MAX_HEADER_BYTES = 64 << 10
 MAX_HEADERS = 100
 
 
-class GuardedHttp(HttpToolsProtocol):
-    """uvicorn's HTTP protocol with bounds on what arrives before the app sees a request:
+class BoundedHead(HttpToolsProtocol):
+    """uvicorn's HTTP protocol with a bound on a request's line and headers: at most
+    `MAX_HEADER_BYTES` and `MAX_HEADERS` of them, counted as the bytes arrive, before the
+    parser buffers them; past either the answer is 431 and the connection is closed
+    (uvicorn has no bound, and keeps what it read)."""
 
-    - headers (and the request line) at most `MAX_HEADER_BYTES` and `MAX_HEADERS` of them,
-      counted as the bytes arrive, before the parser buffers them: past either the answer
-      is 431 and the connection is closed (uvicorn has no bound, and keeps what it read);
-    - the headers within `timeout` seconds of the connection or the previous answer (uvicorn
-      waits forever, so a client sending a byte a minute would hold a connection for good):
-      past it, 408. The body has its own bounds (`gateway.surfaces.middleware.BoundedBody`)."""
-
-    timeout = 30.0
-    """Set from `ServeConfig.request_timeout` for the whole process."""
-    _header_timer: asyncio.TimerHandle | None = None
     _header_bytes = 0
     _header_count = 0
     _in_headers = True
     _tail = b""
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._arm()
-
     def data_received(self, data: bytes) -> None:
-        self._arm()  # bytes after an answer start the next request: its headers are timed
         if self._in_headers:
             seen = self._tail + data
             end = seen.find(b"\r\n\r\n")
@@ -189,7 +177,6 @@ class GuardedHttp(HttpToolsProtocol):
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
-        self._disarm()
         self._in_headers = False
         super().on_headers_complete()
 
@@ -198,18 +185,40 @@ class GuardedHttp(HttpToolsProtocol):
         # The next request on this connection starts its own count.
         self._in_headers, self._header_bytes, self._header_count, self._tail = True, 0, 0, b""
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        super().connection_lost(exc)
-
     def _refuse(self, why: str) -> None:
-        self._disarm()
         if not self.transport.is_closing():  # the problem document every other refusal is
             body = json.dumps(Problem(431, "headers_too_large", why).body()).encode()
             self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
                                  b"Content-Type: " + PROBLEM_JSON.encode() + b"\r\nContent-Length: "
                                  + str(len(body)).encode() + b"\r\n\r\n" + body)
             self.transport.close()
+
+
+class TimedHead(HttpToolsProtocol):
+    """uvicorn's HTTP protocol with a deadline on a request's line and headers: `timeout`
+    seconds from the connection or the previous answer (uvicorn waits forever, so a client
+    sending a byte a minute would hold a connection for good); past it, 408 and the
+    connection is closed."""
+
+    timeout = 30.0
+    """Set from `ServeConfig.request_timeout` for the whole process."""
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        self._arm()  # bytes after an answer start the next request: its headers are timed
+        super().data_received(data)
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
 
     def _arm(self) -> None:
         if self._header_timer is None and (self.cycle is None or self.cycle.response_complete):
@@ -225,6 +234,12 @@ class GuardedHttp(HttpToolsProtocol):
         if not self.transport.is_closing():
             self.transport.write(b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
             self.transport.close()
+
+
+class GuardedHttp(TimedHead, BoundedHead):
+    """The protocol `bfsql serve` runs: a request's line and headers arrive in time (`TimedHead`)
+    and within bounds (`BoundedHead`) before the app sees the request; the body has its own
+    bounds (`gateway.surfaces.middleware.BoundedBody`)."""
 
 
 class _Server(uvicorn.Server):
