@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate
@@ -78,7 +79,7 @@ def _bracketed(hostname: str | None) -> str:
     return f"[{hostname}]" if hostname and ":" in hostname else (hostname or "")
 
 
-class _HttpMiddleware:
+class _HttpMiddleware(ABC):
     """A pure ASGI middleware over HTTP requests; anything else (the lifespan) passes by."""
 
     def __init__(self, app: ASGIApp) -> None:
@@ -90,8 +91,8 @@ class _HttpMiddleware:
         else:
             await self.app(scope, receive, send)
 
-    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None: ...
 
 
 class _HeadRule(_HttpMiddleware):
@@ -104,8 +105,8 @@ class _HeadRule(_HttpMiddleware):
         else:
             await problem_response(refusal)(scope, receive, send)
 
-    def refusal(self, scope: Scope) -> Problem | None:
-        raise NotImplementedError
+    @abstractmethod
+    def refusal(self, scope: Scope) -> Problem | None: ...
 
 
 def _header(scope: Scope, name: str) -> str | None:
