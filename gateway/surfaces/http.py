@@ -22,6 +22,7 @@ import json
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from fastapi.responses import Response
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware import Middleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -47,8 +49,12 @@ from gateway.surfaces.mcp import create_mcp_server, current_abandoned, current_d
 from gateway.surfaces.middleware import (
     LOOPBACK_HOSTS,
     AccessLog,
-    Guard,
+    AllowedHosts,
+    AllowedOrigins,
+    BoundedBody,
+    BoundedResponse,
     Rule,
+    SingleHeaders,
     Unexpected,
     check_json_depth,
     host_rules,
@@ -152,40 +158,44 @@ def build_openapi(app: FastAPI, schemas: Schemas) -> dict[str, Any]:
 
 
 # -- the app ------------------------------------------------------------------------------
-def create_app(
-    gateway: Gateway,
-    *,
-    readers: Readers | None = None,
-    allowed_hosts: list[str] | None = None,
-    allowed_origins: list[str] | None = None,
-    max_body_bytes: int = 1_000_000,
-    max_response_bytes: int = 20_000_000,
-    sparql_timeout: float = 30.0,
-    sparql_max_running: int = 2,
-    sparql_memory_bytes: int = 1 << 30,
-    request_timeout: float = 30.0,
-    mcp_sessions: bool = True,
-) -> FastAPI:
-    """The HTTP API over `gateway`.
+@dataclass(frozen=True)
+class HttpConfig:
+    """What the HTTP app answers for and the bounds it keeps (`bfsql serve` makes one from
+    its options: `gateway.surfaces.serve.ServeConfig.app_config`)."""
 
-    `allowed_hosts` are the Host header values answered: `name` (any port) or
-    `name:port`; default the loopback names on any port; `*` answers every host.
-    The server's own origins (http and https on the allowed hosts) may always call it;
-    `allowed_origins` adds others, such as `https://app.example` (`*`: any), and turns
-    on CORS for them. A request without an Origin header is always let through.
+    allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
+    """The Host header values answered: `name` (any port) or `name:port`; `*` answers every host."""
+    allowed_origins: tuple[str, ...] = ()
+    """Origins that may call besides the server's own (http and https on the allowed hosts),
+    such as `https://app.example` (`*`: any); CORS is answered for them. A request without
+    an Origin header always passes."""
+    max_body_bytes: int = 1_000_000
+    """A request body's bound (413 past it)."""
+    max_response_bytes: int = 20_000_000
+    """An answer's bound, a SPARQL result's included (413 past it, never a truncated answer)."""
+    request_timeout: float = 30.0
+    """Seconds a request's body has to arrive (408 past it)."""
+    sparql: SandboxLimits = field(default_factory=SandboxLimits)
+    """The SPARQL endpoint's workers, deadline and memory."""
+    mcp_sessions: bool = True
+    """Keep MCP sessions for handshake-era clients (see `_mcp`); a server of several worker
+    processes turns it off, since a session lives in one process."""
+
+
+def create_app(gateway: Gateway, config: HttpConfig | None = None, *, readers: Readers | None = None) -> FastAPI:
+    """The HTTP API over `gateway`, configured by `config` (default `HttpConfig()`), its
+    requests read as `readers` allow (None: everything is readable).
+
     The SPARQL endpoint is added when the backend is an embedded store; its sandbox
     processes are started here, while the process is still single-threaded.
-    `mcp_sessions` keeps MCP sessions for handshake-era clients (see `_mcp`); a server of
-    several worker processes turns it off, since a session lives in one process.
     """
+    config = config or HttpConfig()
     schemas = tool_schemas()
     tools_listing = tool_list(schemas)
     strict_listing = {**tools_listing, "openai": strict_tool_list(schemas)}
     authenticate = authenticator(readers)
-    sparql = _sparql_endpoint(gateway, authenticate, SandboxLimits(
-        workers=sparql_max_running, deadline=sparql_timeout, memory_bytes=sparql_memory_bytes,
-    ), max_response_bytes)
-    mcp_endpoint, mcp_session_managers = _mcp(gateway, authenticate, sessions=mcp_sessions)
+    sparql = _sparql_endpoint(gateway, authenticate, config.sparql, config.max_response_bytes)
+    mcp_endpoint, mcp_session_managers = _mcp(gateway, authenticate, sessions=config.mcp_sessions)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -207,21 +217,19 @@ def create_app(
         # is the document; any OpenAPI viewer reads it.
         docs_url=None, redoc_url=None,
         lifespan=lifespan,
+        middleware=app_middleware(config),
     )
-    # MCP over streamable HTTP; the Guard below applies the same Host/Origin/body rules.
+    # MCP over streamable HTTP, under the same Host/Origin/body rules as every route.
     # POST, and DELETE to end a session; GET (a standalone event stream that never ends)
     # gets 405, which the protocol allows.
-    app.router.routes.append(Route("/mcp", endpoint=mcp_endpoint, methods=["POST", "DELETE"] if mcp_sessions else ["POST"]))
+    mcp_methods = ["POST", "DELETE"] if config.mcp_sessions else ["POST"]
+    app.router.routes.append(Route("/mcp", endpoint=mcp_endpoint, methods=mcp_methods))
 
     async def problem_handler(request: Request, error: Exception) -> Response:
         return problem_response(error, credentials_sent="authorization" in request.headers)
 
     for error_type in (Problem, GatewayError, RequestValidationError, StarletteHTTPException):
         app.add_exception_handler(error_type, problem_handler)
-    # Anything else is a bug: `Unexpected` answers it with a 500 problem and keeps the
-    # connection (Starlette's own last-resort handler re-raises, and the server then drops
-    # the connection without a word).
-    app.add_middleware(Unexpected)
 
     for tool in TOOLS.values():
         app.add_api_route(
@@ -260,25 +268,37 @@ def create_app(
         sparql.add_routes(app)
 
     app.openapi = lambda: app.openapi_schema or _cache(app, build_openapi(app, schemas))  # type: ignore[method-assign]
+    return app
 
-    hosts = host_rules(allowed_hosts if allowed_hosts is not None else LOOPBACK_HOSTS)
+
+def app_middleware(config: HttpConfig) -> list[Middleware]:
+    """The app's middleware, outermost first. The order is the order of refusals: a request
+    breaking two rules gets the first one's problem (a second Host header, a foreign Host,
+    a foreign Origin, then the body's size and time)."""
+    hosts = host_rules(config.allowed_hosts)
     # The server's own origins are always allowed (a page it serves posts with an Origin);
     # allowed_origins add to them.
     # A wildcard host is no origin: answering any Host must not mean trusting any page.
     origins = [Rule(rule.host, rule.port, scheme) for rule in hosts if rule.host != "*" for scheme in ("http", "https")]
-    origins += origin_rules(allowed_origins or [])
-    if allowed_origins:
-        # Browsers on an allowed foreign origin need CORS answers; same-origin pages do not.
-        app.add_middleware(
-            CORSMiddleware, allow_origins=["*"] if "*" in allowed_origins else list(allowed_origins),
-            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type", "Accept", DEADLINE_HEADER],
-        )
-    app.add_middleware(
-        Guard, hosts=hosts, origins=origins, max_body_bytes=max_body_bytes, max_response_bytes=max_response_bytes,
-        body_timeout=request_timeout,
-    )
-    app.add_middleware(AccessLog)
-    return app
+    origins += origin_rules(config.allowed_origins)
+    # Browsers on an allowed foreign origin need CORS answers; same-origin pages do not.
+    cors = [Middleware(
+        CORSMiddleware, allow_origins=["*"] if "*" in config.allowed_origins else list(config.allowed_origins),
+        allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type", "Accept", DEADLINE_HEADER],
+    )] if config.allowed_origins else []
+    return [
+        Middleware(AccessLog),
+        Middleware(SingleHeaders),
+        Middleware(AllowedHosts, rules=hosts),
+        Middleware(AllowedOrigins, rules=origins),
+        Middleware(BoundedBody, max_bytes=config.max_body_bytes, timeout=config.request_timeout),
+        Middleware(BoundedResponse, max_bytes=config.max_response_bytes),
+        *cors,
+        # Anything else is a bug: `Unexpected` answers it with a 500 problem and keeps the
+        # connection (Starlette's own last-resort handler re-raises, and the server then
+        # drops the connection without a word).
+        Middleware(Unexpected),
+    ]
 
 
 def _sparql_endpoint(

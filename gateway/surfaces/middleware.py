@@ -1,11 +1,15 @@
-"""The HTTP app's middleware: Host and Origin allowlists with request and response bounds
-(`Guard`), one log line a request (`AccessLog`), and a bug's answer (`Unexpected`)."""
+"""The HTTP app's middleware, one concern each: a header sent twice (`SingleHeaders`), the
+Host and Origin allowlists (`AllowedHosts`, `AllowedOrigins`), the request body's size and
+time (`BoundedBody`), the answer's size (`BoundedResponse`), one log line a request
+(`AccessLog`), and a bug's answer (`Unexpected`). `gateway.surfaces.http.create_app` stacks
+them in one place, in the order a request meets their refusals."""
 
 from __future__ import annotations
 
 import asyncio
 import re
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate
@@ -62,8 +66,7 @@ def origin_rules(allowed: Iterable[str]) -> list[Rule]:
             rules.append(Rule("*", None))
             continue
         parts = urlsplit(entry.strip().lower())
-        host = f"[{parts.hostname}]" if parts.hostname and ":" in parts.hostname else (parts.hostname or "")
-        rules.append(Rule(host, parts.port or _default_port(parts.scheme), parts.scheme or None))
+        rules.append(Rule(_bracketed(parts.hostname), parts.port or _default_port(parts.scheme), parts.scheme or None))
     return rules
 
 
@@ -71,86 +74,158 @@ def _default_port(scheme: str) -> int | None:
     return {"http": 80, "https": 443}.get(scheme)
 
 
-class Guard:
-    """Host and Origin allowlists, a request body bound and a response size bound.
+def _bracketed(hostname: str | None) -> str:
+    """A URL's host as a Host header names it: an IPv6 address in brackets."""
+    return f"[{hostname}]" if hostname and ":" in hostname else (hostname or "")
 
-    The body is read here, up to the bound and within `body_timeout` seconds (a slow body
-    gets 408 and the connection is closed), before the app sees it, so no route reads an
-    unbounded body or waits on a trickle; a response over its bound becomes a 413 problem
-    before any byte of it is sent, never a truncated answer. (Streamed responses without a
-    length pass: only the future /mcp event streams are streamed.)
-    """
 
-    def __init__(
-        self, app: ASGIApp, *, hosts: list[Rule], origins: list[Rule], max_body_bytes: int, max_response_bytes: int,
-        body_timeout: float = 30.0,
-    ) -> None:
+class _HttpMiddleware(ABC):
+    """A pure ASGI middleware over HTTP requests; anything else (the lifespan) passes by."""
+
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.hosts = hosts
-        self.origins = origins
-        self.max_body_bytes = max_body_bytes
-        self.max_response_bytes = max_response_bytes
-        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "http":
+            await self.http(scope, receive, send)
+        else:
             await self.app(scope, receive, send)
-            return
+
+    @abstractmethod
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+
+class _HeadRule(_HttpMiddleware):
+    """A rule on the request's line and headers: the request passes, or gets `refusal`'s problem."""
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refusal = self.refusal(scope)
+        if refusal is None:
+            await self.app(scope, receive, send)
+        else:
+            await problem_response(refusal)(scope, receive, send)
+
+    @abstractmethod
+    def refusal(self, scope: Scope) -> Problem | None: ...
+
+
+def _header(scope: Scope, name: str) -> str | None:
+    """The request's last `name` header (one a request may carry once is checked first: `SingleHeaders`)."""
+    found = None
+    for key, value in scope["headers"]:
+        if key.decode("latin-1").lower() == name:
+            found = value.decode("latin-1")
+    return found
+
+
+class SingleHeaders(_HeadRule):
+    """A request with two of a `SINGLE_HEADERS` header is refused (400): which one would
+    count is no guess (HTTP/1.1 says so of Host)."""
+
+    def refusal(self, scope: Scope) -> Problem | None:
         names = [k.decode("latin-1").lower() for k, _ in scope["headers"]]
         twice = sorted({name for name in SINGLE_HEADERS if names.count(name) > 1})
-        if twice:  # HTTP/1.1: a request with two Host headers is refused; which one would count is no guess
-            await problem_response(Problem(400, "malformed_request", f"the request has more than one {twice[0]} header",
-                                           twice[0]))(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self._refusal(scope, headers)
-        if refusal is not None:
+        if not twice:
+            return None
+        return Problem(400, "malformed_request", f"the request has more than one {twice[0]} header", twice[0])
+
+
+class AllowedHosts(_HeadRule):
+    """A Host header no rule matches is refused (421): a DNS-rebinding page names its own host."""
+
+    def __init__(self, app: ASGIApp, *, rules: list[Rule]) -> None:
+        super().__init__(app)
+        self.rules = rules
+
+    def refusal(self, scope: Scope) -> Problem | None:
+        value = _header(scope, "host") or ""
+        host, port = _split_host(value)
+        if any(rule.matches(host, port) for rule in self.rules):
+            return None
+        return Problem(421, "foreign_host", f"this server does not answer for the host {value!r}")
+
+
+class AllowedOrigins(_HeadRule):
+    """A request to `GUARDED_PATHS` whose Origin no rule matches is refused (403); one
+    without an Origin (not from a browser's page) passes."""
+
+    def __init__(self, app: ASGIApp, *, rules: list[Rule]) -> None:
+        super().__init__(app)
+        self.rules = rules
+
+    def refusal(self, scope: Scope) -> Problem | None:
+        origin = _header(scope, "origin")
+        path: str = scope.get("path", "")
+        if origin is None or not path.startswith(GUARDED_PATHS):
+            return None
+        parts = urlsplit(origin.lower())
+        try:
+            port = parts.port or _default_port(parts.scheme)
+        except ValueError:
+            port = None
+        if any(rule.matches(_bracketed(parts.hostname), port, parts.scheme) for rule in self.rules):
+            return None
+        return Problem(403, "foreign_origin", f"requests from the origin {origin!r} are not allowed")
+
+
+class BoundedBody(_HttpMiddleware):
+    """The request body, read whole before the app sees it: at most `max_bytes` (413: by
+    Content-Length before a byte is read, else as the bytes arrive) within `timeout`
+    seconds (408, and the connection closed), so no route reads an unbounded body or waits
+    on a trickle."""
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int, timeout: float = 30.0) -> None:
+        super().__init__(app)
+        self.max_bytes = max_bytes
+        self.timeout = timeout
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            length = _header(scope, "content-length") or ""
+            if length.isdigit() and int(length) > self.max_bytes:
+                raise self._too_large()
+            body = await self._read(receive)
+        except Problem as refusal:
             await problem_response(refusal)(scope, receive, send)
             return
+        if body is not None:  # None: the client left
+            await self.app(scope, replay_body(body, receive), send)
+
+    async def _read(self, receive: Receive) -> bytes | None:
         chunks: list[bytes] = []
         size = 0
         more = True
-        deadline = time.monotonic() + self.body_timeout
+        deadline = time.monotonic() + self.timeout
         while more:
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
             except TimeoutError:
-                slow = Problem(408, "request_timeout", f"the request body did not arrive within {self.body_timeout:g} s",
-                               headers={"Connection": "close"})
-                await problem_response(slow)(scope, receive, send)
-                return
+                raise Problem(408, "request_timeout", f"the request body did not arrive within {self.timeout:g} s",
+                              headers={"Connection": "close"}) from None
             if message["type"] == "http.disconnect":
-                return
+                return None
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
             more = message.get("more_body", False)
-            if size > self.max_body_bytes:
-                await problem_response(self._body_too_large())(scope, receive, send)
-                return
-        await self.app(scope, replay_body(b"".join(chunks), receive), self._bounded(send))
+            if size > self.max_bytes:
+                raise self._too_large()
+        return b"".join(chunks)
 
-    def _refusal(self, scope: Scope, headers: dict[str, str]) -> Problem | None:
-        host, port = _split_host(headers.get("host", ""))
-        if not any(rule.matches(host, port) for rule in self.hosts):
-            return Problem(421, "foreign_host", f"this server does not answer for the host {headers.get('host', '')!r}")
-        origin = headers.get("origin")
-        path: str = scope.get("path", "")
-        if origin is not None and path.startswith(GUARDED_PATHS):
-            parts = urlsplit(origin.lower())
-            o_host = f"[{parts.hostname}]" if parts.hostname and ":" in parts.hostname else (parts.hostname or "")
-            try:
-                o_port = parts.port or _default_port(parts.scheme)
-            except ValueError:
-                o_port = None
-            if not any(rule.matches(o_host, o_port, parts.scheme) for rule in self.origins):
-                return Problem(403, "foreign_origin", f"requests from the origin {origin!r} are not allowed")
-        length = headers.get("content-length", "")
-        if length.isdigit() and int(length) > self.max_body_bytes:
-            return self._body_too_large()
-        return None
+    def _too_large(self) -> Problem:
+        return Problem(413, "body_too_large", f"the request body is over {self.max_bytes} bytes")
 
-    def _body_too_large(self) -> Problem:
-        return Problem(413, "body_too_large", f"the request body is over {self.max_body_bytes} bytes")
+
+class BoundedResponse(_HttpMiddleware):
+    """An answer over `max_bytes` becomes a 413 problem before any byte of it is sent,
+    never a truncated answer. (A streamed answer without a length passes: only /mcp's
+    event streams are streamed.)"""
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
+        super().__init__(app)
+        self.max_bytes = max_bytes
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, self._bounded(send))
 
     def _bounded(self, send: Send) -> Send:
         dropping = False
@@ -159,11 +234,11 @@ class Guard:
             nonlocal dropping
             if message["type"] == "http.response.start":
                 length = dict(message.get("headers", [])).get(b"content-length", b"")
-                if length.isdigit() and int(length) > self.max_response_bytes:
+                if length.isdigit() and int(length) > self.max_bytes:
                     dropping = True
                     response = problem_response(Problem(
                         413, "response_too_large",
-                        f"the answer is {int(length)} bytes, over this server's bound of {self.max_response_bytes}; "
+                        f"the answer is {int(length)} bytes, over this server's bound of {self.max_bytes}; "
                         "ask for less (topology_only, layout compact, a smaller max_nodes or limit)",
                     ))
                     await send({"type": "http.response.start", "status": response.status_code,
@@ -190,16 +265,10 @@ def replay_body(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-class AccessLog:
+class AccessLog(_HttpMiddleware):
     """One log line per request: method, path, status, duration."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         start = time.perf_counter()
         status = 500  # what the client gets if the app raises before answering
 
@@ -215,18 +284,10 @@ class AccessLog:
             logger.info("%s %s %d %.1fms", scope["method"], scope["path"], status, (time.perf_counter() - start) * 1000)
 
 
-
-
-class Unexpected:
+class Unexpected(_HttpMiddleware):
     """A bug's exception as a 500 problem, the connection kept; logged with its traceback."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def watched_send(message: Message) -> None:

@@ -41,9 +41,10 @@ from gateway.errors import InvalidInput
 from gateway.importers.bundle import is_bundle, open_bundle
 from gateway.resources import demo_path
 from gateway.settings import Settings
-from gateway.surfaces.http import create_app
+from gateway.surfaces.http import HttpConfig, create_app
 from gateway.surfaces.middleware import LOOPBACK_HOSTS
 from gateway.surfaces.problems import PROBLEM_JSON, Problem
+from gateway.surfaces.sparql_sandbox import SandboxLimits
 
 WILDCARDS = ("0.0.0.0", "::", "")
 logger = logging.getLogger("gateway.serve")
@@ -68,12 +69,14 @@ class ServeConfig:
     allow_origins: list[str] = field(default_factory=list)
     allow_hosts: list[str] = field(default_factory=list)
     workers: int = 1
-    sparql_timeout: float = 30.0
-    sparql_workers: int = 2
-    sparql_memory_mb: int = 1024
-    max_body_bytes: int = 1_000_000
-    max_response_bytes: int = 20_000_000
-    request_timeout: float = 30.0
+    # The app's bounds as the command line says them (`app_config` makes them the app's),
+    # with the app's defaults.
+    sparql_timeout: float = SandboxLimits.deadline
+    sparql_workers: int = SandboxLimits.workers
+    sparql_memory_mb: int = SandboxLimits.memory_bytes >> 20
+    max_body_bytes: int = HttpConfig.max_body_bytes
+    max_response_bytes: int = HttpConfig.max_response_bytes
+    request_timeout: float = HttpConfig.request_timeout
     """Seconds a client has to send a request's headers, and again its body."""
     languages: tuple[str, ...] = Settings.languages
     """Label languages, most wanted first (`Settings.languages`)."""
@@ -91,6 +94,19 @@ class ServeConfig:
         if self.port == 80:  # a client may leave the default port out of Host
             hosts += names
         return hosts + list(self.allow_hosts)
+
+    def app_config(self) -> HttpConfig:
+        """The HTTP app's configuration: these options, and MCP sessions kept by a lone process."""
+        return HttpConfig(
+            allowed_hosts=tuple(self.allowed_hosts()),
+            allowed_origins=tuple(self.allow_origins),
+            max_body_bytes=self.max_body_bytes,
+            max_response_bytes=self.max_response_bytes,
+            request_timeout=self.request_timeout,
+            sparql=SandboxLimits(workers=self.sparql_workers, deadline=self.sparql_timeout,
+                                 memory_bytes=self.sparql_memory_mb << 20),
+            mcp_sessions=self.workers == 1,
+        )
 
 
 def build_app(config: ServeConfig) -> FastAPI:
@@ -111,19 +127,7 @@ def build_app(config: ServeConfig) -> FastAPI:
     for warning in gateway.load_warnings():
         logger.warning("%s", warning)
     readers = Readers.open(Path(config.readers)) if config.readers else None
-    return create_app(
-        gateway,
-        readers=readers,
-        allowed_hosts=config.allowed_hosts(),
-        allowed_origins=list(config.allow_origins) or None,
-        max_body_bytes=config.max_body_bytes,
-        max_response_bytes=config.max_response_bytes,
-        request_timeout=config.request_timeout,
-        sparql_timeout=config.sparql_timeout,
-        sparql_max_running=config.sparql_workers,
-        sparql_memory_bytes=config.sparql_memory_mb << 20,
-        mcp_sessions=config.workers == 1,
-    )
+    return create_app(gateway, config.app_config(), readers=readers)
 
 
 def configure_logging() -> None:
@@ -143,30 +147,18 @@ MAX_HEADER_BYTES = 64 << 10
 MAX_HEADERS = 100
 
 
-class GuardedHttp(HttpToolsProtocol):
-    """uvicorn's HTTP protocol with bounds on what arrives before the app sees a request:
+class BoundedHead(HttpToolsProtocol):
+    """uvicorn's HTTP protocol with a bound on a request's line and headers: at most
+    `MAX_HEADER_BYTES` and `MAX_HEADERS` of them, counted as the bytes arrive, before the
+    parser buffers them; past either the answer is 431 and the connection is closed
+    (uvicorn has no bound, and keeps what it read)."""
 
-    - headers (and the request line) at most `MAX_HEADER_BYTES` and `MAX_HEADERS` of them,
-      counted as the bytes arrive, before the parser buffers them: past either the answer
-      is 431 and the connection is closed (uvicorn has no bound, and keeps what it read);
-    - the headers within `timeout` seconds of the connection or the previous answer (uvicorn
-      waits forever, so a client sending a byte a minute would hold a connection for good):
-      past it, 408. The body has its own bounds (`gateway.surfaces.middleware.Guard`)."""
-
-    timeout = 30.0
-    """Set from `ServeConfig.request_timeout` for the whole process."""
-    _header_timer: asyncio.TimerHandle | None = None
     _header_bytes = 0
     _header_count = 0
     _in_headers = True
     _tail = b""
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._arm()
-
     def data_received(self, data: bytes) -> None:
-        self._arm()  # bytes after an answer start the next request: its headers are timed
         if self._in_headers:
             seen = self._tail + data
             end = seen.find(b"\r\n\r\n")
@@ -185,7 +177,6 @@ class GuardedHttp(HttpToolsProtocol):
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
-        self._disarm()
         self._in_headers = False
         super().on_headers_complete()
 
@@ -194,18 +185,40 @@ class GuardedHttp(HttpToolsProtocol):
         # The next request on this connection starts its own count.
         self._in_headers, self._header_bytes, self._header_count, self._tail = True, 0, 0, b""
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        super().connection_lost(exc)
-
     def _refuse(self, why: str) -> None:
-        self._disarm()
         if not self.transport.is_closing():  # the problem document every other refusal is
             body = json.dumps(Problem(431, "headers_too_large", why).body()).encode()
             self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
                                  b"Content-Type: " + PROBLEM_JSON.encode() + b"\r\nContent-Length: "
                                  + str(len(body)).encode() + b"\r\n\r\n" + body)
             self.transport.close()
+
+
+class TimedHead(HttpToolsProtocol):
+    """uvicorn's HTTP protocol with a deadline on a request's line and headers: `timeout`
+    seconds from the connection or the previous answer (uvicorn waits forever, so a client
+    sending a byte a minute would hold a connection for good); past it, 408 and the
+    connection is closed."""
+
+    timeout = 30.0
+    """Set from `ServeConfig.request_timeout` for the whole process."""
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        self._arm()  # bytes after an answer start the next request: its headers are timed
+        super().data_received(data)
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
 
     def _arm(self) -> None:
         if self._header_timer is None and (self.cycle is None or self.cycle.response_complete):
@@ -221,6 +234,12 @@ class GuardedHttp(HttpToolsProtocol):
         if not self.transport.is_closing():
             self.transport.write(b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
             self.transport.close()
+
+
+class GuardedHttp(TimedHead, BoundedHead):
+    """The protocol `bfsql serve` runs: a request's line and headers arrive in time (`TimedHead`)
+    and within bounds (`BoundedHead`) before the app sees the request; the body has its own
+    bounds (`gateway.surfaces.middleware.BoundedBody`)."""
 
 
 class _Server(uvicorn.Server):
