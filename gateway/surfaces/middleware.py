@@ -158,12 +158,12 @@ class AllowedOrigins(_HeadRule):
         path: str = scope.get("path", "")
         if origin is None or not path.startswith(GUARDED_PATHS):
             return None
-        parts = urlsplit(origin.lower())
-        try:
+        try:  # an Origin that is no URL (`http://[::1`) is from no allowed origin
+            parts = urlsplit(origin.lower())
             port = parts.port or _default_port(parts.scheme)
         except ValueError:
-            port = None
-        if any(rule.matches(_bracketed(parts.hostname), port, parts.scheme) for rule in self.rules):
+            parts, port = None, None
+        if parts is not None and any(rule.matches(_bracketed(parts.hostname), port, parts.scheme) for rule in self.rules):
             return None
         return Problem(403, "foreign_origin", f"requests from the origin {origin!r} are not allowed")
 

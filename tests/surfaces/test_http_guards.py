@@ -72,3 +72,11 @@ def test_a_request_breaking_several_rules_gets_the_first_ones_refusal() -> None:
 def test_a_request_within_the_rules_is_answered_and_a_long_answer_refused() -> None:
     assert _ask([HOST, OWN_ORIGIN], b"0123456789") == (200, b"0123456789")
     assert _code([HOST], b"0123456789", b"times=11") == (413, "response_too_large")
+
+
+def test_a_host_or_origin_that_is_no_url_is_refused_as_foreign() -> None:
+    """`urlsplit` raises on these: the answer is a refusal, never a 500."""
+    for origin in (b"http://[::1", b"http://127.0.0.1:99999", b"http://[v1.x]", b"::::", b"http://127.0.0.1:8000]"):
+        assert _code([HOST, (b"origin", origin)]) == (403, "foreign_origin"), origin
+    for host in (b"[::1", b"127.0.0.1:abc", b"127.0.0.1:99999999", b"]", b""):
+        assert _code([(b"host", host)]) == (421, "foreign_host"), host
