@@ -38,7 +38,7 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     warnings: list[str] = []
     limits = _limits(ctx, query, warnings)
     k = limits.max_hops
-    plan = make_plan(ctx, query, warnings)
+    plan = make_plan(ctx, query.traversal(), warnings)
     asked = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
     seeds = asked.iris
     limits.seeds = min(len(asked.iris) + len(asked.missing) + len(asked.past_cap), MAX_SEEDS)

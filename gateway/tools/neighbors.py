@@ -54,8 +54,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     depth = clamp(query.depth, 1, 1, MAX_DEPTH, field="depth", warnings=warnings)
     limit = clamp(query.limit, 8, 1, MAX_LIMIT, field="limit", warnings=warnings)
     chars = clamp(query.content_max_chars, 500, 1, MAX_CONTENT, field="content_max_chars", warnings=warnings)
-    direction = "both" if query.include_incoming else "out"
-    plan = make_plan(ctx, _Walk(query, direction), warnings, predicates="relationship_types")
+    plan = make_plan(ctx, query.traversal(), warnings)
     wanted = resolve_terms(ctx, query.types, "types", kind="type", warnings=warnings) if query.types else None
     found = ctx.resolve_seeds(query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
     suggest_ids(ctx, found, "entity_ids", warnings)
@@ -90,14 +89,6 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     neighbors = [_neighbor(ctx, n, reached[n], result.hops[n], details[n], places.get(n), chars) for n in chosen]
     return Neighbors(neighbors=neighbors, total=len(ranked), truncated=len(ranked) > limit or result.cut is not None,
                      **answer)
-
-
-class _Walk:
-    """The walk's traversal fields, as `make_plan` reads them from a query."""
-
-    def __init__(self, query: ExpandNeighborsInput, direction: str) -> None:
-        self.truth_status, self.as_of, self.valid_at = query.truth_status, query.as_of, query.valid_at
-        self.relationship_types, self.direction = query.relationship_types, direction
 
 
 class _Reach:
