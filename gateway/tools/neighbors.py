@@ -36,6 +36,7 @@ from gateway.engine.search import readable_name, suggest_ids
 from gateway.engine.walk import EdgeKey, WalkResult, unnamed_warning, walk
 from gateway.ids import local_name
 from gateway.models import ExpandNeighborsInput, Neighbor, Neighbors
+from gateway.profiles.base import HopPlan
 from gateway.settings import clamp
 from gateway.sparql import iris
 from gateway.terms import Literal, text_of
@@ -59,16 +60,8 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     found = ctx.resolve_seeds(query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
     suggest_ids(ctx, found, "entity_ids", warnings)
     to_id = ctx.ids.to_id
-    filters: dict[str, Any] = {"include_incoming": query.include_incoming, "truth_status": sorted(plan.truth_status)}
-    if plan.predicates is not None:
-        filters["relationship_types"] = [to_id(p) for p in plan.predicates]
-    if wanted is not None:
-        filters["types"] = sorted(to_id(t) for t in wanted)
-    for name in ("as_of", "valid_at"):
-        if getattr(plan, name) is not None:
-            filters[name] = str(getattr(plan, name))
     answer: dict[str, Any] = dict(origins=[to_id(s) for s in found.iris], unresolved=found.unresolved("unresolved", warnings),
-                                  depth=depth, limit=limit, filters=filters, warnings=warnings)
+                                  depth=depth, limit=limit, filters=_filters(ctx, query, plan, wanted), warnings=warnings)
     if not found.iris or (wanted is not None and not wanted):
         return Neighbors(neighbors=[], total=0, truncated=False, **answer)
     result = walk(ctx.profile, found.iris, plan, max_hops=depth, max_nodes=ctx.settings.default_max_nodes,
@@ -77,18 +70,42 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
         warnings.append(f"the walk was cut at hop {result.cut.at_hop} ({result.cut.reason}): neighbours past the "
                         "cut are not ranked; narrow it with relationship_types or a smaller depth")
     warnings += unnamed_warning(result)
-    reached = _reaching_edges(ctx, result)
-    types = node_types(ctx, list(reached))
-    if wanted is not None:
-        reached = {n: r for n, r in reached.items() if wanted & _types_of(n, types)}
-    places = _passages(ctx, [n for n in reached if PASSAGE_TYPE in types.get(n, ())])
-    reached = {n: r for n, r in reached.items() if PASSAGE_TYPE not in types.get(n, ()) or n in places}
+    reached, types, places = _listed(ctx, result, wanted)
     ranked = sorted(reached, key=lambda n: (-reached[n].score, result.hops[n], to_id(n)))
     chosen = ranked[:limit]
     details = full_nodes(ctx, chosen, types)
     neighbors = [_neighbor(ctx, n, reached[n], result.hops[n], details[n], places.get(n), chars) for n in chosen]
     return Neighbors(neighbors=neighbors, total=len(ranked), truncated=len(ranked) > limit or result.cut is not None,
                      **answer)
+
+
+def _filters(ctx: GraphContext, query: ExpandNeighborsInput, plan: HopPlan, wanted: set[str] | None) -> dict[str, Any]:
+    """The filters the walk applied, as the answer states them."""
+    to_id = ctx.ids.to_id
+    filters: dict[str, Any] = {"include_incoming": query.include_incoming, "truth_status": sorted(plan.truth_status)}
+    if plan.predicates is not None:
+        filters["relationship_types"] = [to_id(p) for p in plan.predicates]
+    if wanted is not None:
+        filters["types"] = sorted(to_id(t) for t in wanted)
+    for name in ("as_of", "valid_at"):
+        if getattr(plan, name) is not None:
+            filters[name] = str(getattr(plan, name))
+    return filters
+
+
+def _listed(
+    ctx: GraphContext, result: WalkResult, wanted: set[str] | None,
+) -> tuple[dict[str, _Reach], dict[str, list[str]], dict[str, tuple[str, int | None, str]]]:
+    """The neighbours the answer may list, each with its best reaching edge (those of the
+    wanted types; a passage only where the reader may read its document), the types of
+    every node reached, and the passages' places."""
+    reached = _reaching_edges(ctx, result)
+    types = node_types(ctx, list(reached))
+    if wanted is not None:
+        reached = {n: r for n, r in reached.items() if wanted & _types_of(n, types)}
+    places = _passages(ctx, [n for n in reached if PASSAGE_TYPE in types.get(n, ())])
+    reached = {n: r for n, r in reached.items() if PASSAGE_TYPE not in types.get(n, ()) or n in places}
+    return reached, types, places
 
 
 class _Reach:
