@@ -59,7 +59,8 @@ def _primitives(output: Path, quick: bool, command: str) -> None:
 
 
 def _loads(output: Path, quick: bool, command: str) -> None:
-    from bench import data, datasets, loads
+    from bench import data, loads
+    from support import datasets
 
     sizes = (100_000,) if quick else (1_000_000, 5_000_000)
     files = [(f"plain {n // 1000}k" if n < 1_000_000 else f"plain {n // 1_000_000}M", data.ntriples(data.GraphSpec("plain", False, n))[0])

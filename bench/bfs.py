@@ -9,7 +9,7 @@ timed side by side, interleaved and in rotating order:
 (c) ``naive``: the same budgeted BFS issuing two queries per frontier node (out- and
     inbound neighbours), the way simple BFS-QL implementations walk a store;
 (d) ``floor``: the same budgeted BFS over integer CSR arrays in numpy, ending with the
-    CURIE strings of its nodes and edges (`bench.csr`): what Python must at least spend.
+    CURIE strings of its nodes and edges (`support.csr`): what Python must at least spend.
 
 Each seed first gets one untimed bfs_query (it fills the gateway's caches, such as
 IRI -> CURIE, and captures the queries (b) replays).
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 
 from bench import data
-from bench.csr import Csr
 from bench.data import Graph
 from gateway import Gateway, Settings
-from tests.synth import ENTITY, PREDICATE, STATEMENT
+from support.csr import Csr
+from support.synth import ENTITY, PREDICATE, STATEMENT
 
 PREFIXES = {"e": ENTITY, "p": PREDICATE, "s": STATEMENT}
 TSV = ox.QueryResultsFormat.TSV

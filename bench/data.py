@@ -1,6 +1,6 @@
 """The benchmark graphs: generated once, cached as N-Triples, loaded into memory.
 
-A graph is a `tests.synth.power_law_ntriples` stream (Zipf-distributed endpoints).
+A graph is a `support.synth.power_law_ntriples` stream (Zipf-distributed endpoints).
 Generation writes ``bench/.cache/<name>-<size>-s<seed>.nt``; node degrees, read back
 from that file with one regular expression and counted with numpy, are cached beside
 it as ``.walk-degrees.npy``. Seeds are chosen from those degrees per degree class.
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyoxigraph as ox
 
-from tests.synth import BFS, ENTITY, PREDICATE, STATEMENT, power_law_ntriples
+from support.synth import BFS, ENTITY, PREDICATE, STATEMENT, power_law_ntriples
 
 CACHE = Path(__file__).parent / ".cache"
 

@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python -m bench.floors [--relationships N] [--seeds K] [--no-write]
 
-Two graphs drawn here with numpy, not by the project's own generator (`tests.synth`):
+Two graphs drawn here with numpy, not by the project's own generator (`support.synth`):
 entities with Pareto-distributed weights, relationships between weighted endpoints over
 20 predicates, so a 2- or 3-hop walk from many entities holds 1,000 to 10,000 edges:
 
@@ -291,7 +291,7 @@ def report(rows: Sequence[Row], relationships: int, seeds: int, reps: int) -> st
         SECTION,
         "",
         (f"`python -m bench.floors` (bench/floors.py): {relationships:,} relationships drawn with numpy (not "
-         f"`tests.synth`), plain and RDF 1.2 (every triple reified with a status, 80% asserted_true), each also typed "
+         f"`support.synth`), plain and RDF 1.2 (every triple reified with a status, 80% asserted_true), each also typed "
          f"(`rdf:type` on every entity; the floor reads every node's types in one more query); {seeds} seeds a "
          f"row whose uncut walk holds 1k-10k edges, {reps} repetitions each, gateway and floor interleaved. The floor is "
          "one hand-written query per hop (TSV; on RDF 1.2 the reifier and status read with each triple by LATERAL). "

@@ -52,10 +52,10 @@ from pathlib import Path
 import httpx2
 
 from bench import data
-from bench.processes import TICK, cpu_seconds, descendants
 from bench.report import record, write_section
 from gateway import Gateway
-from tests.synth import ENTITY
+from support.processes import TICK, cpu_seconds, descendants
+from support.synth import ENTITY
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## HTTP load"

@@ -4,7 +4,7 @@
 
 `oxigraph serve` stands behind a proxy (`DelayProxy`, here) that holds every request
 for a fixed time before passing it on: 0, 5 and 25 ms, a round trip to a nearby or a
-distant endpoint. Virtuoso 7 (tests/servers.py's `VirtuosoServer`, the graph in a named
+distant endpoint. Virtuoso 7 (support/servers.py's `VirtuosoServer`, the graph in a named
 graph the gateway is told to read) stands behind it at 25 ms, default budget (the
 options add 0 ms and the maximum budget, about a minute each): medlit in the
 reification profile (converted with `native_to_reification`), the 1M graph plain. Its
@@ -47,11 +47,11 @@ import pytest
 
 from bench import data
 from bench.bfs import PREFIXES as SYNTH_PREFIXES
-from bench.csr import Csr
 from bench.remote import Server, per_node_bfs
 from gateway import Gateway
 from gateway.backends.remote import RemoteBackend
-from tests.servers import VirtuosoServer
+from support.csr import Csr
+from support.servers import VirtuosoServer
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"

@@ -253,7 +253,7 @@ def run(output: Path, *, quick: bool) -> None:
         "",
         ("bench/primitives.py; in-memory stores, the default budgets. Each side-by-side row: per case one untimed "
         "call, then rounds of (a) the gateway call, (b) the SPARQL texts it issued replayed on the store and "
-        "serialized as TSV, (c) the CSR floor of `bench.csr` (numpy over integer IDs, with the result strings), "
+        "serialized as TSV, (c) the CSR floor of `support.csr` (numpy over integer IDs, with the result strings), "
         "in rotating order; medians over cases × rounds, ratios the median of per-sample ratios."),
         "",
         f"On the plain generated graph ({triples:,} quads):",

@@ -9,7 +9,7 @@ answers become RDF.
 - opening: rdflib's parse, then `Gateway.open(graph)` (the term-by-term copy and profile
   detection) beside `Gateway.open(file)`, for the largest Wikidata export (Q42.ttl, when the
   shared data is beside the checkout) and generated graphs: plain N-Triples and the same
-  statements in the reification shape (`tests.synth.power_law_ntriples`, seed 7);
+  statements in the reification shape (`support.synth.power_law_ntriples`, seed 7);
 - answers: `to_rdflib` and `to_oxigraph` of a full 2-hop walk with the `Settings` caps
   from the generated graphs' busiest node.
 """
@@ -33,7 +33,7 @@ import rdflib
 from bench.report import output_arguments, publish
 from gateway import Gateway
 from gateway.profiles.reification import native_to_reification
-from tests.synth import power_law_ntriples
+from support.synth import power_law_ntriples
 
 HERE = Path(__file__).resolve().parent
 SECTION = "## rdflib interop"

@@ -1,6 +1,6 @@
 """Real graphs from packages: NCBITaxon closure and walks, HPO annotation walks.
 
-- NCBITaxon (bench/datasets.py, from `cellxgene-ontology-guide`): transitive_closure_query
+- NCBITaxon (support/datasets.py, from `cellxgene-ontology-guide`): transitive_closure_query
   for every descendant of Mammalia and of Vertebrata against the raw `p+` query it
   issues and a CSR reachability floor; Homo sapiens' ancestors; bfs_query from median
   and hub taxa (wide frontiers, where one query per hop should beat one query per node).
@@ -18,10 +18,11 @@ from pathlib import Path
 import numpy as np
 import pyoxigraph as ox
 
-from bench import bfs, datasets, report
+from bench import bfs, report
 from bench.bfs import DEFAULT, MAX, Scenario
-from bench.csr import Csr
 from bench.data import pick_seeds
+from support import datasets
+from support.csr import Csr
 
 CACHE = Path(__file__).parent / ".cache"
 SECTION = "## Real graphs: NCBITaxon and HPO annotations"
@@ -188,7 +189,7 @@ def _record_walks(graph: str, results: list[bfs.Result]) -> None:
 
 
 def run(output: Path, *, quick: bool) -> None:
-    lines = [SECTION, "", "bench/real.py; in-memory stores, data converted by bench/datasets.py from packages.", ""]
+    lines = [SECTION, "", "bench/real.py; in-memory stores, data converted by support/datasets.py from packages.", ""]
     lines += ncbitaxon(quick)
     lines += hpo_annotations(quick)
     report.write_section(output, SECTION, "\n".join(lines))

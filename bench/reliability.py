@@ -38,9 +38,9 @@ import httpx2
 
 from bench import data
 from bench.http_load import Server
-from bench.processes import tree_pss
 from bench.report import record, write_section
-from tests.synth import ENTITY
+from support.processes import tree_pss
+from support.synth import ENTITY
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Reliability"

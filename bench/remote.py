@@ -2,7 +2,7 @@
 
 `PYTHONPATH=. python -m bench.remote [--triples N] [--seeds K] [--reps R]`
 
-The 1M-triple plain graph of `bench/data.py` (`tests.synth.power_law_ntriples`, seed 7)
+The 1M-triple plain graph of `bench/data.py` (`support.synth.power_law_ntriples`, seed 7)
 is loaded twice: into an in-memory pyoxigraph store, and with `oxigraph load` into a
 store directory that `oxigraph serve` serves on 127.0.0.1. Hub seeds (the 99.9th
 percentile by degree) and median-degree seeds are walked, side by side, interleaved:
@@ -40,7 +40,7 @@ from bench.bfs import PREFIXES, per_node_walk
 from bench.report import record, write_section
 from gateway import Gateway
 from gateway.backends.remote import RemoteBackend
-from tests.synth import ENTITY
+from support.synth import ENTITY
 
 BUDGETS = {"default": (1000, 2000), "max": (10_000, 50_000)}
 """What a call naming no budget gets, and the most a caller may ask for (`Settings`)."""

@@ -38,7 +38,7 @@ import numpy as np
 from bench import report
 from bench.floors import NODE, generate
 from bench.http_load import Server
-from bench.processes import tree_pss
+from support.processes import tree_pss
 
 HEADING = "## Scale run: one machine"
 CLIENTS = 8

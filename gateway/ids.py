@@ -108,30 +108,47 @@ def converter_for(extra_prefixes: tuple[tuple[str, str], ...]) -> Prefixes:
     `http://schema.org/Monday` in data that declares `http://schema.org/`), and the
     store's prefix name is read as a synonym (`sdo:Monday`). A registry entry never
     renames a namespace nor takes a prefix already given.
+
+    `curies.chain` would merge these layers otherwise: the first layer's prefix and
+    spelling both lead (`sdo:Monday` as the ID), and a registry entry whose prefix is taken
+    joins that record as another spelling of it (payswarm's namespace read as Wikidata's
+    `ps:`). So the layers are laid by the rules above.
     """
     records = [curies.Record(**r) for r in load_prefix_records()]  # type: ignore[arg-type]
     for prefix, uri in extra_prefixes:
-        if not prefix or not _is_usable_namespace(uri):
-            continue
-        known = next((r for r in records if uri == r.uri_prefix or uri in r.uri_prefix_synonyms), None)
-        if known is None:
-            records = [r for r in records if r.prefix != prefix and prefix not in r.prefix_synonyms]
-            records.append(curies.Record(prefix=prefix, uri_prefix=uri))
-            continue
-        if uri != known.uri_prefix:  # the data's spelling of a known namespace: expand to it
-            others = [known.uri_prefix, *(u for u in known.uri_prefix_synonyms if u != uri)]
-            known.uri_prefix, known.uri_prefix_synonyms = uri, others
-        if prefix != known.prefix and not any(prefix in (r.prefix, *r.prefix_synonyms) for r in records):
-            known.prefix_synonyms = [*known.prefix_synonyms, prefix]
+        if prefix and _is_usable_namespace(uri):
+            records = _with_data_prefix(records, prefix, uri)
+    chosen = frozenset(name.casefold() for r in records for name in (r.prefix, *r.prefix_synonyms))
+    return Prefixes([*records, *_registry_records(records)], chosen=chosen)
+
+
+def _with_data_prefix(records: list[curies.Record], prefix: str, uri: str) -> list[curies.Record]:
+    """The records with a store's `@prefix prefix: <uri>` laid over them (`converter_for`
+    says how)."""
+    known = next((r for r in records if uri == r.uri_prefix or uri in r.uri_prefix_synonyms), None)
+    if known is None:
+        kept = [r for r in records if r.prefix != prefix and prefix not in r.prefix_synonyms]
+        return [*kept, curies.Record(prefix=prefix, uri_prefix=uri)]
+    if uri != known.uri_prefix:  # the data's spelling of a known namespace: expand to it
+        others = [known.uri_prefix, *(u for u in known.uri_prefix_synonyms if u != uri)]
+        known.uri_prefix, known.uri_prefix_synonyms = uri, others
+    if prefix != known.prefix and not any(prefix in (r.prefix, *r.prefix_synonyms) for r in records):
+        known.prefix_synonyms = [*known.prefix_synonyms, prefix]
+    return records
+
+
+def _registry_records(records: list[curies.Record]) -> list[curies.Record]:
+    """The registry's entries for namespaces `records` lack, under prefixes (in any case)
+    they do not use."""
     names = {name.casefold() for r in records for name in (r.prefix, *r.prefix_synonyms)}
-    chosen = frozenset(names)
     namespaces = {uri for r in records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)}
+    added = []
     for prefix, uri in registry_prefixes():
         if prefix.casefold() not in names and uri not in namespaces:
             names.add(prefix.casefold())
             namespaces.add(uri)
-            records.append(curies.Record(prefix=prefix, uri_prefix=uri))
-    return Prefixes(records, chosen=chosen)
+            added.append(curies.Record(prefix=prefix, uri_prefix=uri))
+    return added
 
 
 class Prefixes(curies.Converter):
@@ -293,36 +310,33 @@ class IdMapper:
 
         Raises `InvalidInput` when the value cannot be an ID at all.
         """
-        text = check_id_text(value, field)
-        if "\\" in text:  # an ID as the gateway shows it, with its invisible characters escaped
-            text = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
-        if text.startswith("<") and text.endswith(">"):
-            text = check_id_text(text[1:-1], field)
-        elif "<" in text or ">" in text:
-            raise InvalidInput(f"{field}: {_show(text)} is not an IRI or CURIE", field=field)
+        text = _id_text(value, field)
         iri = self._expand(text)
         if iri is None and allow_local_name and ":" not in text:
             matches = self._local_names.get(text) or self._local_names.get(text.lower()) or []
-            if len(matches) == 1:
-                iri = matches[0]
-            elif len(matches) > 1:
+            if len(matches) > 1:
                 options = ", ".join(self.to_id(m) for m in matches[:5])
                 return Resolution(None, f"the name {text!r} is ambiguous: {options}")
+            iri = matches[0] if matches else None
         if iri is None and own_schemes and not allow_local_name and ":" in text and _is_iri(text):
             # An entity ID with no prefix of its name: an IRI of its own scheme (javascript:,
             # did:, tel:), as the gateway returns one. A predicate or type so written is
             # more likely a misspelt prefix, and is told as one.
             iri = text
         if iri is None:
-            if ":" in text:
-                prefix = text.split(":", 1)[0]
-                near = self.near_prefixes(prefix)
-                hint = f" (did you mean {', '.join(near)}?)" if near else ""
-                return Resolution(None, f"unknown prefix {prefix!r}{hint}")
-            if allow_local_name:
-                return Resolution(None)
-            return Resolution(None, "a bare name, not an ID; use search_entities to find the ID")
+            return Resolution(None, self._unmapped(text, allow_local_name))
         return Resolution(check_iri(iri, field))
+
+    def _unmapped(self, text: str, allow_local_name: bool) -> str | None:
+        """Why an ID maps to no IRI (None: a bare name the graph does not hold)."""
+        if ":" in text:
+            prefix = text.split(":", 1)[0]
+            near = self.near_prefixes(prefix)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            return f"unknown prefix {prefix!r}{hint}"
+        if allow_local_name:
+            return None
+        return "a bare name, not an ID; use search_entities to find the ID"
 
     def _expand(self, text: str) -> str | None:
         if _SCHEME.match(text):
@@ -342,6 +356,18 @@ class IdMapper:
             canonical = self._prefix_by_fold.get(prefix.casefold())
             namespace = self._expansions.get(canonical) if canonical is not None else None
         return namespace + local if namespace is not None else None
+
+
+def _id_text(value: object, field: str) -> str:
+    """An input ID as text to map: escapes the gateway shows read back, angle brackets taken off."""
+    text = check_id_text(value, field)
+    if "\\" in text:  # an ID as the gateway shows it, with its invisible characters escaped
+        text = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
+    if text.startswith("<") and text.endswith(">"):
+        return check_id_text(text[1:-1], field)
+    if "<" in text or ">" in text:
+        raise InvalidInput(f"{field}: {_show(text)} is not an IRI or CURIE", field=field)
+    return text
 
 
 def check_id_text(value: object, field: str) -> str:

@@ -67,29 +67,39 @@ def _path(tool: str, answer: Mapping[str, Any], labels: dict[str, str]) -> Pictu
 def _subgraph(tool: str, answer: Mapping[str, Any], labels: dict[str, str]) -> Picture:
     """A walk's or an intersection's nodes and edges, in either layout; a walk's nodes
     grouped by hop from its seeds."""
-    picture = Picture(tool)
-    nodes, edges = answer["nodes"], answer["edges"]
-    if isinstance(nodes, dict):  # compact layout: type -> ID -> label
-        for kind, members in nodes.items():
-            for node, label in members.items():
-                picture.nodes[node] = (label or labels.get(node), kind, 0)
-    for node in answer.get("node_details") or (nodes if isinstance(nodes, list) else []):
-        distances = node.get("distances") or {}
-        group = min(distances.values()) if distances else 0
-        picture.nodes[node["id"]] = (node.get("label") or labels.get(node["id"]), node.get("entity_type", ""), group)
-    if isinstance(edges, dict):  # compact: subject -> predicate -> objects
-        picture.edges = [(s, p, o, "asserted_true", None, None) for s, by in edges.items() for p, objects in by.items()
-                         for o in objects]
-        picture.edges += [(s, p, o, "asserted_true", d, None) for s, p, o, d in answer.get("derived_edges") or []]
-        picture.edges += [_edge(e) for e in answer.get("edge_details") or []]
-    else:
-        picture.edges = [_edge(e) for e in edges]
+    picture = Picture(tool, _listed_nodes(answer, labels), _listed_edges(answer))
     for s, _, o, *_ in picture.edges:  # an end the answer lists nowhere else still gets drawn
         for end in (s, o):
             picture.nodes.setdefault(end, (labels.get(end), "", 0))
     if tool == "bfs_query":
         _hops(picture, answer.get("seeds", []))
     return picture
+
+
+def _listed_nodes(answer: Mapping[str, Any], labels: dict[str, str]) -> dict[str, tuple[str | None, str, int]]:
+    """The nodes an answer lists, in either layout, an intersection's at its least distance."""
+    found: dict[str, tuple[str | None, str, int]] = {}
+    nodes = answer["nodes"]
+    if isinstance(nodes, dict):  # compact layout: type -> ID -> label
+        for kind, members in nodes.items():
+            for node, label in members.items():
+                found[node] = (label or labels.get(node), kind, 0)
+    for node in answer.get("node_details") or (nodes if isinstance(nodes, list) else []):
+        distances = node.get("distances") or {}
+        group = min(distances.values()) if distances else 0
+        found[node["id"]] = (node.get("label") or labels.get(node["id"]), node.get("entity_type", ""), group)
+    return found
+
+
+def _listed_edges(answer: Mapping[str, Any]) -> list[tuple[str, str, str, str, str | None, str | None]]:
+    edges = answer["edges"]
+    if not isinstance(edges, dict):
+        return [_edge(e) for e in edges]
+    # compact: subject -> predicate -> objects, then the derived and the detailed edges
+    listed = [(s, p, o, "asserted_true", None, None) for s, by in edges.items() for p, objects in by.items()
+              for o in objects]
+    listed += [(s, p, o, "asserted_true", d, None) for s, p, o, d in answer.get("derived_edges") or []]
+    return listed + [_edge(e) for e in answer.get("edge_details") or []]
 
 
 _READERS: dict[str, Callable[[str, Mapping[str, Any], dict[str, str]], Picture]] = {
@@ -303,7 +313,13 @@ def to_svg(picture: Picture) -> str:
                                          "width": f"{width:.0f}", "height": f"{height:.0f}",
                                          "font-family": "Helvetica, Arial, sans-serif", "font-size": "11"})
     ET.SubElement(root, f"{{{SVG}}}title").text = picture.title
-    edges = ET.SubElement(root, f"{{{SVG}}}g", {"class": "edges"})
+    _svg_edges(ET.SubElement(root, f"{{{SVG}}}g", {"class": "edges"}), picture, places)
+    _svg_nodes(ET.SubElement(root, f"{{{SVG}}}g", {"class": "nodes"}), picture, places)
+    _svg_legend(ET.SubElement(root, f"{{{SVG}}}g", {"class": "legend"}), left, top)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _svg_edges(edges: ET.Element, picture: Picture, places: dict[str, tuple[float, float]]) -> None:
     for s, p, o, status, derived, statement in picture.edges:
         (x1, y1), (x2, y2) = places[s], places[o]
         colour = DERIVED_COLOUR if derived else STATUS_COLOURS.get(status, "#000000")
@@ -314,7 +330,9 @@ def to_svg(picture: Picture) -> str:
             **({"stroke-dasharray": "2 3" if derived else "6 4"} if derived or status != "asserted_true" else {}),
         })
         ET.SubElement(line, f"{{{SVG}}}title").text = f"{s} {p} {o}" + ("" if status == "asserted_true" else f" ({status})")
-    nodes = ET.SubElement(root, f"{{{SVG}}}g", {"class": "nodes"})
+
+
+def _svg_nodes(nodes: ET.Element, picture: Picture, places: dict[str, tuple[float, float]]) -> None:
     for node, (label, kind, ring) in sorted(picture.nodes.items()):
         x, y = places[node]
         seed = ring == 0 and picture.title == "bfs_query"  # the walk's centre stands out
@@ -326,11 +344,12 @@ def to_svg(picture: Picture) -> str:
         text = ET.SubElement(group, f"{{{SVG}}}text", {"x": f"{x + NODE_RADIUS + 4:.1f}", "y": f"{y + 4:.1f}",
                                                         **({"font-weight": "bold"} if seed else {})})
         text.text = (label or node)[:40]
-    legend = ET.SubElement(root, f"{{{SVG}}}g", {"class": "legend"})
+
+
+def _svg_legend(legend: ET.Element, left: float, top: float) -> None:
     for i, (name, colour) in enumerate([*STATUS_COLOURS.items(), ("derived (trait)", DERIVED_COLOUR)]):
         y = top + 16 + 15 * i
         ET.SubElement(legend, f"{{{SVG}}}line", {"x1": f"{left + 10:.1f}", "y1": f"{y:.1f}", "x2": f"{left + 40:.1f}",
                                                  "y2": f"{y:.1f}", "stroke": colour, "stroke-width": "2",
                                                  **({} if name == "asserted_true" else {"stroke-dasharray": "6 4"})})
         ET.SubElement(legend, f"{{{SVG}}}text", {"x": f"{left + 46:.1f}", "y": f"{y + 4:.1f}"}).text = name
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

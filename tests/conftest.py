@@ -14,7 +14,7 @@ import pytest
 
 from gateway import Gateway
 from gateway.models import Edge, Node, Subgraph
-from tests.servers import OxigraphServer, VirtuosoServer
+from support.servers import OxigraphServer, VirtuosoServer
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "sherlock.trig"
@@ -59,7 +59,7 @@ def listed_edges(result: Subgraph) -> list[Edge]:
 
 def random_filters(rng: random.Random) -> dict[str, object]:
     """Traversal filters for a random query: sometimes statuses, a cutoff, a point in time."""
-    from tests.synth import STATUSES
+    from support.synth import STATUSES
 
     chosen: dict[str, object] = {}
     if rng.random() < 0.5:
@@ -86,7 +86,7 @@ def medlit_gateway() -> Gateway:
     return open_bundle(shared_data("medlit"))
 
 
-# -- remote endpoints: real servers on 127.0.0.1 (tests/servers.py) -------------------------
+# -- remote endpoints: real servers on 127.0.0.1 (support/servers.py) -----------------------
 CANON = "https://example.org/graph/canon"
 CASEBOOK = "https://example.org/graph/casebook"
 PLAIN_GRAPH = "https://example.org/graph/plain"

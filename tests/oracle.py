@@ -13,7 +13,7 @@ from collections.abc import Set as AbstractSet
 
 import networkx as nx
 
-from tests.synth import RDF, Statement, SynthGraph
+from support.synth import RDF, Statement, SynthGraph
 
 # (subject, predicate, object, statement id or None, derived_via or None)
 Edge = tuple[str, str, str, str | None, str | None]

@@ -17,8 +17,8 @@ import pytest
 from gateway import Gateway
 from gateway.auth import Reader, Readers, hash_token, new_token
 from gateway.errors import Unauthorized
+from support.synth import STATUSES, random_graph
 from tests.conftest import DEMO
-from tests.synth import STATUSES, random_graph
 
 GRAPHS = [f"http://graphs.example/g{i}" for i in range(4)]
 WALKS_PER_GRAPH = 12

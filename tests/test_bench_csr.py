@@ -1,4 +1,4 @@
-"""The benchmarks' CSR floor (bench/csr.py) answers as networkx does, so its timings
+"""The benchmarks' CSR floor (support/csr.py) answers as networkx does, so its timings
 stand for the same work as the gateway's."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from bench.csr import Csr
+from support.csr import Csr
 
 
 def _graph(seed: int) -> tuple[np.ndarray, nx.Graph, nx.DiGraph]:

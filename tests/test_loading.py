@@ -112,7 +112,7 @@ def _load_and_kill(tmp_path: Path, data: Path, store: Path, after: float) -> int
 def test_a_killed_load_is_refused_or_whole_never_stale(tmp_path: Path, after: float) -> None:
     """`kill -9` at a point of the load: opening the store either says the load did not
     finish, or (when it had finished) gives the statistics and names a fresh count gives."""
-    from tests.synth import power_law_ntriples
+    from support.synth import power_law_ntriples
 
     data = tmp_path / "graph.nt"
     data.write_text("".join(power_law_ntriples(100_000, seed=3, reified=True)), encoding="utf-8")

@@ -17,17 +17,7 @@ from collections.abc import Set as AbstractSet
 import pyoxigraph as ox
 import pytest
 
-from tests.oracle import (
-    RDF_OBJECT,
-    RDF_SUBJECT,
-    Edge,
-    existing_nodes,
-    inverse_partners,
-    is_traversable,
-    reference_bfs,
-    reference_closure,
-)
-from tests.synth import (
+from support.synth import (
     BFS,
     BFS_ASSERTED_AT,
     BFS_TRUTH_STATUS,
@@ -46,6 +36,16 @@ from tests.synth import (
     default_status,
     power_law_ntriples,
     random_graph,
+)
+from tests.oracle import (
+    RDF_OBJECT,
+    RDF_SUBJECT,
+    Edge,
+    existing_nodes,
+    inverse_partners,
+    is_traversable,
+    reference_bfs,
+    reference_closure,
 )
 
 

@@ -1,4 +1,4 @@
-"""The question set on published vocabularies (bench/questions.py), its CI slice: SHACL,
+"""The question set on published vocabularies (support/questions.py), its CI slice: SHACL,
 DASH and schema.org as pyshacl ships them, in three named graphs. Each answer the tools
 lead to must equal the one SPARQL gives on the same file (the whole set is a benchmark)."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.questions import Outcome, ask, pyshacl_file, slice_questions
+from support.questions import Outcome, ask, pyshacl_file, slice_questions
 
 
 @pytest.fixture(scope="module")

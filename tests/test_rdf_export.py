@@ -16,8 +16,8 @@ import rdflib
 
 from gateway import Gateway, InvalidInput
 from gateway.models import Subgraph
+from support.synth import random_graph
 from tests.conftest import DEMO, ROOT, listed_edges, listed_nodes, random_filters, shared_data
-from tests.synth import random_graph
 
 ALL = ["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]
 BFS = "https://w3id.org/bfsql#"

@@ -207,7 +207,7 @@ def test_blank_values_reads_only_what_the_entities_own(shacl: Gateway) -> None:
 @pytest.fixture(scope="module")
 def three_graphs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Gateway, ox.Store]:
     """SHACL, DASH and schema.org, each in its named graph."""
-    from bench.questions import pyshacl_file
+    from support.questions import pyshacl_file
 
     path = pyshacl_file(Path(tmp_path_factory.mktemp("graphs")))
     found = ox.Store()

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Protocol
 
 from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import declared_subproperties
 from gateway.engine.statistics import time_ranges
 from gateway.errors import BackendError
+from gateway.models import EdgeFilter, NodeFilter, Traversal
 from gateway.profiles.base import HopPlan, leq
 
 
 def make_plan(
-    ctx: GraphContext, query: object, warnings: list[str], traits: frozenset[str] = frozenset(), *,
-    predicates: str = "predicates",
+    ctx: GraphContext, traversal: Traversal, warnings: list[str], traits: frozenset[str] = frozenset(),
 ) -> HopPlan:
-    """The traversal settings of a query (any input model with the traversal filters);
-    predicate names the graph does not hold become warnings. `predicates` names the
-    query's field of predicates to walk."""
-    statuses = getattr(query, "truth_status", None)
+    """The plan of a walk with these settings; predicate names the graph does not hold
+    become warnings."""
     mirror_predicates: tuple[str, ...] = ()
     if traits:
         declared = ctx.profile.traits()
@@ -30,13 +28,14 @@ def make_plan(
         if "Inverse" in traits:
             mirrored |= set(declared.inverses)
         mirror_predicates = tuple(sorted(mirrored))
+    statuses = traversal.truth_status
     plan = HopPlan(
-        direction=getattr(query, "direction", "both"),
+        direction=traversal.direction,
         truth_status=frozenset(statuses) if statuses is not None else frozenset({"asserted_true"}),
-        as_of=getattr(query, "as_of", None),
-        valid_at=getattr(query, "valid_at", None),
+        as_of=traversal.as_of,
+        valid_at=traversal.valid_at,
         mirror_predicates=mirror_predicates,
-        **_walked_predicates(ctx, query, warnings, predicates),
+        **_walked_predicates(ctx, traversal, warnings),
     )
     if plan.as_of is not None or plan.valid_at is not None:
         _time_warnings(ctx, plan, warnings)
@@ -67,10 +66,11 @@ def _time_warnings(ctx: GraphContext, plan: HopPlan, warnings: list[str]) -> Non
                             "statement with a position is hidden")
 
 
-def _walked_predicates(ctx: GraphContext, query: object, warnings: list[str], field: str) -> dict[str, Any]:
-    """HopPlan's `predicates` and `excluded` from a query's `field` / `exclude_predicates`."""
-    named: list[str] = getattr(query, field, None) or []
-    unwanted: list[str] = getattr(query, "exclude_predicates", None) or []
+def _walked_predicates(ctx: GraphContext, traversal: Traversal, warnings: list[str]) -> dict[str, Any]:
+    """HopPlan's `predicates` and `excluded` from the traversal's predicates / exclude_predicates."""
+    named = traversal.predicates or []
+    unwanted = traversal.exclude_predicates
+    field = traversal.predicates_field
     excluded = resolve_terms(ctx, unwanted, "exclude_predicates", kind="predicate", warnings=warnings) if unwanted else set()
     if not named:
         # A predicate the data declares walked only when named (a passage's bfs:passageOf:
@@ -83,12 +83,21 @@ def _walked_predicates(ctx: GraphContext, query: object, warnings: list[str], fi
     return {"predicates": tuple(sorted(allowed))}
 
 
-def resolve_presentation(ctx: GraphContext, query: object, warnings: list[str]) -> tuple[set[str] | None, set[str] | None]:
+class Presented(Protocol):
+    """An input whose filters say which nodes and edges are shown in full."""
+
+    @property
+    def node_filter(self) -> NodeFilter | None: ...
+
+    @property
+    def edge_filter(self) -> EdgeFilter | None: ...
+
+
+def resolve_presentation(ctx: GraphContext, query: Presented, warnings: list[str]) -> tuple[set[str] | None, set[str] | None]:
     """(types whose nodes are full, predicates whose edges are full); None means all. The
     names are checked with topology_only too, where they select nothing: a misspelt one is
     said either way."""
-    node_filter = getattr(query, "node_filter", None)
-    edge_filter = getattr(query, "edge_filter", None)
+    node_filter, edge_filter = query.node_filter, query.edge_filter
     types = (
         None if node_filter is None
         else resolve_terms(ctx, node_filter.entity_types, "node_filter.entity_types", kind="type", warnings=warnings)

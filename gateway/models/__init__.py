@@ -77,6 +77,7 @@ from gateway.models.shared import (
     Value,
 )
 from gateway.models.tables import Aggregate, Condition, Order, Table, TableLimits, TabulateInput
+from gateway.models.traversal import Traversal
 
 __all__ = [
     "TRUTH_STATUSES",
@@ -146,6 +147,7 @@ __all__ = [
     "Time",
     "Trait",
     "TransitiveClosureInput",
+    "Traversal",
     "TraversalFilters",
     "Truncation",
     "TruthStatus",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import Field
 
 from gateway.models.shared import Direction, Id, LanguageTag, Layout, Point, Strict, Trait, TruthStatus
+from gateway.models.traversal import Traversal
 
 
 class NodeFilter(Strict):
@@ -38,12 +41,20 @@ class TraversalFilters(Strict):
         description="Held then (year or ISO date).",
     )
 
+    def traversal(self) -> Traversal:
+        """These filters as planning takes them; a tool whose input says more (a direction,
+        predicates) adds it."""
+        return Traversal(truth_status=self.truth_status, as_of=self.as_of, valid_at=self.valid_at)
+
 
 class WalkFilters(TraversalFilters):
     """The traversal filters of a walking tool: which predicates it may cross, too."""
 
     predicates: list[Id] | None = Field(default=None, min_length=1, description="Walk only these.")
     exclude_predicates: list[Id] = Field(default_factory=list, description="Never walk these.")
+
+    def traversal(self) -> Traversal:
+        return replace(super().traversal(), predicates=self.predicates, exclude_predicates=self.exclude_predicates)
 
 
 class InGraphs(Strict):
@@ -88,6 +99,9 @@ class BfsQueryInput(WalkFilters, InGraphs):
         description='"compact": stubs grouped, with labels.',
     )
 
+    def traversal(self) -> Traversal:
+        return replace(super().traversal(), direction=self.direction)
+
 
 class DescribeEntityInput(InGraphs, InLanguages):
     id: Id = Field(description="An entity or statement ID.")
@@ -106,6 +120,10 @@ class ExpandNeighborsInput(TraversalFilters):
     limit: int = Field(default=8, description="1 to 24.")
     content_max_chars: int = Field(default=500, description="Preview, 1 to 4,000.")
     include_incoming: bool = True
+
+    def traversal(self) -> Traversal:
+        return replace(super().traversal(), direction="both" if self.include_incoming else "out",
+                       predicates=self.relationship_types, predicates_field="relationship_types")
 
 
 class AnswerInput(TraversalFilters):
@@ -129,12 +147,18 @@ class IntersectSubgraphsInput(WalkFilters):
     max_nodes: int | None = Field(default=None, description="Node budget per seed walk (clamped).")
     max_edges: int | None = Field(default=None, description="Edge budget per seed walk (clamped).")
 
+    def traversal(self) -> Traversal:
+        return replace(super().traversal(), direction=self.direction)
+
 
 class TransitiveClosureInput(TraversalFilters):
     start: Id = Field(description="An entity ID.")
     predicate: Id = Field(description="e.g. rdfs:subClassOf")
     direction: Direction = Field(default="out", description="out: subject to object; in: back.")
     limit: int = Field(default=10_000, description="1 to 500,000.")
+
+    def traversal(self) -> Traversal:
+        return replace(super().traversal(), direction=self.direction)
 
 
 class ScanQueryInput(TraversalFilters, InGraphs):
@@ -149,6 +173,9 @@ class ShortestPathInput(WalkFilters):
     target: Id
     max_hops: int = Field(default=4, description="Longest path (1 to 8 hops).")
     direction: Direction = "both"
+
+    def traversal(self) -> Traversal:
+        return replace(super().traversal(), direction=self.direction)
 
 
 class CommunitiesInput(WalkFilters):

@@ -147,15 +147,18 @@ def _batches(
     ctx: GraphContext, found: Partition, communities: list[tuple[int, list[int]]], named: dict[int, int], most: int,
 ) -> tuple[list[Batch], int, bool]:
     """The facts of the communities in order, cut into batches; (batches, communities read, clipped)."""
-    index = {iri: i for i, iri in enumerate(found.order)}
-    touching: dict[int, list[EdgeKey]] = defaultdict(list)
-    for key in found.keys:
-        if key.predicate in (STRUCTURAL_SUBJECT, STRUCTURAL_OBJECT):
-            continue
-        for end in {key.subject, key.object}:
-            if end in index:
-                touching[index[end]].append(key)
-    chosen: list[tuple[int, EdgeKey]] = []  # (community, statement), in reading order
+    chosen, clipped = _statements(found, communities, named)
+    batches, read, cut = _cut(ctx, chosen, most)
+    return batches, read, clipped or cut
+
+
+def _statements(
+    found: Partition, communities: list[tuple[int, list[int]]], named: dict[int, int],
+) -> tuple[list[tuple[int, EdgeKey]], bool]:
+    """(community, statement) in reading order: per community its members the question names,
+    then the most central, each with its statements; and whether a bound left some out."""
+    touching = _touching(found)
+    chosen: list[tuple[int, EdgeKey]] = []
     seen: set[EdgeKey] = set()
     clipped = False
     members_read = 0
@@ -174,6 +177,25 @@ def _batches(
                 if key not in seen:
                     seen.add(key)
                     chosen.append((number, key))
+    return chosen, clipped
+
+
+def _touching(found: Partition) -> dict[int, list[EdgeKey]]:
+    """Node number -> the statements with it at either end (structural ones left out)."""
+    index = {iri: i for i, iri in enumerate(found.order)}
+    touching: dict[int, list[EdgeKey]] = defaultdict(list)
+    for key in found.keys:
+        if key.predicate in (STRUCTURAL_SUBJECT, STRUCTURAL_OBJECT):
+            continue
+        for end in {key.subject, key.object}:
+            if end in index:
+                touching[index[end]].append(key)
+    return touching
+
+
+def _cut(ctx: GraphContext, chosen: list[tuple[int, EdgeKey]], most: int) -> tuple[list[Batch], int, bool]:
+    """The statements as labelled lines cut into at most `most` batches; (batches,
+    communities read, whether the last batch left some out)."""
     labels = ctx.labels(sorted({part for _, k in chosen for part in (k.subject, k.predicate, k.object)}))
     to_id = ctx.ids.to_id
 
@@ -183,6 +205,7 @@ def _batches(
 
     batches = [Batch()]
     communities_read: set[int] = set()
+    clipped = False
     for number, key in chosen:
         label = sum(len(b.facts) for b in batches) + 1
         line = f"[{label}] {name(key.subject)} {labels.get(key.predicate) or to_id(key.predicate)} {name(key.object)}"

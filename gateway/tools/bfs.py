@@ -39,7 +39,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
         seeds=MAX_SEEDS,
     )
     traits = frozenset(query.expand_traits)
-    plan = make_plan(ctx, query, warnings, traits)
+    plan = make_plan(ctx, query.traversal(), warnings, traits)
     found = ctx.seed_iris(query.seeds, "seeds", warnings, cap=MAX_SEEDS)
     limits.seeds = min(len(found.iris) + len(found.missing) + len(found.past_cap), MAX_SEEDS)
     candidates = found.iris

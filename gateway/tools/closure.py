@@ -30,7 +30,7 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
     warnings: list[str] = []
     limit = clamp(query.limit, 10_000, 1, MAX_LIMIT, field="limit", warnings=warnings)
     predicates = resolve_terms(ctx, [query.predicate], "predicate", kind="predicate", warnings=warnings)
-    plan = make_plan(ctx, query, warnings)
+    plan = make_plan(ctx, query.traversal(), warnings)
     start = ctx.resolve_seeds([query.start], plan, "start", warnings, cap=1)
     starts, unresolved = start.iris, start.missing
     suggest_ids(ctx, start, "start", warnings)

@@ -115,7 +115,7 @@ def central(graph: nx.Graph, members: list[int]) -> list[int]:
 def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -> Partition:
     """The whole partition of the query's subgraph, every level, coarsest first."""
     bound = ctx.settings.communities_max_edges
-    plan = make_plan(ctx, query, warnings)
+    plan = make_plan(ctx, query.traversal(), warnings)
     unresolved: list[str] = []
     nodes: set[str] = set()
     if query.seeds:

@@ -20,6 +20,7 @@ from gateway.engine.presentation import (
 from gateway.engine.search import suggest_ids
 from gateway.engine.walk import Cut, EdgeKey, candidates, unnamed_warning, walk
 from gateway.models import (
+    Edge,
     Intersection,
     IntersectSubgraphsInput,
     Limits,
@@ -38,22 +39,14 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     warnings: list[str] = []
     limits = _limits(ctx, query, warnings)
     k = limits.max_hops
-    plan = make_plan(ctx, query, warnings)
+    plan = make_plan(ctx, query.traversal(), warnings)
     asked = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
     seeds = asked.iris
     limits.seeds = min(len(asked.iris) + len(asked.missing) + len(asked.past_cap), MAX_SEEDS)
     suggest_ids(ctx, asked, "seeds", warnings)
     unresolved = asked.unresolved("unresolved_seeds", warnings)
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
-    distances: dict[str, dict[str, int]] = {}
-    cut = None
-    for seed in seeds:
-        result = walk(ctx.profile, [seed], plan, max_hops=k, max_nodes=limits.max_nodes,
-                      max_edges=limits.max_edges, count_hidden=False)
-        cut = cut or result.cut
-        warnings += unnamed_warning(result)
-        for node, hop in result.hops.items():
-            distances.setdefault(node, {})[seed] = hop
+    distances, cut = _distances(ctx, plan, seeds, limits, warnings)
     common = sorted(n for n, d in distances.items() if len(d) == len(seeds)) if len(seeds) >= 2 else []
     if len(seeds) < 2:
         warnings.append("fewer than two seeds are in the graph: nothing to intersect")
@@ -67,14 +60,37 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
         for n, node in zip(order, _nodes(ctx, order, query, node_filter))
     ]
     keyed = sorted(edges.items(), key=lambda item: tuple(to_id(x) if x else "" for x in item[0]))
-    wanted = [] if query.topology_only else [(key, h) for key, h in keyed if edge_filter is None or key.predicate in edge_filter]
-    detailed = dict(zip((key for key, _ in wanted), full_edges(ctx, wanted, valid_at=query.valid_at))) if wanted else {}
     return Intersection(
         seeds=[to_id(s) for s in seeds], k=k, node_count=len(nodes), edge_count=len(keyed),
-        nodes=nodes, edges=[detailed.get(key) or stub_edge(ctx, key) for key, _ in keyed],
+        nodes=nodes, edges=_edges(ctx, keyed, query, edge_filter),
         limits=limits, truncated=cut is not None, truncation=Truncation(**vars(cut)) if cut else None,
         unresolved_seeds=unresolved, warnings=warnings,
     )
+
+
+def _distances(
+    ctx: GraphContext, plan: HopPlan, seeds: list[str], limits: Limits, warnings: list[str],
+) -> tuple[dict[str, dict[str, int]], Cut | None]:
+    """Node -> seed -> hops, from a walk of each seed on its own; and the first walk's cut."""
+    distances: dict[str, dict[str, int]] = {}
+    cut = None
+    for seed in seeds:
+        result = walk(ctx.profile, [seed], plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
+                      max_edges=limits.max_edges, count_hidden=False)
+        cut = cut or result.cut
+        warnings += unnamed_warning(result)
+        for node, hop in result.hops.items():
+            distances.setdefault(node, {})[seed] = hop
+    return distances, cut
+
+
+def _edges(
+    ctx: GraphContext, keyed: list[tuple[EdgeKey, Hit]], query: IntersectSubgraphsInput, edge_filter: set[str] | None,
+) -> list[Edge]:
+    """The edges in order: full where the edge filter asks, stubs elsewhere."""
+    wanted = [] if query.topology_only else [(key, h) for key, h in keyed if edge_filter is None or key.predicate in edge_filter]
+    detailed = dict(zip((key for key, _ in wanted), full_edges(ctx, wanted, valid_at=query.valid_at))) if wanted else {}
+    return [detailed.get(key) or stub_edge(ctx, key) for key, _ in keyed]
 
 
 def _limits(ctx: GraphContext, query: IntersectSubgraphsInput, warnings: list[str]) -> Limits:

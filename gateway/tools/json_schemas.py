@@ -85,11 +85,21 @@ def lean(schema: Any, *, descriptions: bool = True, depth: int = 0) -> Any:
     if "properties" in schema:  # property names, not keywords: keep every one
         kept["properties"] = {name: lean(value, descriptions=descriptions, depth=depth + 1)
                               for name, value in schema["properties"].items()}
+    return _without_null_option(_name_keyed(kept))
+
+
+def _name_keyed(kept: dict[str, Any]) -> dict[str, Any]:
+    """A map whose keys are names (one `patternProperties` entry) as the shape of its values."""
     patterns = kept.pop("patternProperties", None)
-    if isinstance(patterns, dict) and len(patterns) == 1:  # a map whose keys are names: its values' shape
+    if isinstance(patterns, dict) and len(patterns) == 1:
         kept["additionalProperties"] = next(iter(patterns.values()))
     elif patterns is not None:
         kept["patternProperties"] = patterns
+    return kept
+
+
+def _without_null_option(kept: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf` without its null branch; one branch left is the schema itself."""
     options = kept.get("anyOf")
     if isinstance(options, list):
         rest = [option for option in options if option != {"type": "null"}]

@@ -36,6 +36,7 @@ from gateway.engine.search import readable_name, suggest_ids
 from gateway.engine.walk import EdgeKey, WalkResult, unnamed_warning, walk
 from gateway.ids import local_name
 from gateway.models import ExpandNeighborsInput, Neighbor, Neighbors
+from gateway.profiles.base import HopPlan
 from gateway.settings import clamp
 from gateway.sparql import iris
 from gateway.terms import Literal, text_of
@@ -54,11 +55,32 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     depth = clamp(query.depth, 1, 1, MAX_DEPTH, field="depth", warnings=warnings)
     limit = clamp(query.limit, 8, 1, MAX_LIMIT, field="limit", warnings=warnings)
     chars = clamp(query.content_max_chars, 500, 1, MAX_CONTENT, field="content_max_chars", warnings=warnings)
-    direction = "both" if query.include_incoming else "out"
-    plan = make_plan(ctx, _Walk(query, direction), warnings, predicates="relationship_types")
+    plan = make_plan(ctx, query.traversal(), warnings)
     wanted = resolve_terms(ctx, query.types, "types", kind="type", warnings=warnings) if query.types else None
     found = ctx.resolve_seeds(query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
     suggest_ids(ctx, found, "entity_ids", warnings)
+    to_id = ctx.ids.to_id
+    answer: dict[str, Any] = dict(origins=[to_id(s) for s in found.iris], unresolved=found.unresolved("unresolved", warnings),
+                                  depth=depth, limit=limit, filters=_filters(ctx, query, plan, wanted), warnings=warnings)
+    if not found.iris or (wanted is not None and not wanted):
+        return Neighbors(neighbors=[], total=0, truncated=False, **answer)
+    result = walk(ctx.profile, found.iris, plan, max_hops=depth, max_nodes=ctx.settings.default_max_nodes,
+                  max_edges=ctx.settings.default_max_edges, count_hidden=False)
+    if result.cut is not None:
+        warnings.append(f"the walk was cut at hop {result.cut.at_hop} ({result.cut.reason}): neighbours past the "
+                        "cut are not ranked; narrow it with relationship_types or a smaller depth")
+    warnings += unnamed_warning(result)
+    reached, types, places = _listed(ctx, result, wanted)
+    ranked = sorted(reached, key=lambda n: (-reached[n].score, result.hops[n], to_id(n)))
+    chosen = ranked[:limit]
+    details = full_nodes(ctx, chosen, types)
+    neighbors = [_neighbor(ctx, n, reached[n], result.hops[n], details[n], places.get(n), chars) for n in chosen]
+    return Neighbors(neighbors=neighbors, total=len(ranked), truncated=len(ranked) > limit or result.cut is not None,
+                     **answer)
+
+
+def _filters(ctx: GraphContext, query: ExpandNeighborsInput, plan: HopPlan, wanted: set[str] | None) -> dict[str, Any]:
+    """The filters the walk applied, as the answer states them."""
     to_id = ctx.ids.to_id
     filters: dict[str, Any] = {"include_incoming": query.include_incoming, "truth_status": sorted(plan.truth_status)}
     if plan.predicates is not None:
@@ -68,36 +90,22 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     for name in ("as_of", "valid_at"):
         if getattr(plan, name) is not None:
             filters[name] = str(getattr(plan, name))
-    answer: dict[str, Any] = dict(origins=[to_id(s) for s in found.iris], unresolved=found.unresolved("unresolved", warnings),
-                                  depth=depth, limit=limit, filters=filters, warnings=warnings)
-    if not found.iris or (wanted is not None and not wanted):
-        return Neighbors(neighbors=[], total=0, truncated=False, **answer)
-    result = walk(ctx.profile, found.iris, plan, max_hops=depth, max_nodes=ctx.settings.default_max_nodes,
-                  max_edges=ctx.settings.default_max_edges, count_hidden=False)
-    if result.cut is not None:
-        warnings.append(f"the walk was cut at hop {result.cut.at_hop} ({result.cut.reason}): neighbours past the "
-                        "cut are not ranked; narrow it with relationship_types or a smaller depth")
-    warnings += unnamed_warning(result)
+    return filters
+
+
+def _listed(
+    ctx: GraphContext, result: WalkResult, wanted: set[str] | None,
+) -> tuple[dict[str, _Reach], dict[str, list[str]], dict[str, tuple[str, int | None, str]]]:
+    """The neighbours the answer may list, each with its best reaching edge (those of the
+    wanted types; a passage only where the reader may read its document), the types of
+    every node reached, and the passages' places."""
     reached = _reaching_edges(ctx, result)
     types = node_types(ctx, list(reached))
     if wanted is not None:
         reached = {n: r for n, r in reached.items() if wanted & _types_of(n, types)}
     places = _passages(ctx, [n for n in reached if PASSAGE_TYPE in types.get(n, ())])
     reached = {n: r for n, r in reached.items() if PASSAGE_TYPE not in types.get(n, ()) or n in places}
-    ranked = sorted(reached, key=lambda n: (-reached[n].score, result.hops[n], to_id(n)))
-    chosen = ranked[:limit]
-    details = full_nodes(ctx, chosen, types)
-    neighbors = [_neighbor(ctx, n, reached[n], result.hops[n], details[n], places.get(n), chars) for n in chosen]
-    return Neighbors(neighbors=neighbors, total=len(ranked), truncated=len(ranked) > limit or result.cut is not None,
-                     **answer)
-
-
-class _Walk:
-    """The walk's traversal fields, as `make_plan` reads them from a query."""
-
-    def __init__(self, query: ExpandNeighborsInput, direction: str) -> None:
-        self.truth_status, self.as_of, self.valid_at = query.truth_status, query.as_of, query.valid_at
-        self.relationship_types, self.direction = query.relationship_types, direction
+    return reached, types, places
 
 
 class _Reach:

@@ -35,7 +35,7 @@ Step = tuple[str, EdgeKey, Hit]  # (next node, edge, hit)
 def shortest_path(ctx: GraphContext, query: ShortestPathInput) -> ShortestPath:
     warnings: list[str] = []
     max_hops = clamp(query.max_hops, 4, 1, MAX_HOPS, field="max_hops", warnings=warnings)
-    plan = make_plan(ctx, query, warnings)
+    plan = make_plan(ctx, query.traversal(), warnings)
     unresolved: list[str] = []
     ends: list[str | None] = []
     for field, name in (("source", query.source), ("target", query.target)):

@@ -83,7 +83,7 @@ def _scan_entities(
 def _scan_statements(
     ctx: GraphContext, query: ScanQueryInput, after: str | None, limit: int, warnings: list[str],
 ) -> ScanPage:
-    plan = make_plan(ctx, query, warnings)
+    plan = make_plan(ctx, query.traversal(), warnings)
     if query.edge_predicates:
         predicates = resolve_terms(ctx, query.edge_predicates, "edge_predicates", kind="predicate", warnings=warnings)
         if not predicates:

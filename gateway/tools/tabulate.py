@@ -77,7 +77,7 @@ TABLE_BRIEF: dict[str, dict[str, Any]] = {
 def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
     warnings: list[str] = []
     limit = clamp(query.limit, 50, 1, MAX_ROWS, field="limit", warnings=warnings)
-    plan = make_plan(ctx, query, warnings)
+    plan = make_plan(ctx, query.traversal(), warnings)
     names = _Names(ctx)
     unresolved: list[str] = []
     rows_type = rows_ids = None

@@ -19,9 +19,9 @@ from gateway.auth import Reader
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.rdflib_source import declared_prefixes, from_rdflib, is_rdflib_graph
 from gateway.profiles.reification import PlainProfile, ReificationProfile, native_to_reification
+from support.synth import random_graph
 from tests.backends.test_shared_suite import ALL, CALLS, PREFIXES, READER_CALLS, _answer
 from tests.conftest import CANON, CASEBOOK, SHARED_DATA, demo_plain, demo_reification, shared_data
-from tests.synth import random_graph
 from tests.test_authorization import random_call
 
 EXPORTS = sorted(p.name for p in (SHARED_DATA / "wikidata").glob("*.ttl")) if (SHARED_DATA / "wikidata").is_dir() else []

@@ -14,7 +14,7 @@ from gateway.backends import reifiers
 from gateway.backends.embedded import EmbeddedBackend, store_generation
 from gateway.loading import load_store
 from gateway.profiles.native import NativeProfile
-from tests import synth
+from support import synth
 
 EX = "http://example.org/"
 REIFIES = "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies"

@@ -21,8 +21,8 @@ import pytest
 
 from gateway.backends.remote import DEFAULT_MAX_BODY, RemoteBackend, RetryPolicy
 from gateway.terms import XSD, Literal
+from support.servers import NginxServer
 from tests.conftest import ROOT
-from tests.servers import NginxServer
 
 GiB, MiB = 1 << 30, 1 << 20
 GOOD_TSV = b'?x\t?n\n<http://example.org/a>\t1\n<http://example.org/b>\t"two"@en\n'

@@ -23,8 +23,8 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from support.servers import NginxServer, OxigraphServer
 from tests.conftest import ROOT
-from tests.servers import NginxServer, OxigraphServer
 from tests.surfaces.conftest import start_server
 
 CANARY = "canary-" + secrets.token_hex(12) + "!/"

@@ -24,7 +24,7 @@ from gateway.backends.credentials import BearerAuth
 from gateway.backends.remote import RemoteBackend, RetryPolicy
 from gateway.backends.resilience import EndpointShare, origin
 from gateway.surfaces.problems import to_problem
-from tests.servers import NginxServer, OxigraphServer
+from support.servers import NginxServer, OxigraphServer
 
 PASSWORD = "pw-" + secrets.token_hex(8)
 TOKEN = "tok-" + secrets.token_hex(8)

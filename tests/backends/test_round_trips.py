@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gateway import Gateway
-from tests.servers import OxigraphServer
+from support.servers import OxigraphServer
 
 EX = "http://rt.example/"
 ARMS, LEAVES = 40, 5

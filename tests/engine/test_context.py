@@ -16,8 +16,8 @@ from gateway.auth import Reader
 from gateway.engine.context import CALLER_KEYS
 from gateway.engine.names import VOCABULARY, resolve_terms, vocabulary
 from gateway.profiles.base import NON_EDGE_PREDICATES
+from support.synth import random_graph
 from tests.conftest import DEMO, gateway_from_ntriples
-from tests.synth import random_graph
 
 
 def _verdicts(gateway: Gateway, names: list[str], *, probe: bool) -> list[set[str]]:

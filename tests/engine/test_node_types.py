@@ -16,7 +16,7 @@ import pytest
 from gateway import Gateway
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import node_types
-from tests.servers import OxigraphServer
+from support.servers import OxigraphServer
 
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 STATEMENT = "https://w3id.org/bfsql#Statement"

@@ -14,7 +14,7 @@ import pytest
 
 from gateway import Gateway
 from gateway.engine import walk
-from tests.servers import OxigraphServer
+from support.servers import OxigraphServer
 
 E = "http://example.org/e/"
 LINKS = [f"http://example.org/p{i}" for i in range(3)]

@@ -7,9 +7,9 @@ import random
 import pytest
 
 from gateway.models import Subgraph
+from support.synth import random_graph
 from tests.conftest import gateway_from_ntriples, listed_edges, listed_nodes, random_filters
 from tests.oracle import existing_nodes, reference_bfs
-from tests.synth import random_graph
 
 GRAPHS = 240
 

@@ -18,7 +18,7 @@ import pytest
 
 from gateway import Gateway
 from gateway.tools import bfs
-from tests.servers import OxigraphServer
+from support.servers import OxigraphServer
 
 E = "http://example.org/e/"
 C = "http://example.org/c/"

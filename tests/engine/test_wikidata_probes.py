@@ -24,8 +24,8 @@ from gateway.backends.remote import RemoteBackend, RetryPolicy
 from gateway.engine.wikidata_probes import COUNT_CAP, known_vocabulary
 from gateway.profiles.wikidata import WikidataProfile
 from gateway.sparql import render
+from support.servers import require_binary
 from tests.conftest import listed_edges, listed_nodes, shared_data
-from tests.servers import require_binary
 from tests.wikidata_service import ScanChecker, WikidataService, mwapi_block
 
 WD = "http://www.wikidata.org/entity/"

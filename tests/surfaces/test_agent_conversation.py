@@ -1,4 +1,4 @@
-"""The book's two questions as an agent's MCP conversation (bench/conversation.py's fixed
+"""The book's two questions as an agent's MCP conversation (support/conversation.py's fixed
 policy), over stdio and HTTP with the real client: solved, and in under half the
 characters of the conversation before the agent-experience work (61,406, recorded in
 bench/RESULTS.md, "Agent conversation")."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.conversation import CUSHING, import_bundle, over_http, over_stdio
+from support.conversation import CUSHING, import_bundle, over_http, over_stdio
 from tests.conftest import ROOT, shared_data
 
 BEFORE = 61_406

@@ -20,11 +20,11 @@ import httpx2
 import pytest
 import uvicorn
 
-from bench.processes import cpu_seconds, descendants, tree_pss
 from gateway import Gateway
 from gateway.auth import hash_token
 from gateway.profiles.native import NativeProfile
 from gateway.surfaces.http import create_app
+from support.processes import cpu_seconds, descendants, tree_pss
 from tests.backends.test_remote_faults import FakeEndpoint, Reply
 from tests.surfaces.conftest import Listener, Served, free_port, start_server
 from tests.surfaces.test_http_tools import assert_problem
@@ -137,7 +137,7 @@ def test_slow_headers_and_bodies_lose_their_connection(strict: Served) -> None:
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """200,000 triples in memory, SPARQL queries bounded at 512 MiB each."""
-    from tests.synth import power_law_ntriples
+    from support.synth import power_law_ntriples
 
     directory = tmp_path_factory.mktemp("big")
     data = directory / "big.nt"

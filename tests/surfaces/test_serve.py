@@ -11,7 +11,7 @@ import httpx2
 import pytest
 
 from gateway import Gateway
-from tests.servers import OxigraphServer
+from support.servers import OxigraphServer
 from tests.surfaces.conftest import ROOT, start_server
 from tests.surfaces.test_http_tools import assert_problem
 

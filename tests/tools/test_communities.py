@@ -17,13 +17,13 @@ import pytest
 from gateway import Gateway, Settings, TooLarge
 from gateway.models import CommunitiesInput
 from gateway.tools.community import partition
+from support.synth import random_graph
 from tests.conftest import ROOT, gateway_from_ntriples
-from tests.synth import random_graph
 
 SCRIPT = """
 import json, random, sys
 sys.path.insert(0, {root!r})
-from tests.synth import random_graph
+from support.synth import random_graph
 from tests.conftest import gateway_from_ntriples
 graph = random_graph(random.Random(3), 300, 900, reified=False, with_traits=False)
 result = gateway_from_ntriples(graph.to_ntriples()).communities()

@@ -22,10 +22,10 @@ from pydantic.fields import FieldInfo
 
 from gateway import Gateway, InvalidInput
 from gateway.tools import TOOLS
+from support.synth import STATUSES, random_graph
 from tests.conftest import DEMO, gateway_from_ntriples
 from tests.engine.test_walk_oracle import edge_set, node_hops
 from tests.oracle import existing_nodes, reference_bfs
-from tests.synth import STATUSES, random_graph
 
 REQUIRED: dict[str, dict[str, Any]] = {
     "describe_schema": {},

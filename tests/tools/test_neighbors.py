@@ -13,9 +13,9 @@ import pytest
 
 from gateway import Gateway, InvalidInput
 from gateway.tools.neighbors import DECAY
+from support.synth import random_graph
 from tests.conftest import DEMO, gateway_from_ntriples, shared_data
 from tests.oracle import existing_nodes, reference_bfs
-from tests.synth import random_graph
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import networkx as nx
 import pytest
 
 from gateway import Gateway
+from support.synth import predicate, random_graph
 from tests.conftest import gateway_from_ntriples, random_filters
 from tests.oracle import (
     existing_nodes,
@@ -19,7 +20,6 @@ from tests.oracle import (
     structural_edges,
     traversable_edges,
 )
-from tests.synth import predicate, random_graph
 
 GRAPHS = 210
 

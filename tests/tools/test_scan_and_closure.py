@@ -8,8 +8,8 @@ import random
 import pytest
 
 from gateway import Gateway, InvalidInput
+from support.synth import random_graph
 from tests.conftest import gateway_from_ntriples
-from tests.synth import random_graph
 
 
 def test_example_5_partof_closure(demo: Gateway) -> None:

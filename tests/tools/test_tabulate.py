@@ -20,8 +20,8 @@ from gateway.errors import GatewayError, InvalidInput
 from gateway.resources import demo_path
 from gateway.surfaces.problems import to_problem
 from gateway.tools import TOOLS
+from support.synth import STATUSES, random_graph
 from tests.conftest import shared_data
-from tests.synth import STATUSES, random_graph
 
 X = "http://table.example/"
 XSD = "http://www.w3.org/2001/XMLSchema#"

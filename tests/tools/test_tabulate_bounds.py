@@ -24,7 +24,7 @@ import pytest
 
 from gateway import Gateway, deadline
 from gateway.errors import EndpointTimeout, GatewayError, TooLarge
-from tests.servers import OxigraphServer
+from support.servers import OxigraphServer
 
 tabulate_module = importlib.import_module("gateway.tools.tabulate")
 

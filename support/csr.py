@@ -50,7 +50,8 @@ class Csr:
             sizes = (self.out_ptr[frontier + 1] - self.out_ptr[frontier]) + (self.in_ptr[frontier + 1] - self.in_ptr[frontier])
             enough = int(np.searchsorted(np.cumsum(sizes), max_edges - taken_count + 1)) + 1
             part = frontier[:enough]
-            rows = np.concatenate([self._gather(part, self.out_ptr, self.out_edge), self._gather(part, self.in_ptr, self.in_edge)])
+            rows = np.concatenate([self._gather(part, self.out_ptr, self.out_edge),
+                                   self._gather(part, self.in_ptr, self.in_edge)])
             found = np.unique(rows[: max_edges - taken_count + 1])
             found = found[~seen_edge[found]]
             if not len(found):
