@@ -14,6 +14,7 @@ import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -182,3 +183,51 @@ def _distribution(requirement: str) -> str:
     for mark in "<>=!~ ":
         name = name.split(mark)[0]
     return name.strip().lower().replace("-", "_")
+
+
+# -- where a store's and a statement model's own knowledge lives ----------------------------
+INTERFACES = ("gateway.backends.base", "gateway.profiles.base")
+"""What the engine and the tools may import of backends/ and profiles/: the interfaces (and
+modules that hold only the shapes and protocols those are made of, below)."""
+SHAPES = ("gateway.profiles.graph", "gateway.profiles.statistics")
+GENERIC = ("gateway.engine", "gateway.tools")
+MAX_COMPLEXITY = 20
+"""radon's grade C at worst: a function past it does too many things to be read as one."""
+
+
+def test_the_engine_and_the_tools_know_no_store_and_no_statement_model() -> None:
+    """Neither imports a concrete backend or profile module, reads a profile's `bounded`
+    flag, nor asks which class a backend or profile is: each says what it can do."""
+    found = []
+    for module, path in modules():
+        if not module.startswith(GENERIC):
+            continue
+        for line, target in imports(path, for_types=True):
+            if target.startswith(("gateway.backends", "gateway.profiles")) and target not in (*INTERFACES, *SHAPES) \
+                    and target not in ("gateway.backends", "gateway.profiles"):
+                found.append(f"{module}:{line} imports {target}")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "bounded":
+                found.append(f"{module}:{node.lineno} reads .bounded")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type"):
+                named = ast.unparse(node)
+                if "Backend" in named or "Profile" in named:
+                    found.append(f"{module}:{node.lineno} {named}")
+            elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+                named = ast.unparse(node)
+                if "type(" in named and ("Backend" in named or "Profile" in named):
+                    found.append(f"{module}:{node.lineno} {named}")
+    assert found == []
+
+
+def test_no_function_is_past_grade_c() -> None:
+    from radon.complexity import cc_visit
+
+    def past(blocks: list[Any], module: str) -> Iterator[str]:
+        for block in blocks:
+            if block.complexity > MAX_COMPLEXITY:
+                yield f"{module}:{block.lineno} {block.name} ({block.complexity})"
+            yield from past([*getattr(block, "methods", ()), *getattr(block, "closures", ())], module)
+
+    found = {entry for module, path in modules() for entry in past(cc_visit(path.read_text(encoding="utf-8")), module)}
+    assert sorted(found) == []
