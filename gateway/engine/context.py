@@ -29,6 +29,9 @@ T = TypeVar("T")
 CALLER_KEYS = 256
 """Values memoized under keys a caller chose (an IRI it named) kept per graph, the least
 recently used dropped first: 10,000 calls naming 10,000 IRIs must not keep 10,000 values."""
+OWN_KEYS = 64
+"""Values memoized under the code's own keys kept per graph (there are about fifteen): a
+bound all the same, should a key come to hold what a caller named without saying so."""
 
 
 class GraphContext:
@@ -48,8 +51,8 @@ class GraphContext:
         """The context of the whole store this one is a scope of (for the deployment's secret)."""
         self.ids = IdMapper(build_converter(backend.prefixes), vocabulary=backend.prefixes.get(""))
         self._lock = threading.Lock()
-        self._memo: dict[MemoKey[Any], _Computing] = {}
-        """Values under the code's own keys: one each, for as long as the graph is open."""
+        self._memo: OrderedDict[MemoKey[Any], _Computing] = OrderedDict()
+        """Values under the code's own keys: at most `OWN_KEYS`."""
         self._caller_named: OrderedDict[MemoKey[Any], _Computing] = OrderedDict()
         """Values under keys holding what a caller named: at most `CALLER_KEYS`."""
 
@@ -65,16 +68,17 @@ class GraphContext:
         next call (the statistics of a new scope of a large store take minutes; no call
         may). A computation that fails (an endpoint that did not answer in time) is
         forgotten, to be tried again, and its error is the waiting calls' answer. A key
-        holding what a caller named (`MemoKey.detail`) is one of at most `CALLER_KEYS`."""
+        holding what a caller named (`MemoKey.detail`) is one of at most `CALLER_KEYS`, any
+        other one of at most `OWN_KEYS`."""
         with self._lock:
-            kept = self._caller_named if key.caller_named else self._memo
+            kept, bound = (self._caller_named, CALLER_KEYS) if key.caller_named else (self._memo, OWN_KEYS)
             future = kept.get(key)
             if future is None:
                 future = kept[key] = self._start(key, compute, kept)
-                if len(self._caller_named) > CALLER_KEYS:
-                    self._caller_named.popitem(last=False)
-            elif key.caller_named:
-                self._caller_named.move_to_end(key)
+                if len(kept) > bound:  # the least recently used goes
+                    kept.popitem(last=False)
+            else:
+                kept.move_to_end(key)
         return cast(T, _wait(key, future))
 
     def _start(self, key: MemoKey[Any], compute: Callable[[], object], kept: dict[MemoKey[Any], _Computing]) -> _Computing:

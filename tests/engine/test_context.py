@@ -13,7 +13,7 @@ import pytest
 from gateway import Gateway, InvalidInput, Unavailable, UpstreamError
 from gateway import deadline as deadlines
 from gateway.auth import Reader
-from gateway.engine.context import CALLER_KEYS
+from gateway.engine.context import CALLER_KEYS, OWN_KEYS
 from gateway.engine.names import VOCABULARY, resolve_terms, vocabulary
 from gateway.engine.statistics import STATISTICS
 from gateway.profiles.base import NON_EDGE_PREDICATES
@@ -85,6 +85,13 @@ def test_values_keyed_by_what_callers_name_are_bounded() -> None:
     for i in range(CALLER_KEYS + 50):
         ctx.memo(MemoKey("probe", (f"http://example.org/p{i}",)), lambda: True)
     assert len(ctx._caller_named) == CALLER_KEYS
+
+
+def test_values_under_the_codes_own_keys_are_bounded_too() -> None:
+    ctx = Gateway.open(DEMO).context_for(None)
+    for i in range(OWN_KEYS + 50):
+        assert ctx.memo(MemoKey(f"value_{i}"), lambda i=i: i) == i
+    assert len(ctx._memo) == OWN_KEYS
 
 
 def test_a_new_scope_of_a_large_store_answers_within_its_deadline() -> None:
