@@ -24,10 +24,10 @@ from gateway.backends.scoped import ScopedBackend
 from gateway.engine.context import GraphContext
 from gateway.errors import InvalidInput
 from gateway.ids import IdMapper
-from gateway.profiles import profile_class
+from gateway.profiles import detect_profile, profile_class
 from gateway.profiles.base import Profile
+from gateway.profiles.graph import MemoKey
 from gateway.profiles.native import NativeProfile
-from gateway.profiles.wikidata import detect_profile
 from gateway.settings import Settings
 from gateway.sparql import template
 from gateway.terms import DEFAULT_GRAPH
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 Answer = TypeVar("Answer", bound=BaseModel)
 """A tool's answer model."""
+_DEFAULT_GRAPH_HELD: MemoKey[bool] = MemoKey("default_graph")
 
 
 def _profile(name: str, backend: Backend) -> type[Profile]:
@@ -112,7 +113,7 @@ class Gateway:
 
     def _default_graph(self) -> tuple[str, ...]:
         """("default",) where the store's default graph holds a triple, else ()."""
-        held = self.context.memo("default_graph", lambda: bool(
+        held = self.context.memo(_DEFAULT_GRAPH_HELD, lambda: bool(
             self.backend.select(template("native/any_triple"), graphs=(DEFAULT_GRAPH,))[1]))
         return (DEFAULT_GRAPH,) if held else ()
 

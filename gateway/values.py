@@ -1,17 +1,28 @@
 """Values as an answer shows them: plain JSON where a value is plain; text in another
 language than the reader's as `{text, language}` on every profile (in the reader's own
-language it is plain text). Wikidata's typed values (quantities, times, coordinates) are
-the Wikidata profile's (`gateway.profiles.wikidata_values`).
+language it is plain text); a node's one shown type. Wikidata's typed values (quantities,
+times, coordinates) are the Wikidata profile's (`gateway.profiles.wikidata.values`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from gateway.models import Datum, Value
-from gateway.terms import Blank, Literal, Term, language_matches
+from gateway.terms import BFS, OWL, RDFS, Blank, Literal, Term, language_matches
 
 ToId = Callable[[str], str]
+STATEMENT_TYPE = BFS + "Statement"
+_GENERIC_TYPES = frozenset({OWL + "Thing", OWL + "NamedIndividual", RDFS + "Resource"})
+
+
+def entity_type(types: Iterable[str], to_id: ToId) -> str:
+    """One type to show for a node: "Statement" for reifiers, else its first specific type."""
+    kinds = set(types)
+    if STATEMENT_TYPE in kinds:
+        return "Statement"
+    specific = sorted(to_id(t) for t in kinds - _GENERIC_TYPES) or sorted(to_id(t) for t in kinds)
+    return specific[0] if specific else "Entity"
 
 
 def datum(term: Term, to_id: ToId, reader: str | None = None) -> Datum:

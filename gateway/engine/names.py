@@ -1,35 +1,35 @@
 """Predicate and type names in a call, held against the graph's own vocabulary.
 
 A name is an ID, a URL or a bare local name (`Knows`); each is resolved to the IRI the
-graph uses, or told in a warning with the nearest real names. On a graph too large to
-count (a bounded profile), names are probed one by one instead (`wikidata_probes`).
+graph uses, or told in a warning with the nearest real names. A profile may resolve names
+otherwise (`Profile.resolve_terms`: on a graph too large to count, by probes).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from gateway.engine import wikidata_probes
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.statistics import statistics
 from gateway.ids import Resolution, local_name
 from gateway.profiles.base import NON_EDGE_PREDICATES, PLUMBING_PREDICATES
-from gateway.sparql import iri as sparql_iri
+from gateway.profiles.graph import MemoKey
 from gateway.sparql import iris as sparql_iris
 from gateway.sparql import writable
 from gateway.terms import BFS
 
-VOCABULARY = "vocabulary"
-"""The memo key of `vocabulary`."""
+Vocabulary = tuple[dict[str, int], dict[str, int]]
+"""(predicate -> statement count, type -> entity count)."""
+VOCABULARY: MemoKey[Vocabulary] = MemoKey("vocabulary")
 
 
-def vocabulary(ctx: GraphContext) -> tuple[dict[str, int], dict[str, int]]:
+def vocabulary(ctx: GraphContext) -> Vocabulary:
     """(predicate -> statement count, type -> entity count), from the statistics: the edge
     predicates, then the schema predicates the graph uses (walked when named)."""
 
-    def read() -> tuple[dict[str, int], dict[str, int]]:
-        stats = wikidata_probes.bounded_statistics(ctx) if ctx.profile.bounded else statistics(ctx)
+    def read() -> Vocabulary:
+        stats = statistics(ctx)
         predicates = {**stats.predicates, **stats.schema_predicates}
         ctx.ids.register_local_names([*predicates, *stats.types, BFS + "Statement"])
         return predicates, stats.types
@@ -39,9 +39,16 @@ def vocabulary(ctx: GraphContext) -> tuple[dict[str, int], dict[str, int]]:
 
 def resolve_terms(ctx: GraphContext, names: Iterable[str], field: str, *, kind: str, warnings: list[str]) -> set[str]:
     """IRIs for predicate or type names; names not in the graph become warnings."""
-    names = list(names)
-    if ctx.profile.bounded:  # no whole-graph statistics to hold names against: probes
-        return wikidata_probes.resolve_terms(ctx, names, field, kind=kind, warnings=warnings)
+
+    def counted(names: Sequence[str], field: str, *, kind: str, warnings: list[str]) -> set[str]:
+        return _against_vocabulary(ctx, names, field, kind=kind, warnings=warnings)
+
+    return ctx.profile.resolve_terms(ctx, list(names), field, kind=kind, warnings=warnings, counted=counted)
+
+
+def _against_vocabulary(ctx: GraphContext, names: Sequence[str], field: str, *, kind: str, warnings: list[str]) -> set[str]:
+    """`resolve_terms` against the counted vocabulary (a predicate named by ID is probed
+    alone where the profile can, so the vocabulary need not be read for it)."""
     if kind == "predicate" and not ctx.computed(VOCABULARY):
         probed = _probe_predicates(ctx, names, field)
         if probed is not None:
@@ -52,9 +59,7 @@ def resolve_terms(ctx: GraphContext, names: Iterable[str], field: str, *, kind: 
     unknown: list[tuple[int, str, Resolution]] = []
     for i, name in enumerate(names):
         resolution = ctx.ids.resolve(name, f"{field}[{i}]", allow_local_name=True)
-        iri = resolution.iri
-        if iri is not None and iri not in known:  # the data may spell the namespace otherwise
-            iri = next((other for other in ctx.ids.spellings(iri) if other in known), iri)
+        iri = _spelled_as_known(ctx, resolution.iri, known)
         if iri is not None and (iri in known or iri == BFS + "Statement"):
             found.add(iri)
         else:
@@ -65,16 +70,27 @@ def resolve_terms(ctx: GraphContext, names: Iterable[str], field: str, *, kind: 
         form = next((f for f in _forms(ctx, resolution.iri) if f in held), None)
         if form is not None and kind == "type":
             found.add(form)  # a class of classes (owl:Class, rdfs:Class, owl:Ontology...)
-            continue
-        if resolution.iri in PLUMBING_PREDICATES:
-            why = "statement data (shown on each statement's full edge), not a relationship a walk crosses"
-        elif form is not None:
-            why = ("in this graph, but not as a relationship a walk crosses (its values are literals or blank "
-                   "nodes, or it is outside this profile's statements); describe_entity and tabulate show them")
         else:
-            why = resolution.reason or f"no such {kind} in this graph"
-        warnings.append(f"{field}[{i}]: {quoted(name)}: {why}{did_you_mean(ctx, name, known)}")
+            warnings.append(f"{field}[{i}]: {quoted(name)}: {_why_unknown(resolution, form, kind)}"
+                            f"{did_you_mean(ctx, name, known)}")
     return found
+
+
+def _spelled_as_known(ctx: GraphContext, iri: str | None, known: dict[str, int]) -> str | None:
+    """The IRI, or its spelling the vocabulary knows (the data may spell a namespace otherwise)."""
+    if iri is None or iri in known:
+        return iri
+    return next((other for other in ctx.ids.spellings(iri) if other in known), iri)
+
+
+def _why_unknown(resolution: Resolution, held: str | None, kind: str) -> str:
+    """Why a name is no walkable predicate or type here (`held`: the form the data holds it in)."""
+    if resolution.iri in PLUMBING_PREDICATES:
+        return "statement data (shown on each statement's full edge), not a relationship a walk crosses"
+    if held is not None:
+        return ("in this graph, but not as a relationship a walk crosses (its values are literals or blank "
+                "nodes, or it is outside this profile's statements); describe_entity and tabulate show them")
+    return resolution.reason or f"no such {kind} in this graph"
 
 
 def _forms(ctx: GraphContext, iri: str | None) -> list[str]:
@@ -94,20 +110,17 @@ def _held(ctx: GraphContext, kind: str, iris: list[str]) -> set[str]:
     return {str(row[0]) for row in rows if isinstance(row[0], str)}
 
 
-def _probe_predicates(ctx: GraphContext, names: list[str], field: str) -> set[str] | None:
+def _probe_predicates(ctx: GraphContext, names: Sequence[str], field: str) -> set[str] | None:
     """The IRIs of predicates named by ID, each checked with one probe; None when a name
-    is bare, unknown or absent, so the whole vocabulary is needed (bare names, hints)."""
-    if ctx.profile.queries != "native":
+    is bare, unknown or absent, or the profile has no probe, so the whole vocabulary is
+    needed (bare names, hints)."""
+    probe = ctx.profile.predicate_probe()
+    if probe is None:
         return None
     found: set[str] = set()
-    reified = ctx.profile.has_reifiers
-    flags = ["reified"] if reified else []
-    unasserted = {h.p for h in ctx.profile.unasserted()} if reified else set()
     for i, name in enumerate(names):
         iri = ctx.ids.resolve(name, f"{field}[{i}]").iri
-        if iri is None or iri in NON_EDGE_PREDICATES:
-            return None
-        if iri not in unasserted and not ctx.select("predicate_exists", flags, predicate=sparql_iri(iri)):
+        if iri is None or iri in NON_EDGE_PREDICATES or not probe(iri):
             return None
         found.add(iri)
     return found

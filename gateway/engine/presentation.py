@@ -6,23 +6,23 @@ for the nodes and statements that a presentation filter selects.
 
 from __future__ import annotations
 
+import typing
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from gateway.engine import blanks
 from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
-from gateway.models import Edge, Node
-from gateway.profiles.base import Hit, Point, shared_types
-from gateway.profiles.wikidata_values import QUALIFIERS, RANK, RANKS, claim, claim_values, is_value_node_predicate
+from gateway.models import Edge, Node, TruthStatus
+from gateway.profiles.base import Hit, Point, StatementRow, shared_types
+from gateway.profiles.graph import MemoKey
 from gateway.sparql import iri, iris, triples, writable
 from gateway.terms import (
     BFS,
-    OWL,
     RDF,
     RDFS,
     Blank,
@@ -33,17 +33,14 @@ from gateway.terms import (
     language_matches,
     line_text,
     pick_label,
-    status_name,
     text_of,
 )
-from gateway.values import datum, in_languages, scalar
+from gateway.values import STATEMENT_TYPE, datum, entity_type, in_languages
 
-STATEMENT_TYPE = BFS + "Statement"
 BLANK = "_:"
 """How a blank node's label begins where an answer holds it (a statement ID)."""
 PASSAGE_TYPE = BFS + "Passage"
 URL_SYNONYM = BFS + "urlSynonym"
-_GENERIC_TYPES = frozenset({OWL + "Thing", OWL + "NamedIndividual", RDFS + "Resource"})
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 SCHEMA = "https://schema.org/"
 FOAF, DCTERMS, DC = "http://xmlns.com/foaf/0.1/", "http://purl.org/dc/terms/", "http://purl.org/dc/elements/1.1/"
@@ -58,15 +55,6 @@ ALT_LABELS = (
 DESCRIPTIONS = (SCHEMA + "description", "http://schema.org/description", RDFS + "comment", DCTERMS + "description",
                 SKOS + "definition", DC + "description")
 NAME_PREDICATES = frozenset((*LABELS, *ALT_LABELS, *DESCRIPTIONS))
-
-
-def entity_type(types: Iterable[str], to_id: Any) -> str:
-    """One type to show for a node: "Statement" for reifiers, else its first specific type."""
-    kinds = set(types)
-    if STATEMENT_TYPE in kinds:
-        return "Statement"
-    specific = sorted(to_id(t) for t in kinds - _GENERIC_TYPES) or sorted(to_id(t) for t in kinds)
-    return specific[0] if specific else "Entity"
 
 
 class TypeNames:
@@ -84,14 +72,18 @@ class TypeNames:
         return name
 
 
+HAS_TYPES: MemoKey[bool] = MemoKey("has_types")
+HAS_RDF_TYPE: MemoKey[bool] = MemoKey("has_rdf_type")
+
+
 def has_types(ctx: GraphContext) -> bool:
     """Whether the graph types anything (rdf:type, or a statement, typed bfs:Statement)."""
-    return ctx.memo("has_types", lambda: bool(ctx.select("has_types")))
+    return ctx.memo(HAS_TYPES, lambda: bool(ctx.select("has_types")))
 
 
 def has_rdf_type(ctx: GraphContext) -> bool:
     """Whether anything in the graph has an rdf:type (if not, only statements have a type)."""
-    return ctx.memo("has_rdf_type", lambda: bool(ctx.select("has_rdf_type")))
+    return ctx.memo(HAS_RDF_TYPE, lambda: bool(ctx.select("has_rdf_type")))
 
 
 def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
@@ -170,7 +162,7 @@ def bookkeeping(ctx: GraphContext) -> frozenset[str]:
 
 def declared_subproperties(ctx: GraphContext, kind: str) -> frozenset[str]:
     """Properties the data declares `rdfs:subPropertyOf bfs:<kind>`."""
-    return ctx.memo(kind, lambda: frozenset(
+    return ctx.memo(MemoKey[frozenset[str]](kind), lambda: frozenset(
         str(p) for (p,) in ctx.select("subproperties", kind=iri(BFS + kind)) if isinstance(p, str)))
 
 
@@ -179,54 +171,73 @@ def full_nodes(
     valid_at: Point | None = None, languages: Sequence[str] | None = None, warnings: list[str] | None = None,
 ) -> dict[str, Node]:
     """Full data for entities: label, description, synonyms, types, literal properties
-    (bookkeeping ones only if asked; a Wikidata claim not in force at `valid_at` left out),
-    text in `languages` (the gateway's `Settings.languages` unless a call names others),
-    the blank nodes each owns (`gateway.engine.blanks`: what of them was left out, or is not
-    what it looks like, goes to `warnings`)."""
-    to_id = ctx.ids.to_id
-    hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
+    (bookkeeping ones only if asked; a claim not in force at `valid_at` left out), text in
+    `languages` (the gateway's `Settings.languages` unless a call names others), the blank
+    nodes each owns (`gateway.engine.blanks`: what of them was left out, or is not what it
+    looks like, goes to `warnings`)."""
     rows_by_node, claims = _node_rows(ctx, nodes)
     held = {n: Counter(p for p, v, _ in rows_by_node.get(n, ()) if isinstance(v, Blank)) for n in nodes}
     owned = blanks.read(ctx, [n for n in nodes if held[n]], held)
     if warnings is not None:
         warnings += owned.warnings
-    claim_data = StatementData.read(ctx, sorted(claims)) if claims else StatementData()
     statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
-    statement_edges = statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {}
-    languages = tuple(languages or ctx.settings.languages)
-    result = {}
-    for node in nodes:
-        rows = rows_by_node.get(node, [])
-        values = [(p, v) for p, v, _ in rows]
-        alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
-        others = {v.language for p, v in values if p in NAME_PREDICATES and not _language_ok(v, languages)
-                  and isinstance(v, Literal) and v.language}  # labels, synonyms and descriptions in other languages
-        properties = None
-        if node not in statement_edges:
-            properties, left_out = _properties(ctx, rows, hidden, claim_data, valid_at, owned.of(node), languages)
-            others |= left_out
-        kind = entity_type(types.get(node, ()), to_id)
-        result[node] = Node(
-            id=to_id(node),
-            entity_type=kind,
-            label=_pick(values, LABELS, languages),
-            description=_pick(values, DESCRIPTIONS, languages),
-            types=_extra_types(kind, [to_id(t) for t in types.get(node, ()) if t != STATEMENT_TYPE]),
-            alt_labels=alt or None,
-            properties=properties,
-            other_languages=_languages_told(others),
-            statement=statement_edges.get(node),
-            widen_with="fetch_slice" if PASSAGE_TYPE in types.get(node, ()) else None,
-        )
-    return result
+    shared = _Shared(
+        hidden=frozenset() if with_bookkeeping else bookkeeping(ctx),
+        claims=StatementData.read(ctx, sorted(claims)) if claims else StatementData(),
+        owned=owned,
+        statements=statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {},
+        valid_at=valid_at,
+        languages=tuple(languages or ctx.settings.languages),
+    )
+    return {node: _full_node(ctx, node, rows_by_node.get(node, []), types.get(node, ()), shared) for node in nodes}
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What the full nodes of one answer read together."""
+
+    hidden: frozenset[str]
+    """Properties left out (bookkeeping)."""
+    claims: StatementData
+    """The data of the statements stating the nodes' claims."""
+    owned: blanks.Blanks
+    statements: dict[str, Edge]
+    """The nodes that are statements, as full edges."""
+    valid_at: Point | None
+    languages: tuple[str, ...]
+
+
+def _full_node(ctx: GraphContext, node: str, rows: list[NodeRow], types: Sequence[str], shared: _Shared) -> Node:
+    to_id, languages = ctx.ids.to_id, shared.languages
+    values = [(p, v) for p, v, _ in rows]
+    alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
+    others = {v.language for p, v in values if p in NAME_PREDICATES and not _language_ok(v, languages)
+              and isinstance(v, Literal) and v.language}  # labels, synonyms and descriptions in other languages
+    properties = None
+    if node not in shared.statements:
+        properties, left_out = _properties(ctx, rows, shared, shared.owned.of(node))
+        others |= left_out
+    kind = entity_type(types, to_id)
+    return Node(
+        id=to_id(node),
+        entity_type=kind,
+        label=_pick(values, LABELS, languages),
+        description=_pick(values, DESCRIPTIONS, languages),
+        types=_extra_types(kind, [to_id(t) for t in types if t != STATEMENT_TYPE]),
+        alt_labels=alt or None,
+        properties=properties,
+        other_languages=_languages_told(others),
+        statement=shared.statements.get(node),
+        widen_with="fetch_slice" if PASSAGE_TYPE in types else None,
+    )
 
 
 NodeRow = tuple[str, Term, str | None]
-"""(predicate, value, the Wikidata claim the value states, if any)."""
+"""(predicate, value, the claim's statement the value states, if any)."""
 
 
 def _node_rows(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[NodeRow]], set[str]]:
-    """Each node's literal and IRI values, and every claim among them."""
+    """Each node's literal and IRI values, and every claim's statement among them."""
     rows_by_node: dict[str, list[NodeRow]] = defaultdict(list)
     claims: set[str] = set()
     for chunk in _chunks(nodes):
@@ -240,39 +251,48 @@ def _node_rows(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[
 
 
 def _properties(
-    ctx: GraphContext, rows: list[NodeRow], hidden: frozenset[str], claim_data: StatementData, valid_at: Point | None,
-    blanks: dict[str, list[str]], languages: tuple[str, ...],
+    ctx: GraphContext, rows: list[NodeRow], shared: _Shared, blanks: dict[str, list[str]],
 ) -> tuple[dict[str, list[Any]] | None, set[str]]:
     """A node's properties (names, types and hidden ones left out), each sorted, the blank
     nodes it owns written inline (`_blank_values`), a text in many languages in the
     reader's; None if none. And the languages of the texts left out."""
-    to_id = ctx.ids.to_id
+    to_id, languages = ctx.ids.to_id, shared.languages
     language = languages[0] if languages else ctx.settings.language
     properties: dict[str, list[Any]] = defaultdict(list)
     for p, shown_blanks in blanks.items():
-        if p not in hidden:
+        if p not in shared.hidden:
             properties[to_id(p)].extend(shown_blanks)
     texts: dict[str, list[Term]] = defaultdict(list)
-    others: set[str] = set()
     for p, v, statement in rows:
-        if p in NAME_PREDICATES or p == RDF + "type" or p in hidden or isinstance(v, Blank):
+        if p in NAME_PREDICATES or p == RDF + "type" or p in shared.hidden or isinstance(v, Blank):
             continue
         if p == URL_SYNONYM:  # shown as the URL it is, not folded back into the entity's CURIE
             properties[to_id(p)].append(str(v))
         elif statement is not None and not p.startswith(BFS):
-            shown = claim(statement, p, v, claim_data.rows.get(statement, []), claim_data.nodes, valid_at, to_id,
-                          languages)
+            shown = ctx.profile.claim_value(statement, p, v, shared.claims.rows.get(statement, []), shared.claims.nodes,
+                                            shared.valid_at, to_id, languages)
             if shown is not None:
                 properties[to_id(p)].append(shown)
         elif isinstance(v, Literal) and v.language:
             texts[p].append(v)
         else:
             properties[to_id(p)].append(datum(v, to_id, language))
-    for p, values in texts.items():  # a text in many languages: the reader's, the others counted
+    others = _in_languages(properties, texts, to_id, languages, language)
+    return {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None, others
+
+
+def _in_languages(
+    properties: dict[str, list[Any]], texts: dict[str, list[Term]], to_id: Callable[[str], str],
+    languages: Sequence[str], language: str,
+) -> set[str]:
+    """Each text in many languages added to `properties` in the reader's; the languages of
+    the others."""
+    others: set[str] = set()
+    for p, values in texts.items():
         kept = in_languages(values, languages)
         properties[to_id(p)].extend(datum(v, to_id, language) for v in kept)
         others.update(v.language for v in values if v not in kept and isinstance(v, Literal) and v.language)
-    return {k: sorted(v, key=str) for k, v in sorted(properties.items())} or None, others
+    return others
 
 
 def _extra_types(kind: str, types: list[str]) -> list[str] | None:
@@ -316,10 +336,10 @@ def stub_edge(ctx: GraphContext, key: EdgeKey) -> Edge:
 class StatementData:
     """What statements carry beyond their triple, read for many statements at once."""
 
-    rows: dict[str, list[tuple[str, Term, str | None]]] = field(default_factory=dict)
+    rows: dict[str, list[StatementRow]] = field(default_factory=dict)
     """Statement IRI -> (predicate, value, the reference a reference value belongs to)."""
     nodes: dict[str, dict[str, Term]] = field(default_factory=dict)
-    """Value node IRI -> its fields (Wikidata's typed values)."""
+    """Value node IRI -> its fields (typed values: `Profile.value_node_predicate`)."""
 
     @classmethod
     def read(
@@ -328,7 +348,7 @@ class StatementData:
     ) -> StatementData:
         """The data of the statements named by IRI, and of the blank-node statements of the
         triples in `blank` (a query cannot name a blank node: they are found by their triple)."""
-        found: dict[str, list[tuple[str, Term, str | None]]] = defaultdict(list)
+        found: dict[str, list[StatementRow]] = defaultdict(list)
         hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
         value_nodes: set[str] = set()
         reads = [("statement_data", {"ids": iris(chunk)}) for chunk in _chunks(statements)]
@@ -339,7 +359,7 @@ class StatementData:
                     continue
                 reference = str(group[0]) if group and group[0] is not None else None
                 found[line_text(r) if isinstance(r, Blank) else str(r)].append((str(p), v, reference))
-                if is_value_node_predicate(str(p)) and isinstance(v, str):
+                if ctx.profile.value_node_predicate(str(p)) and isinstance(v, str):
                     value_nodes.add(v)
         nodes: dict[str, dict[str, Term]] = defaultdict(dict)
         for chunk in _chunks(sorted(value_nodes)):
@@ -349,46 +369,21 @@ class StatementData:
         return cls(found, nodes)
 
 
+_BOUNDS: tuple[tuple[typing.Literal["start", "end"], str], ...] = (("start", "valid_from"), ("end", "valid_until"))
+"""An edge's validity bounds, and the fields stating them."""
+
+
 def full_edge(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData, *, valid_at: Point | None = None) -> Edge:
     """`valid_at`: the call's, to mark the bounds a statement kept as in force does not state."""
-    to_id, languages = ctx.ids.to_id, ctx.settings.languages
-    fields: dict[str, Any] = {"truth_status": hit.status}
-    provenance: dict[str, list[Any]] = defaultdict(list)
-    qualifiers: list[tuple[str, Term]] = []
-    references: dict[str, list[tuple[str, Term]]] = defaultdict(list)
-    for p, v, reference in data.rows.get(key.statement or "", ()):
-        if reference is not None:
-            references[reference].append((p, v))
-        elif p == BFS + "truthStatus":
-            if isinstance(v, str) and v.startswith(BFS):
-                fields["truth_status"] = status_name(v)
-        elif p == BFS + "assertedAt":
-            fields["asserted_at"] = scalar(v, to_id)
-        elif p == BFS + "validFrom":
-            fields["valid_from"] = scalar(v, to_id)
-        elif p == BFS + "validUntil":
-            fields["valid_until"] = scalar(v, to_id)
-        elif p == BFS + "confidence" and isinstance(v, Literal):
-            value = v.to_python()
-            fields["confidence"] = float(value) if isinstance(value, (int, float)) else None
-        elif p == BFS + "extractionMethod":
-            fields["extraction_method"] = text_of(v)
-        elif p == RANK and isinstance(v, str):
-            fields["rank"] = RANKS.get(v)
-        elif p.startswith(QUALIFIERS):
-            qualifiers.append((p, v))
-        else:
-            provenance[to_id(p)].append(datum(v, to_id, languages[0] if languages else None))
-    if valid_at is not None:
-        bounds = (("start", "valid_from"), ("end", "valid_until"))
-        fields["open_bounds"] = [bound for bound, name in bounds if name not in fields] or None
+    to_id = ctx.ids.to_id
+    fields = ctx.profile.statement_fields(data.rows.get(key.statement or "", ()), data.nodes, to_id,
+                                          ctx.settings.languages)
+    fields.setdefault("truth_status", cast(TruthStatus, hit.status))
     return Edge(
         subject=to_id(key.subject), predicate=to_id(key.predicate), object=to_id(key.object),
         derived_via=derive_label(key.derived_via, to_id),
         id=to_id(key.statement) if key.statement else None,
-        qualifiers=claim_values(qualifiers, data.nodes, to_id, languages) or None,
-        references=[claim_values(group, data.nodes, to_id, languages) for _, group in sorted(references.items())] or None,
-        provenance={k: sorted(v, key=str) for k, v in sorted(provenance.items())} or None,
+        open_bounds=([bound for bound, name in _BOUNDS if name not in fields] or None) if valid_at is not None else None,
         **fields,
     )
 

@@ -30,12 +30,13 @@ from pathlib import Path
 
 from gateway.backends.embedded import store_generation
 from gateway.engine.census import Census, census
-from gateway.engine.context import TOLD, GraphContext, Seeds, quoted
-from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping
-from gateway.engine.wikidata_search import LabelSearch, MwapiEntitySearch, entity_search_for
+from gateway.engine.context import GraphContext, quoted
+from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping, node_types
+from gateway.engine.seeds import TOLD, Seeds
 from gateway.ids import local_name
 from gateway.models import Match, SearchHit
 from gateway.profiles.base import NON_EDGE_PREDICATES
+from gateway.profiles.graph import EntitySearch, MemoKey
 from gateway.sparql import iris
 from gateway.terms import BFS, Literal, pick_label
 
@@ -64,11 +65,14 @@ _READABLE = re.compile(r"[^\W\d_]{3,}")
 _CODE = re.compile(r"[0-9a-f]{8,}|[A-Z]?\d+")
 
 
-def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch | LabelSearch:
-    """The graph's name index: Wikidata's own EntitySearch on its query service (or where
-    the profile asks for it); exact label lookups on a graph too large to index (a bounded
-    profile, `gateway.engine.wikidata_search`); elsewhere the store's index file when it has
-    one, else one built in memory, once per graph."""
+SEARCH_INDEX: MemoKey[EntitySearch] = MemoKey("search_index")
+
+
+def search_index(ctx: GraphContext) -> EntitySearch:
+    """The graph's name index, as its profile finds names (`Profile.entity_searcher`:
+    Wikidata's own EntitySearch on its query service, label lookups on a graph too large to
+    index); by default the store's index file when it has one, else one built in memory,
+    once per graph."""
 
     def local_index() -> SearchIndex:
         directory = ctx.backend.directory
@@ -84,12 +88,7 @@ def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch | LabelSe
             stored.close()
         return SearchIndex.build(ctx)
 
-    profile = ctx.profile
-    mode = profile.entity_search
-    labels = mode == "labels" or (mode == "auto" and profile.bounded)
-    fallback: Callable[[], SearchIndex | LabelSearch] = (lambda: LabelSearch(ctx)) if labels else local_index
-    return ctx.memo("search_index", lambda: entity_search_for(
-        ctx.backend, fallback, language=ctx.settings.language, mode=mode, host=profile.mwapi_host))
+    return ctx.memo(SEARCH_INDEX, lambda: ctx.profile.entity_searcher(ctx, local_index, lambda nodes: node_types(ctx, nodes)))
 
 
 SUGGESTED_FROM = 8

@@ -10,6 +10,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
 from gateway.errors import TooLarge
 from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan
+from gateway.profiles.graph import MemoKey
 from gateway.sparql import iris, writable
 
 FIRST_SLICE = 16
@@ -86,4 +87,4 @@ def _read_subjects(ctx: GraphContext) -> tuple[list[str], int]:
         named = writable(every)
         return named, len(every) - len(named)
 
-    return ctx.memo("scan_subjects", read)
+    return ctx.memo(MemoKey("scan_subjects"), read)

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 from gateway.backends.embedded import store_generation
 from gateway.engine.census import Census, OtherType, census
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES, as_point
+from gateway.profiles.graph import MemoKey
+from gateway.profiles.statistics import Statistics
 from gateway.sparql import iris
 from gateway.terms import BFS, Blank, Literal, status_name, text_of
 
@@ -39,43 +41,14 @@ VERSION = 7
 logger = logging.getLogger("gateway.statistics")
 
 
-@dataclass(frozen=True)
-class Statistics:
-    predicates: dict[str, int]
-    """Edge predicate IRI -> statements (asserted triples and reifier-only statements)."""
-    types: dict[str, int]
-    """Type IRI -> entities."""
-    statuses: dict[str, int]
-    """Truth status name -> statements."""
-    total: int
-    reified: int
-    plain: int
-    unasserted: int
-    without_asserted_at: int
-    connects: dict[str, list[tuple[str | None, str | None, int]]]
-    """Edge predicate IRI -> (subject type, object type, triples), most triples first, at
-    most CONNECTS_KEPT; None for an untyped end."""
-    schema_predicates: dict[str, int]
-    """Schema predicate IRI (`SCHEMA_PREDICATES`) -> triples between two IRIs: walked
-    only when named."""
-    term_types: dict[str, int]
-    """Class of vocabulary terms (rdfs:Class, owl:ObjectProperty, owl:Ontology...) -> the
-    terms the data defines of it, used or not."""
-    unused_terms: dict[str, int]
-    """The same classes -> their terms no entity has as type and no triple as predicate."""
-    blank_values: dict[str, int]
-    """Predicate IRI -> triples from an IRI to a blank node (shown inline, never walked)."""
-    type_literals: dict[str, list[tuple[str, str | None, int]]]
-    """Entity type IRI -> its literal-valued properties: (predicate, value datatype,
-    values), most values first (the gateway's own `bfs:` data left out)."""
-
-
 CONNECTS_KEPT = 3
+STATISTICS: MemoKey[Statistics] = MemoKey("statistics")
 
 
 def statistics(ctx: GraphContext) -> Statistics:
-    """The statistics of the graph as `ctx` sees it: from memory, from disk, or counted."""
-    return ctx.memo("statistics", lambda: _load_or_count(ctx))
+    """The statistics of the graph as `ctx` sees it: from memory, from disk, or counted (or
+    as its profile reads them otherwise: `Profile.statistics`)."""
+    return ctx.memo(STATISTICS, lambda: ctx.profile.statistics(ctx, lambda: _load_or_count(ctx)))
 
 
 def store_file(directory: Path, profile: str) -> Path:
@@ -141,11 +114,28 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
     one is given or can be taken."""
     counted = counted if counted is not None else census(ctx, texts=False)
     predicates = _count_predicates(ctx, counted)
-    types = {iri: _int(n) for t, n in ctx.select("type_counts") if (iri := _iri(t)) is not None}
+    statuses, reified, untimed_reified, plain = _count_statuses(ctx, counted, predicates)
+    return Statistics(
+        predicates=predicates,
+        types={iri: _int(n) for t, n in ctx.select("type_counts") if (iri := _iri(t)) is not None},
+        statuses=statuses, total=reified + plain, reified=reified, plain=plain, unasserted=len(ctx.profile.unasserted()),
+        without_asserted_at=plain + untimed_reified, connects=_count_connects(ctx, counted),
+        schema_predicates=dict(counted.schema_predicates) if counted is not None else _count_schema_predicates(ctx),
+        term_types=_counts(ctx, "term_type_counts"), unused_terms=_counts(ctx, "unused_term_counts"),
+        blank_values=dict(counted.blank_values) if counted is not None else _counts(ctx, "blank_counts"),
+        type_literals=_count_type_literals(ctx, counted),
+    )
+
+
+def _count_statuses(
+    ctx: GraphContext, counted: Census | None, predicates: dict[str, int],
+) -> tuple[dict[str, int], int, int, int]:
+    """(statements per truth status, reified ones, reified ones without assertedAt, plain ones)."""
     statuses: dict[str, int] = {}
-    reified = untimed_reified = plain = 0
-    unasserted = len(ctx.profile.unasserted())
-    if ctx.profile.has_reifiers:
+    reified = untimed_reified = 0
+    if not ctx.profile.has_reifiers:
+        plain = sum(predicates.values())
+    else:
         rows = ((status, n, counted.untimed[status]) for status, n in counted.statuses.items()) if counted is not None else (
             (status, _int(n), _int(untimed)) for status, n, untimed in ctx.select("status_counts"))
         for status, n, untimed in rows:
@@ -153,26 +143,20 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
             statuses[name] = statuses.get(name, 0) + n
             reified += n
             untimed_reified += untimed
-        if counted is not None:
-            plain = counted.plain
-        else:
-            found = ctx.select("plain_count", excluded=iris(NON_EDGE_PREDICATES, ", "))
-            plain = _int(found[0][0]) if found else 0
-    else:
-        plain = sum(predicates.values())
+        plain = counted.plain if counted is not None else _plain_count(ctx)
     if plain:
         statuses["asserted_true"] = statuses.get("asserted_true", 0) + plain
-    return Statistics(
-        predicates=predicates, types=types, statuses=dict(sorted(statuses.items())),
-        total=reified + plain, reified=reified, plain=plain, unasserted=unasserted,
-        without_asserted_at=plain + untimed_reified, connects=_count_connects(ctx, counted),
-        schema_predicates=dict(counted.schema_predicates) if counted is not None else _count_schema_predicates(ctx),
-        term_types={str(t): _int(n) for t, n in ctx.select("term_type_counts") if isinstance(t, str) and _int(n)},
-        unused_terms={str(t): _int(n) for t, n in ctx.select("unused_term_counts") if isinstance(t, str) and _int(n)},
-        blank_values=dict(counted.blank_values) if counted is not None else {
-            str(p): _int(n) for p, n in ctx.select("blank_counts") if isinstance(p, str) and _int(n)},
-        type_literals=_count_type_literals(ctx, counted),
-    )
+    return dict(sorted(statuses.items())), reified, untimed_reified, plain
+
+
+def _plain_count(ctx: GraphContext) -> int:
+    found = ctx.select("plain_count", excluded=iris(NON_EDGE_PREDICATES, ", "))
+    return _int(found[0][0]) if found else 0
+
+
+def _counts(ctx: GraphContext, query: str) -> dict[str, int]:
+    """IRI -> count, from a template of (IRI, count) rows, those counting none left out."""
+    return {str(t): _int(n) for t, n in ctx.select(query) if isinstance(t, str) and _int(n)}
 
 
 def _count_type_literals(ctx: GraphContext, counted: Census | None) -> dict[str, list[tuple[str, str | None, int]]]:
@@ -245,10 +229,13 @@ class TimeRange:
     """`low` as a query's point compares with it (`gateway.profiles.base.as_point`)."""
 
 
+TIME_RANGES: MemoKey[dict[str, list[TimeRange]]] = MemoKey("time_ranges")
+
+
 def time_ranges(ctx: GraphContext) -> dict[str, list[TimeRange]]:
     """"asserted" (positions) and "valid" (validity bounds) -> their spans, numbers first.
     Empty on a graph without statements of their own or too large to read whole."""
-    if ctx.profile.bounded or not ctx.profile.has_reifiers:
+    if not ctx.profile.has_reifiers:
         return {}
 
     def read() -> dict[str, list[TimeRange]]:
@@ -259,4 +246,4 @@ def time_ranges(ctx: GraphContext) -> dict[str, list[TimeRange]]:
                     low.to_python(), high.to_python(), isinstance(dated, Literal) and dated.value == "true", as_point(low)))
         return {kind: sorted(spans, key=lambda span: span.dated) for kind, spans in found.items()}
 
-    return ctx.memo("time_ranges", read)
+    return ctx.profile.whole_graph(lambda: ctx.memo(TIME_RANGES, read)) or {}

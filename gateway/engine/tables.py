@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from gateway.deadline import ALIVE, HELD
 from gateway.engine.formulas import Formula, render
 from gateway.profiles.base import NON_EDGES, HopPlan, Profile, time_filters
-from gateway.profiles.wikidata import CLAIM, claim_predicate
-from gateway.sparql import Sparql, integer, iri, iris, joined, literal, not_after, not_before, variable
+from gateway.sparql import Sparql, integer, iri, iris, joined, literal, variable
 from gateway.terms import BFS, RDF, Blank, Literal
 
 NUMERIC_AGGREGATES = ("sum", "avg", "min", "max")
@@ -182,7 +181,8 @@ class TableQuery:
         (each row is at least one solution: a type that large is refused, not cut)."""
         self.unioned = False
         """Whether a step adds reifier-only statements (set while writing)."""
-        self.wikidata = profile.queries == "wikidata"
+        self.claims = profile.claims
+        """Whether values are claims (`Profile.claims`): repeated at times, their number unknown."""
         self._fresh = itertools.count(1)
         self.crossed = False
         """Whether a step crosses statements the filters judge (set while writing)."""
@@ -218,22 +218,11 @@ class TableQuery:
 
     def step(self, a: Sparql, step: Step, b: Sparql) -> Sparql:
         s, o = (b, a) if step.backward else (a, b)
-        p = iri(step.predicate)
-        statuses = iris(sorted(BFS + x for x in self.plan.truth_status), ", ")
-        claim = claim_predicate(step.predicate) if self.wikidata else None
-        if self.wikidata and claim is None:
-            return self._render(["plain"], a=s, p=p, b=o)
-        if claim is not None:  # a Wikidata property: its claims, as the walk reads them
-            self.crossed = self.crossed or self.filtered
-            names = {n: self.fresh(n) for n in ("st", "rank", "start", "end", "point", "from", "until")}
-            flags: list[str] = []
-            slots: dict[str, Sparql] = {}
-            if self.plan.valid_at is not None:
-                flags.append("valid_at")
-                slots = {"from_not_after": not_after(names["from"], self.plan.valid_at),
-                         "until_not_before": not_before(names["until"], self.plan.valid_at)}
-            return self._render(flags, a=s, b=o, claim=iri(claim), ps=iri(CLAIM + "statement/" + claim[len(CLAIM):]),
-                                truth_status=statuses, **names, **slots)
+        own = self.profile.table_step(s, step.predicate, o, self.plan, self.fresh)
+        if own is not None:  # as the profile reads it (Wikidata's claims, as the walk reads them)
+            pattern, judged = own
+            self.crossed = self.crossed or (judged and self.filtered)
+            return pattern
         plain = not self.filtered or step.predicate in NON_EDGES
         self.crossed = self.crossed or not plain
         flags = [] if plain else ["filtered", *self._time_flags]
@@ -245,7 +234,8 @@ class TableQuery:
             self.unioned = True
             flags.append("unasserted")
             slots["unasserted"] = joined(Sparql(f"({iri(x)} {iri(y)})") for x, y in pairs)
-        return self._render(flags, a=s, p=p, b=o, truth_status=statuses, **self._time_slots, **slots)
+        statuses = iris(sorted(BFS + x for x in self.plan.truth_status), ", ")
+        return self._render(flags, a=s, p=iri(step.predicate), b=o, truth_status=statuses, **self._time_slots, **slots)
 
     def _render(self, flags: list[str], **slots: Sparql) -> Sparql:
         return Sparql(self.profile.render("table_step", flags, **slots))
@@ -263,12 +253,11 @@ class TableQuery:
     # -- the query -----------------------------------------------------------------------
     def text(self, spec: Spec) -> str:
         body = self.body(spec)
-        order = self.order(spec)
-        page = {"order": order, "limit": integer(spec.limit + 1), "offset": integer(spec.offset)}
+        page = {"order": self.order(spec), "limit": integer(spec.limit + 1), "offset": integer(spec.offset)}
         # Solutions repeat only where a triple is in several graphs, a path goes through
         # several middle nodes, a claim has several statements or a value is also held
         # by a reifier alone: elsewhere DISTINCT has nothing to remove (and costs ~15%).
-        distinct = ["distinct"] * (not self.one_graph or self.wikidata or self.unioned
+        distinct = ["distinct"] * (not self.one_graph or self.claims or self.unioned
                                    or any(len(steps) > 1 for steps in spec.columns.values()))
         # Where the store keeps every solution until the end: a DISTINCT, or the order of
         # rows never grouped (a GROUP BY alone keeps its groups only).
@@ -276,6 +265,12 @@ class TableQuery:
         if not spec.grouped:
             projection = joined(var(n) for n in spec.outputs)
             return self.profile.render("table", distinct, projection=projection, body=body, **page)
+        flags = ["grouped"] * bool(spec.group_by) + distinct
+        return self.profile.render("table_grouped", flags, **self._grouped_slots(spec, body), **page)
+
+    def _grouped_slots(self, spec: Spec, body: Sparql) -> dict[str, Sparql]:
+        """table_grouped.rq's slots: the groups, their aggregates (each numeric one with the
+        count of values it skipped as no number), and what is computed and tested on them."""
         row_names = ["id", *spec.columns, *spec.row_computes]
         group_parts: list[Sparql] = [var(n) for n in spec.group_by or []]
         skipped: list[Sparql] = []
@@ -284,12 +279,8 @@ class TableQuery:
         for name, aggregation in spec.aggregates.items():
             group_parts.append(Sparql(f"({aggregate(aggregation)} AS {variable('g_' + name)})"))
             if aggregation.fn in NUMERIC_AGGREGATES:
-                v, n = var(aggregation.of), variable("n_" + aggregation.of)
                 skip = variable("s_" + name)
-                count = f"COUNT({v}) - COUNT({n})"
-                if aggregation.fn in ("min", "max"):  # text is skipped only where there are numbers
-                    count = f"IF(COUNT({n}) > 0, {count}, 0)"
-                group_parts.append(Sparql(f"(({count}) AS {skip})"))
+                group_parts.append(Sparql(f"(({skipped_count(aggregation)}) AS {skip})"))
                 skipped.append(skip)
         after: list[Sparql] = []
         # MIN / MAX stand-ins stay in the query (they sort where nulls do) and become null
@@ -297,7 +288,7 @@ class TableQuery:
         after += [Sparql(f"BIND({variable('g_' + name)} AS {var(name)})") for name in spec.aggregates]
         after += [computed(name, formula) for name, formula in spec.group_computes.items()]
         after += [Sparql(f"FILTER({self.condition(t, spec)})") for t in spec.having]
-        slots = {
+        return {
             "projection": joined([*(var(n) for n in spec.outputs), *skipped]),
             "group_projection": joined(group_parts),
             "row_projection": joined(var(n) for n in row_names),
@@ -306,8 +297,6 @@ class TableQuery:
             "group_by": joined(var(n) for n in spec.group_by or []),
             "after": joined(after, "\n"),
         }
-        flags = ["grouped"] * bool(spec.group_by) + distinct
-        return self.profile.render("table_grouped", flags, **slots, **page)
 
     def rows(self, spec: Spec) -> Sparql:
         flags = ["ids"] if spec.rows_type is None else (["subtypes"] if spec.subtypes else [])
@@ -335,10 +324,10 @@ class TableQuery:
         others), a statement the filters judge in the reification model as many times as one
         entity has statements (the store may start from those). None where that does not
         bound it: Wikidata's claims, or a step whose most values it cannot tell."""
-        if self.wikidata:
+        if self.claims:
             return None
         statements = 1
-        if self.filtered and self.profile.queries != "native":
+        if self.filtered and self.profile.linked_statements:
             ends = [most(Step(RDF + t, backward=True)) for t in ("subject", "object")]
             if None in ends:
                 return None
@@ -369,7 +358,7 @@ class TableQuery:
     def _untagged(self, spec: Spec, steps: tuple[Step, ...]) -> bool:
         """Whether a column's values need no language filter (one step onto a property the
         rows' type holds no language-tagged text for)."""
-        return (spec.tagged is not None and not self.wikidata and len(steps) == 1
+        return (spec.tagged is not None and not self.claims and len(steps) == 1
                 and steps[0].predicate not in spec.tagged)
 
     def body(self, spec: Spec) -> Sparql:
@@ -433,6 +422,16 @@ def computed(name: str, formula: Formula) -> Sparql:
 def is_missing(term: object) -> bool:
     """Whether an answer's cell is MIN's or MAX's stand-in for "no value"."""
     return isinstance(term, Blank) or (isinstance(term, Literal) and term.value == SENTINEL)
+
+
+def skipped_count(aggregation: Aggregation) -> Sparql:
+    """How many of a numeric aggregate's values are no number (text is skipped by min and
+    max only where the group has numbers)."""
+    v, n = var(aggregation.of), variable("n_" + aggregation.of)
+    count = f"COUNT({v}) - COUNT({n})"
+    if aggregation.fn in ("min", "max"):
+        count = f"IF(COUNT({n}) > 0, {count}, 0)"
+    return Sparql(count)
 
 
 def aggregate(aggregation: Aggregation) -> Sparql:

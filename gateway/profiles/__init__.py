@@ -9,11 +9,13 @@
 
 from __future__ import annotations
 
+from gateway.backends.base import Backend
 from gateway.errors import InvalidInput
 from gateway.profiles.base import Profile
 from gateway.profiles.native import NativeProfile
 from gateway.profiles.reification import PlainProfile, ReificationProfile
 from gateway.profiles.wikidata import WikidataProfile
+from gateway.sparql import render
 
 PROFILES: dict[str, type[Profile]] = {
     "native": NativeProfile,
@@ -28,3 +30,24 @@ def profile_class(name: str) -> type[Profile]:
     if name not in PROFILES:
         raise InvalidInput(f"unknown profile {name!r}; profiles: {', '.join(PROFILES)}", field="profile")
     return PROFILES[name]
+
+
+_DETECTION = (
+    ("wikidata", "wikidata/has_reifiers"),  # wikibase:rank
+    ("native", "native/has_reifiers"),  # rdf:reifies
+    ("reification", "reification/has_reifiers"),  # rdf:Statement with rdf:subject
+)
+
+
+def detect_profile(backend: Backend) -> str:
+    """The profile that fits the data: "wikidata", "native", "reification" or "plain".
+
+    Each profile's own `has_reifiers` template is one `SELECT ... LIMIT 1`, asked in this
+    order: Wikidata statements (`wikibase:rank`) first, since a Wikidata store may also
+    hold other shapes; then RDF 1.2 reifiers; then `rdf:Statement` nodes; else plain.
+    """
+    for name, query in _DETECTION:
+        _, rows = backend.select(render(query))
+        if rows:
+            return name
+    return "plain"

@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import datetime as dt
 import typing
-from collections.abc import Iterable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
 from gateway.backends.base import Backend, Rows
-from gateway.models import Direction
+from gateway.models import Claim, Datum, Direction, TruthStatus, Value
+from gateway.profiles.graph import EntitySearch, Graph, MemoKey, TermResolver, TypesOf
+from gateway.profiles.mwapi import entity_search_for
+from gateway.profiles.statistics import Estimates, Statistics
 from gateway.sparql import Sparql, literal, not_after, not_before, render
-from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term
+from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term, status_name, text_of
+from gateway.values import ToId, datum, scalar
 
+T = TypeVar("T")
 Point = int | dt.date | dt.datetime
 
 SCHEMA_PREDICATES: tuple[str, ...] = (
@@ -226,12 +232,43 @@ class TwoHops(NamedTuple):
     hop by hop."""
 
 
+Rank = typing.Literal["preferred", "normal", "deprecated"]
+StatementRow = tuple[str, Term, str | None]
+"""A statement's data as statement_data.rq reads it: (predicate, value, the reference a
+value of a reference belongs to)."""
+
+
+class StatementFields(typing.TypedDict, total=False):
+    """A statement's data as its full edge shows it (`gateway.models.Edge`'s fields)."""
+
+    truth_status: TruthStatus
+    asserted_at: Value
+    valid_from: Value
+    valid_until: Value
+    confidence: float | None
+    extraction_method: str
+    rank: Rank | None
+    qualifiers: dict[str, list[Datum]]
+    references: list[dict[str, list[Datum]]]
+    provenance: dict[str, list[Any]]
+
+
+NAMED_GRAPHS: MemoKey[list[str]] = MemoKey("named_graphs")
+
+
 class Profile:
     """A statement model over one backend: what a statement is, and how a walk reads them.
 
     A subclass names its templates' folder (`queries`) and implements the reads below.
     Every template becomes rows one way: `select` (through `render`, which a profile may
     extend with slots of its own).
+
+    The engine knows no profile but this one: what differs between statement models it
+    asks through the strategies below (the graph as a whole: `whole_graph`, `statistics`,
+    `estimates`, `named_graphs`; names: `resolve_terms`, `predicate_probe`; search:
+    `entity_searcher`; full items: `statement_fields`, `value_node_predicate`,
+    `claim_value`; tables: `table_step`, `claims`, `linked_statements`). Each default is
+    what a graph small enough to read whole gets; a profile overrides what it does otherwise.
     """
 
     name: ClassVar[str] = ""
@@ -244,21 +281,22 @@ class Profile:
     structural edges of a statement node."""
 
     entity_search: ClassVar[str] = "auto"
-    """How search_entities finds names: "index" (a full-text index of every name in the
-    graph), "labels" (exact label and alias lookups), "mwapi" (the query service's
-    `wikibase:mwapi` EntitySearch, on Wikidata-style services), "auto" (mwapi on Wikimedia's
-    query services, labels where the profile is `bounded`, else the index)."""
+    """How search_entities finds names (`entity_searcher`): "index" (a full-text index of
+    every name in the graph), "mwapi" (the query service's `wikibase:mwapi` EntitySearch, on
+    Wikidata-style services), "auto" (mwapi on Wikimedia's query services, else the index);
+    a profile may know more ways ("labels": the wikidata profile's label lookups)."""
     mwapi_host: ClassVar[str] = "www.wikidata.org"
     """The wiki whose EntitySearch `wikibase:mwapi` asks."""
+    claims: ClassVar[bool] = False
+    """Whether a predicate's values are claims: a statement node between an entity and each
+    value, at times several for one value, how many per entity not known beforehand (a
+    table reads them with DISTINCT, its work not bounded beforehand)."""
+    linked_statements: ClassVar[bool] = False
+    """Whether a statement reaches its triple through `rdf:subject` / `rdf:object` links (the
+    reification model): a table step the filters judge may start from those."""
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
-
-    @property
-    def bounded(self) -> bool:
-        """Whether the graph is too large to read whole: describe_schema and name resolution
-        then ask only bounded queries (`gateway.engine.wikidata_probes`)."""
-        return False
 
     def render(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> str:
         """The text of this profile's template `query`, filled (see `gateway.sparql.render`)."""
@@ -328,3 +366,102 @@ class Profile:
     def traits(self) -> Traits:
         """The trait declarations of the graph's predicates."""
         raise NotImplementedError
+
+    # -- what the graph holds as a whole: the engine reads it through these -----------------
+    def whole_graph(self, read: Callable[[], T]) -> T | None:
+        """What only reading the whole graph tells (its named graphs, time ranges, every
+        predicate it uses): `read()`, or None where the graph is too large to read whole."""
+        return read()
+
+    def statistics(self, graph: Graph, count: Callable[[], Statistics]) -> Statistics:
+        """The graph's statistics: `count()` (every statement read once, `gateway.engine.statistics`)
+        unless the profile reads them otherwise."""
+        return count()
+
+    def estimates(self) -> Estimates | None:
+        """What describe_schema's numbers are where they are not counts (None: counts)."""
+        return None
+
+    def named_graphs(self, graph: Graph) -> Iterable[str]:
+        """The named graphs the store holds (`DEFAULT_GRAPH` among them where it answers so)."""
+        return graph.memo(NAMED_GRAPHS, lambda: [str(g) for (g,) in self.select("named_graphs") if isinstance(g, str)])
+
+    def resolve_terms(
+        self, graph: Graph, names: Sequence[str], field: str, *, kind: str, warnings: list[str], counted: TermResolver,
+    ) -> set[str]:
+        """IRIs for predicate or type names, a name not in the graph told in `warnings`: held
+        against the counted vocabulary (`counted`, `gateway.engine.names`) unless the
+        profile resolves names otherwise."""
+        return counted(names, field, kind=kind, warnings=warnings)
+
+    def predicate_probe(self) -> Callable[[str], bool] | None:
+        """Whether a statement of the graph has a predicate, by one probe (None: the profile
+        has no such probe, and the whole vocabulary is read instead)."""
+        return None
+
+    def entity_searcher(self, graph: Graph, index: Callable[[], EntitySearch], types_of: TypesOf) -> EntitySearch:
+        """How search_entities finds names (`entity_search`): Wikibase's EntitySearch where
+        asked or on Wikimedia's query services, else `index()` (the store's full-text
+        index); `types_of` reads nodes' types."""
+        return entity_search_for(self.backend, index, language=graph.settings.language, mode=self.entity_search,
+                                 host=self.mwapi_host)
+
+    # -- what a full item shows ---------------------------------------------------------------
+    def statement_fields(
+        self, rows: Sequence[StatementRow], nodes: dict[str, dict[str, Term]], to_id: ToId, languages: Sequence[str],
+    ) -> StatementFields:
+        """A statement's data (statement_data.rq's rows; the typed values' `nodes`) as its
+        full edge shows it: the project's `bfs:` terms as fields, the rest as provenance."""
+        fields: StatementFields = {}
+        provenance: dict[str, list[Any]] = defaultdict(list)
+        reader = languages[0] if languages else None
+        for p, v, _ in rows:
+            if not _statement_field(fields, p, v, to_id):
+                provenance[to_id(p)].append(datum(v, to_id, reader))
+        if provenance:
+            fields["provenance"] = {k: sorted(v, key=str) for k, v in sorted(provenance.items())}
+        return fields
+
+    def value_node_predicate(self, predicate: str) -> bool:
+        """Whether this statement data predicate's values are nodes of a typed value's
+        fields (read with value_nodes.rq)."""
+        return False
+
+    def claim_value(
+        self, statement: str, predicate: str, value: Term, rows: Sequence[StatementRow],
+        nodes: dict[str, dict[str, Term]], valid_at: Point | None, to_id: ToId, languages: Sequence[str],
+    ) -> Datum | Claim | None:
+        """An entity's property value that node_data.rq read with the statement stating it
+        (a claim, with that statement's data `rows`): as the entity shows it; None when it
+        is not in force at `valid_at`."""
+        return datum(value, to_id, languages[0] if languages else None)
+
+    # -- tables ----------------------------------------------------------------------------
+    def table_step(
+        self, subject: Sparql, predicate: str, value: Sparql, plan: HopPlan, fresh: Callable[[str], Sparql],
+    ) -> tuple[Sparql, bool] | None:
+        """One step of a table's path, where the profile writes it itself: the pattern, and
+        whether it crosses statements the filters judge; None for the statements as
+        table_step.rq reads them by default. `fresh` makes a variable no other part uses."""
+        return None
+
+
+def _statement_field(fields: StatementFields, p: str, v: Term, to_id: ToId) -> bool:
+    """Sets the full-edge field a `bfs:` statement data row states; whether it states one."""
+    if p == BFS + "truthStatus":
+        if isinstance(v, str) and v.startswith(BFS):
+            fields["truth_status"] = cast(TruthStatus, status_name(v))
+    elif p == BFS + "assertedAt":
+        fields["asserted_at"] = scalar(v, to_id)
+    elif p == BFS + "validFrom":
+        fields["valid_from"] = scalar(v, to_id)
+    elif p == BFS + "validUntil":
+        fields["valid_until"] = scalar(v, to_id)
+    elif p == BFS + "confidence" and isinstance(v, Literal):
+        value = v.to_python()
+        fields["confidence"] = float(value) if isinstance(value, (int, float)) else None
+    elif p == BFS + "extractionMethod":
+        fields["extraction_method"] = text_of(v)
+    else:
+        return False
+    return True

@@ -13,7 +13,7 @@ kept in memory keyed by subject and object; the rest is one query per hop.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import TypeVar
 
@@ -31,7 +31,7 @@ from gateway.profiles.base import (
     shared_types,
     time_filters,
 )
-from gateway.sparql import Sparql, integer, iris
+from gateway.sparql import Sparql, integer, iri, iris
 from gateway.terms import BFS, bare_lines, is_written_iri, namespace, status_name, text_of
 
 T = TypeVar("T")
@@ -106,6 +106,19 @@ class NativeProfile(Profile):
     def unasserted(self) -> list[Hit]:
         """Every reifier-only statement."""
         return [h for hits in self._unasserted[0].values() for h in hits]
+
+    def predicate_probe(self) -> Callable[[str], bool] | None:
+        return self._predicate_used
+
+    def _predicate_used(self, predicate: str) -> bool:
+        """One probe (predicate_exists.rq), or the reifier-only statements read already."""
+        if self.has_reifiers and predicate in self._unasserted_predicates:
+            return True
+        return bool(self.select("predicate_exists", ["reified"] if self.has_reifiers else [], predicate=iri(predicate)))
+
+    @cached_property
+    def _unasserted_predicates(self) -> frozenset[str]:
+        return frozenset(h.p for h in self.unasserted())
 
     def traits(self) -> Traits:
         return self._traits

@@ -18,7 +18,7 @@ sends only SPARQL 1.1.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -40,6 +40,11 @@ _PLUMBING = (
 class ReificationProfile(NativeProfile):
     name = "reification"
     queries = "reification"
+    linked_statements = True
+
+    def predicate_probe(self) -> Callable[[str], bool] | None:
+        """None: predicate_exists.rq reads reifiers (the vocabulary is counted instead)."""
+        return None
 
     def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
         # Virtuoso 7 plans the query badly: with the types, over 40 s where hop by hop takes

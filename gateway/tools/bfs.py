@@ -18,6 +18,7 @@ from gateway.engine.presentation import (
     node_types,
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
+from gateway.engine.seeds import present_seeds, seed_iris
 from gateway.engine.walk import WalkResult, unnamed_warning, walk
 from gateway.ids import IdMap, local_name
 from gateway.models import BfsQueryInput, CompactSubgraph, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
@@ -40,7 +41,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     )
     traits = frozenset(query.expand_traits)
     plan = make_plan(ctx, query.traversal(), warnings, traits)
-    found = ctx.seed_iris(query.seeds, "seeds", warnings, cap=MAX_SEEDS)
+    found = seed_iris(ctx, query.seeds, "seeds", warnings, cap=MAX_SEEDS)
     limits.seeds = min(len(found.iris) + len(found.missing) + len(found.past_cap), MAX_SEEDS)
     candidates = found.iris
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
@@ -59,7 +60,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     # is asked about the others only (over HTTP, a round trip fewer per walk).
     try:
         result = walked(candidates)
-        seeds = ctx.present_seeds(candidates, plan, found.missing, known=result.touched)
+        seeds = present_seeds(ctx, candidates, plan, found.missing, known=result.touched)
         if seeds != candidates:
             if result.cut is not None or any(s not in candidates for s in seeds):
                 result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym

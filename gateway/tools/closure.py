@@ -16,6 +16,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.search import suggest_ids
+from gateway.engine.seeds import resolve_seeds
 from gateway.models import Closure, TransitiveClosureInput
 from gateway.profiles.base import HopPlan
 from gateway.settings import clamp
@@ -31,7 +32,7 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
     limit = clamp(query.limit, 10_000, 1, MAX_LIMIT, field="limit", warnings=warnings)
     predicates = resolve_terms(ctx, [query.predicate], "predicate", kind="predicate", warnings=warnings)
     plan = make_plan(ctx, query.traversal(), warnings)
-    start = ctx.resolve_seeds([query.start], plan, "start", warnings, cap=1)
+    start = resolve_seeds(ctx, [query.start], plan, "start", warnings, cap=1)
     starts, unresolved = start.iris, start.missing
     suggest_ids(ctx, start, "start", warnings)
     to_id = ctx.ids.to_id

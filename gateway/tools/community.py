@@ -23,6 +23,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.louvain import louvain_levels
 from gateway.engine.plan import make_plan
 from gateway.engine.search import suggest_ids
+from gateway.engine.seeds import resolve_seeds
 from gateway.engine.statements import statement_rows, unnamed_subjects
 from gateway.engine.walk import EdgeKey, walk
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
@@ -119,7 +120,7 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
     unresolved: list[str] = []
     nodes: set[str] = set()
     if query.seeds:
-        found = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
+        found = resolve_seeds(ctx, query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
         seeds = found.iris
         suggest_ids(ctx, found, "seeds", warnings)
         unresolved = found.unresolved("unresolved_seeds", warnings)

@@ -9,6 +9,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import bookkeeping, full_nodes, node_types
 from gateway.engine.search import search_index, suggest_ids
+from gateway.engine.seeds import resolve_seeds
 from gateway.errors import NotFound
 from gateway.models import (
     DescribeEntitiesInput,
@@ -31,7 +32,7 @@ MAX_IDS = 100
 
 def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> EntitiesDetail:
     warnings: list[str] = []
-    found = ctx.resolve_seeds(query.ids, HopPlan(), "ids", warnings, cap=MAX_IDS)
+    found = resolve_seeds(ctx, query.ids, HopPlan(), "ids", warnings, cap=MAX_IDS)
     present = found.iris
     suggest_ids(ctx, found, "ids", warnings)
     unresolved = found.unresolved("unresolved", warnings)

@@ -1,8 +1,8 @@
 """describe_schema: what an agent needs to orient itself in an unfamiliar graph.
 
 The counts come from `gateway.engine.statistics` (counted once, kept on disk for file data);
-on a graph too large to count (a bounded profile: a remote Wikidata endpoint) from bounded
-probes instead (`gateway.engine.wikidata_probes`), and `estimates` says which numbers those are.
+on a graph too large to count, as its profile reads them instead (`Profile.statistics`:
+bounded probes on a remote Wikidata endpoint), and `estimates` says which numbers those are.
 """
 
 from __future__ import annotations
@@ -15,80 +15,98 @@ from gateway.engine.names import vocabulary
 from gateway.engine.presentation import NAME_PREDICATES, bookkeeping, declared_subproperties
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics, time_ranges
-from gateway.engine.wikidata_probes import bounded_statistics, estimates, known_vocabulary
 from gateway.ids import local_name
 from gateway.models import PredicateInfo, Range, Schema, StatementCounts, TypeInfo
 from gateway.profiles.base import SCHEMA
+from gateway.profiles.graph import MemoKey
+from gateway.profiles.statistics import Estimates, Statistics
 from gateway.terms import XSD, Literal, pick_label
+
+SCHEMA_KEY: MemoKey[Schema] = MemoKey("schema")
 
 
 def describe_schema(ctx: GraphContext) -> Schema:
-    return ctx.memo("schema", lambda: _describe(ctx))
+    return ctx.memo(SCHEMA_KEY, lambda: _describe(ctx))
 
 
 def _describe(ctx: GraphContext) -> Schema:
-    bounded = ctx.profile.bounded
-    stats = bounded_statistics(ctx) if bounded else statistics(ctx)
+    stats = statistics(ctx)
+    estimated = ctx.profile.estimates()
     predicates, types = vocabulary(ctx)
-    traits = ctx.profile.traits()
-    on_request = declared_subproperties(ctx, "walkedWhenNamed") | SCHEMA
     to_id = ctx.ids.to_id
-    known = known_vocabulary() if bounded else None
-    found = {**known.predicates, **known.types} if known else {}  # an endpoint without property entities
-    found.update(ctx.labels(sorted({*predicates, *types})))
-    labels = {  # a label that only repeats the ID ("drug" for drug) is left out
-        iri: label for iri, label in found.items()
-        if normalize(label) != normalize(local_name(to_id(iri)).replace("_", " "))
-    }
+    labels = _labels(ctx, {*predicates, *types}, estimated)
     warnings: list[str] = []
     # A predicate whose values are all blank nodes (owl:unionOf, sh:declare) is listed too,
     # with no edges: never "fewer than the data holds".
     listed = _most({p: predicates.get(p, 0) + stats.blank_values.get(p, 0) for p in {*predicates, *stats.blank_values}},
                    "predicates", "statements", warnings)
-    predicate_infos = []
-    for p in sorted(listed, key=to_id):
-        kinds = [name for name, members in (("Symmetric", traits.symmetric), ("Transitive", traits.transitive)) if p in members]
-        inverse = traits.inverses.get(p)
-        if inverse:
-            kinds.append(f"Inverse({to_id(inverse)})")
-        connects = [f"{to_id(st) if st else '?'} -> {to_id(ot) if ot else '?'} ({n})" for st, ot, n in stats.connects.get(p, ())]
-        predicate_infos.append(
-            PredicateInfo(id=to_id(p), label=labels.get(p), count=predicates.get(p, 0), traits=kinds or None,
-                          blank_values=stats.blank_values.get(p),
-                          inverse_of=to_id(inverse) if inverse else None, connects=connects,
-                          walked_when_named=True if p in on_request else None)
-        )
     # A class of terms (owl:Class...) is counted in full among term_types, not again here by
     # its members without instances.
     entity_types = {t: n for t, n in types.items() if t not in stats.term_types}
     shown_types = _most(entity_types, "entity_types", "entities", warnings)
-    type_infos = [TypeInfo(id=to_id(t), label=labels.get(t), count=entity_types[t]) for t in sorted(shown_types, key=to_id)]
     literals = _literals(ctx, {t: rows for t, rows in stats.type_literals.items() if t in entity_types}, warnings)
-    # Listed where some of its terms are in use nowhere (else they are all predicates or
-    # types already), with every term counted: how many classes and properties there are.
-    term_infos = [TypeInfo(id=to_id(t), count=n) for t, n in sorted(stats.term_types.items(), key=lambda kv: to_id(kv[0]))
-                  if stats.unused_terms.get(t)]
     counts = StatementCounts(total=stats.total, reified=stats.reified, plain=stats.plain,
                              unasserted=stats.unasserted, without_asserted_at=stats.without_asserted_at)
     ranges = _ranges(ctx)
-    graphs = ctx.named_graphs()
-    prefixes = answer_prefixes(ctx, [to_id(x) for x in (*listed, *shown_types, *literals.shown)])
     return Schema(
-        graph_description=_description(ctx, counts.total),
+        graph_description=_description(ctx, counts.total, estimated),
         profile=ctx.profile.name,
-        entity_types=type_infos,
-        term_types=term_infos,
-        predicates=predicate_infos,
+        entity_types=[TypeInfo(id=to_id(t), label=labels.get(t), count=entity_types[t])
+                      for t in sorted(shown_types, key=to_id)],
+        term_types=_term_types(ctx, stats),
+        predicates=_predicates(ctx, stats, predicates, sorted(listed, key=to_id), labels),
         literal_predicates=literals.listed or None,
         truth_statuses=stats.statuses,
         statements=counts,
         as_of_range=ranges.get("asserted"),
         valid_at_range=ranges.get("valid"),
-        named_graphs=[to_id(g) for g in sorted(graphs)],
-        prefixes=prefixes,
-        estimates=estimates(ctx) if bounded else None,
+        named_graphs=[to_id(g) for g in sorted(ctx.named_graphs())],
+        prefixes=answer_prefixes(ctx, [to_id(x) for x in (*listed, *shown_types, *literals.shown)]),
+        estimates=estimated.fields if estimated else None,
         warnings=warnings,
     )
+
+
+def _labels(ctx: GraphContext, terms: set[str], estimated: Estimates | None) -> dict[str, str]:
+    """The terms' labels: the data's, else those the profile knows them by (an endpoint
+    without property entities); a label that only repeats the ID ("drug" for drug) left out."""
+    found = dict(estimated.labels) if estimated else {}
+    found.update(ctx.labels(sorted(terms)))
+    to_id = ctx.ids.to_id
+    return {iri: label for iri, label in found.items()
+            if normalize(label) != normalize(local_name(to_id(iri)).replace("_", " "))}
+
+
+def _predicates(
+    ctx: GraphContext, stats: Statistics, counts: dict[str, int], listed: list[str], labels: dict[str, str],
+) -> list[PredicateInfo]:
+    """The listed predicates, with their traits and the types they connect."""
+    traits = ctx.profile.traits()
+    on_request = declared_subproperties(ctx, "walkedWhenNamed") | SCHEMA
+    to_id = ctx.ids.to_id
+    infos = []
+    for p in listed:
+        kinds = [name for name, members in (("Symmetric", traits.symmetric), ("Transitive", traits.transitive)) if p in members]
+        inverse = traits.inverses.get(p)
+        if inverse:
+            kinds.append(f"Inverse({to_id(inverse)})")
+        connects = [f"{to_id(st) if st else '?'} -> {to_id(ot) if ot else '?'} ({n})" for st, ot, n in stats.connects.get(p, ())]
+        infos.append(
+            PredicateInfo(id=to_id(p), label=labels.get(p), count=counts.get(p, 0), traits=kinds or None,
+                          blank_values=stats.blank_values.get(p),
+                          inverse_of=to_id(inverse) if inverse else None, connects=connects,
+                          walked_when_named=True if p in on_request else None)
+        )
+    return infos
+
+
+def _term_types(ctx: GraphContext, stats: Statistics) -> list[TypeInfo]:
+    """Classes of terms listed where some of their terms are in use nowhere (else they are
+    all predicates or types already), with every term counted: how many classes and
+    properties there are."""
+    to_id = ctx.ids.to_id
+    return [TypeInfo(id=to_id(t), count=n) for t, n in sorted(stats.term_types.items(), key=lambda kv: to_id(kv[0]))
+            if stats.unused_terms.get(t)]
 
 
 LISTED = 80
@@ -184,7 +202,7 @@ def _name(header: str, by_rank: dict[int, list[Literal]], ctx: GraphContext) -> 
     return text if len(text) <= 80 else text[:79] + "…"
 
 
-def _description(ctx: GraphContext, total: int) -> str:
+def _description(ctx: GraphContext, total: int, estimated: Estimates | None) -> str:
     if ctx.settings.description:
         return ctx.settings.description
     texts: dict[str, dict[int, list[Literal]]] = {}  # header -> rank -> texts: description, comment, title, label
@@ -200,6 +218,6 @@ def _description(ctx: GraphContext, total: int) -> str:
         more = f"; and {len(names) - HEADERS_NAMED} more (scan_query node_types owl:Ontology)" \
             if len(names) > HEADERS_NAMED else ""
         return f"{len(names)} ontologies and datasets: {'; '.join(names[:HEADERS_NAMED])}{more}"
-    if ctx.profile.bounded:
-        return "a Wikidata-style graph too large to count; its numbers here are bounded (see estimates)"
+    if estimated is not None:
+        return estimated.description
     return f"an RDF graph of {total} statements"

@@ -18,6 +18,7 @@ from gateway.engine.presentation import (
     stub_edge,
 )
 from gateway.engine.search import suggest_ids
+from gateway.engine.seeds import resolve_seeds
 from gateway.engine.walk import Cut, EdgeKey, candidates, unnamed_warning, walk
 from gateway.models import (
     Edge,
@@ -40,7 +41,7 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     limits = _limits(ctx, query, warnings)
     k = limits.max_hops
     plan = make_plan(ctx, query.traversal(), warnings)
-    asked = ctx.resolve_seeds(query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
+    asked = resolve_seeds(ctx, query.seeds, plan, "seeds", warnings, cap=MAX_SEEDS)
     seeds = asked.iris
     limits.seeds = min(len(asked.iris) + len(asked.missing) + len(asked.past_cap), MAX_SEEDS)
     suggest_ids(ctx, asked, "seeds", warnings)

@@ -33,6 +33,7 @@ from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, full_edges, full_nodes, node_types
 from gateway.engine.search import readable_name, suggest_ids
+from gateway.engine.seeds import resolve_seeds
 from gateway.engine.walk import EdgeKey, WalkResult, unnamed_warning, walk
 from gateway.ids import local_name
 from gateway.models import ExpandNeighborsInput, Neighbor, Neighbors
@@ -57,7 +58,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     chars = clamp(query.content_max_chars, 500, 1, MAX_CONTENT, field="content_max_chars", warnings=warnings)
     plan = make_plan(ctx, query.traversal(), warnings)
     wanted = resolve_terms(ctx, query.types, "types", kind="type", warnings=warnings) if query.types else None
-    found = ctx.resolve_seeds(query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
+    found = resolve_seeds(ctx, query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
     suggest_ids(ctx, found, "entity_ids", warnings)
     to_id = ctx.ids.to_id
     answer: dict[str, Any] = dict(origins=[to_id(s) for s in found.iris], unresolved=found.unresolved("unresolved", warnings),

@@ -22,6 +22,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import full_edges
 from gateway.engine.search import suggest_ids
+from gateway.engine.seeds import resolve_seeds
 from gateway.engine.walk import EdgeKey, candidates
 from gateway.models import ShortestPath, ShortestPathInput, WeakestEdge
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
@@ -39,7 +40,7 @@ def shortest_path(ctx: GraphContext, query: ShortestPathInput) -> ShortestPath:
     unresolved: list[str] = []
     ends: list[str | None] = []
     for field, name in (("source", query.source), ("target", query.target)):
-        found = ctx.resolve_seeds([name], plan, field, warnings, cap=1)
+        found = resolve_seeds(ctx, [name], plan, field, warnings, cap=1)
         suggest_ids(ctx, found, field, warnings)
         ends.append(found.iris[0] if found.iris else None)
         unresolved += found.missing

@@ -29,6 +29,7 @@ from gateway.engine.presentation import full_edges, full_nodes, node_types
 from gateway.engine.statements import statement_rows, unnamed_subjects
 from gateway.errors import InvalidInput
 from gateway.models import ScanPage, ScanQueryInput
+from gateway.profiles.graph import MemoKey
 from gateway.settings import clamp
 from gateway.sparql import integer, iris, literal
 from gateway.terms import BFS
@@ -102,7 +103,8 @@ def _scan_statements(
 
 # -- cursors ---------------------------------------------------------------------------
 def _sealer(ctx: GraphContext) -> AESSIV:
-    return ctx.memo("cursor_sealer", lambda: AESSIV(hmac.new(ctx.cursor_secret(), b"bfsql scan cursor", hashlib.sha512).digest()))
+    return ctx.memo(MemoKey("cursor_sealer"),
+                    lambda: AESSIV(hmac.new(ctx.cursor_secret(), b"bfsql scan cursor", hashlib.sha512).digest()))
 
 
 def _binding(ctx: GraphContext, query: ScanQueryInput, kind: str) -> bytes:

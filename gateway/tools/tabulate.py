@@ -20,12 +20,14 @@ from gateway.engine import formulas
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
-from gateway.engine.statistics import statistics
+from gateway.engine.seeds import resolve_seeds
+from gateway.engine.statistics import STATISTICS, statistics
 from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, is_missing
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
 from gateway.ids import local_name
 from gateway.models.tables import MAX_PATH_STEPS, MAX_ROWS_IDS, Condition, Table, TableLimits, TabulateInput
 from gateway.profiles.base import HopPlan
+from gateway.profiles.graph import MemoKey
 from gateway.settings import clamp
 from gateway.sparql import Sparql, integer, iris
 from gateway.sparql import iri as sparql_iri
@@ -84,7 +86,7 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
     if query.type is not None:
         rows_type = names.type(query.type)
     else:
-        seeds = ctx.resolve_seeds(query.ids or [], plan, "ids", warnings, cap=MAX_ROWS_IDS)
+        seeds = resolve_seeds(ctx, query.ids or [], plan, "ids", warnings, cap=MAX_ROWS_IDS)
         unresolved = seeds.unresolved("ids", warnings)
         rows_ids = seeds.iris
         if rows_ids:
@@ -93,7 +95,7 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
     if rows_type is None and not rows_ids:
         return _answer(ctx, spec, [], unresolved, warnings)
     unasserted: dict[str, list[tuple[str, str]]] = {}
-    if ctx.profile.queries != "wikidata" and ctx.profile.has_reifiers:
+    if ctx.profile.has_reifiers:
         for hit in ctx.profile.unasserted():
             if not plan.failures(hit.status, hit.asserted_at, hit.valid_from, hit.valid_until):
                 unasserted.setdefault(hit.p, []).append((hit.s, hit.o))
@@ -167,7 +169,7 @@ def _most(ctx: GraphContext, step: Step) -> int | None:
             return None
         return most or 0  # no triple at all: none
 
-    return ctx.memo(f"table degree {step.backward} {step.predicate}", read)
+    return ctx.memo(MemoKey("table_degree", (str(step.backward), step.predicate)), read)
 
 
 def _number(rows: Sequence[Sequence[object]]) -> int | None:
@@ -181,7 +183,7 @@ def _one_graph(ctx: GraphContext) -> bool:
     no named graphs (a union default graph repeats a triple held in two graphs)."""
     if ctx.scope is not None:
         return len(ctx.scope) <= 1
-    return not ctx.profile.bounded and not ctx.named_graphs()
+    return bool(ctx.profile.whole_graph(lambda: not ctx.named_graphs()))
 
 
 def _filters(plan: HopPlan) -> str:
@@ -241,8 +243,8 @@ class _Names:
         """Whether a triple or a reifier-only statement has the predicate."""
         if self.ctx.profile.has_reifiers and any(hit.p == iri for hit in self.ctx.profile.unasserted()):
             return True
-        return self.ctx.memo(f"table predicate {iri}", lambda: bool(self.ctx.select("table_probe", predicate=sparql_iri(iri))),
-                             caller_named=True)
+        return self.ctx.memo(MemoKey("table_predicate", (iri,)),
+                             lambda: bool(self.ctx.select("table_probe", predicate=sparql_iri(iri))))
 
     def near(self) -> list[str]:
         """Predicates next to the rows (of the type), and the graph's edge predicates."""
@@ -250,8 +252,7 @@ class _Names:
             found: set[str] = set()
             if self.rows is not None:
                 found = {str(p) for (p,) in self.ctx.select("table_predicates", rows=self.rows) if isinstance(p, str)}
-            if not self.ctx.profile.bounded:
-                found |= set(vocabulary(self.ctx)[0])
+            found |= set(self.ctx.profile.whole_graph(lambda: vocabulary(self.ctx)[0]) or ())
             self._near = sorted(found)
         return self._near
 
@@ -276,48 +277,17 @@ def _split(text: str) -> list[str]:
 # -- the table's spec ---------------------------------------------------------------------
 def _spec(names: _Names, query: TabulateInput, rows_type: str | None, rows_ids: Sequence[str], limit: int) -> Spec:
     taken: dict[str, str] = {}
-
-    def claim(name: str, field: str) -> None:
-        if name == "id":
-            raise InvalidInput(f"{field}: id is the row's own column; name this one otherwise", field=field)
-        if name in taken:
-            raise InvalidInput(f"{field}: {name!r} is already the name of a {taken[name]}", field=field)
-        taken[name] = field.split(".")[0].split("[")[0]
-
     columns = {}
     for name, path in query.columns.items():
-        claim(name, f"columns.{name}")
+        _take(taken, name, f"columns.{name}")
         columns[name] = names.path(path, f"columns.{name}")
     for name in query.aggregate:
-        claim(name, f"aggregate.{name}")
-    parsed = {}
-    for name, text in query.compute.items():
-        claim(name, f"compute.{name}")
-        parsed[name] = formulas.parse(text, f"compute.{name}")
+        _take(taken, name, f"aggregate.{name}")
     row_names = ["id", *columns]
-    grouped = query.group_by is not None or bool(query.aggregate)
-    group_names = [*(query.group_by or []), *query.aggregate]
-    row_computes: dict[str, formulas.Formula] = {}
-    group_computes: dict[str, formulas.Formula] = {}
-    for name, formula in parsed.items():
-        used = formulas.names(formula)
-        field = f"compute.{name}"
-        if any(n in query.aggregate or n in group_computes for n in used):
-            for n in used:
-                _known(n, group_names + list(group_computes), field, "a formula over aggregates names aggregates, "
-                       "group_by columns and such formulas")
-            group_computes[name] = formula
-        else:
-            for n in used:
-                _known(n, row_names + list(row_computes), field, "a formula names columns and earlier formulas")
-            row_computes[name] = formula
+    row_computes, group_computes = _computes(query, taken, row_names)
     row_names += list(row_computes)
-    for name in query.group_by or []:
-        _known(name, row_names, "group_by", "group_by names columns")
-    aggregates = {}
-    for name, agg in query.aggregate.items():
-        _known(agg.of, row_names, f"aggregate.{name}.of", "an aggregate is of a column")
-        aggregates[name] = Aggregation(agg.fn, agg.of)
+    aggregates = _aggregates(query, row_names)
+    grouped = query.group_by is not None or bool(query.aggregate)
     outputs = [*(query.group_by or []), *aggregates, *group_computes] if grouped else [*row_names]
     if not grouped and group_computes:
         raise InvalidInput("compute: a formula names an aggregate, but there are none", field="compute")
@@ -339,14 +309,60 @@ def _spec(names: _Names, query: TabulateInput, rows_type: str | None, rows_ids: 
     )
 
 
+def _take(taken: dict[str, str], name: str, field: str) -> None:
+    """Claims an output name for one column, aggregate or formula."""
+    if name == "id":
+        raise InvalidInput(f"{field}: id is the row's own column; name this one otherwise", field=field)
+    if name in taken:
+        raise InvalidInput(f"{field}: {name!r} is already the name of a {taken[name]}", field=field)
+    taken[name] = field.split(".")[0].split("[")[0]
+
+
+def _computes(
+    query: TabulateInput, taken: dict[str, str], row_names: list[str],
+) -> tuple[dict[str, formulas.Formula], dict[str, formulas.Formula]]:
+    """The formulas, parsed: (those over a row's columns, those over a group's aggregates)."""
+    parsed = {}
+    for name, text in query.compute.items():
+        _take(taken, name, f"compute.{name}")
+        parsed[name] = formulas.parse(text, f"compute.{name}")
+    group_names = [*(query.group_by or []), *query.aggregate]
+    row_computes: dict[str, formulas.Formula] = {}
+    group_computes: dict[str, formulas.Formula] = {}
+    for name, formula in parsed.items():
+        used = formulas.names(formula)
+        field = f"compute.{name}"
+        if any(n in query.aggregate or n in group_computes for n in used):
+            for n in used:
+                _known(n, group_names + list(group_computes), field, "a formula over aggregates names aggregates, "
+                       "group_by columns and such formulas")
+            group_computes[name] = formula
+        else:
+            for n in used:
+                _known(n, row_names + list(row_computes), field, "a formula names columns and earlier formulas")
+            row_computes[name] = formula
+    return row_computes, group_computes
+
+
+def _aggregates(query: TabulateInput, row_names: list[str]) -> dict[str, Aggregation]:
+    """The aggregates, each of a column (`group_by` checked first: it names columns too)."""
+    for name in query.group_by or []:
+        _known(name, row_names, "group_by", "group_by names columns")
+    aggregates = {}
+    for name, agg in query.aggregate.items():
+        _known(agg.of, row_names, f"aggregate.{name}.of", "an aggregate is of a column")
+        aggregates[name] = Aggregation(agg.fn, agg.of)
+    return aggregates
+
+
 def _tagged(ctx: GraphContext, rows_type: str | None) -> frozenset[str] | None:
     """The properties whose values carry a language tag on some entity of `rows_type`, as
     the statistics counted them (when already counted: never a whole-graph count for this);
     None when not known. A column of any other property needs no language filter."""
-    if rows_type is None or ctx.profile.bounded or not ctx.computed("statistics"):
+    if rows_type is None or not ctx.computed(STATISTICS):
         return None
-    rows = statistics(ctx).type_literals.get(rows_type, ())
-    return frozenset(p for p, datatype, _ in rows if datatype == RDF + "langString")
+    return ctx.profile.whole_graph(lambda: frozenset(
+        p for p, datatype, _ in statistics(ctx).type_literals.get(rows_type, ()) if datatype == RDF + "langString"))
 
 
 def _known(name: str, known: Iterable[str], field: str, rule: str) -> None:

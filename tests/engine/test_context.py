@@ -13,9 +13,11 @@ import pytest
 from gateway import Gateway, InvalidInput, Unavailable, UpstreamError
 from gateway import deadline as deadlines
 from gateway.auth import Reader
-from gateway.engine.context import CALLER_KEYS
+from gateway.engine.context import CALLER_KEYS, OWN_KEYS
 from gateway.engine.names import VOCABULARY, resolve_terms, vocabulary
+from gateway.engine.statistics import STATISTICS
 from gateway.profiles.base import NON_EDGE_PREDICATES
+from gateway.profiles.graph import MemoKey
 from support.synth import random_graph
 from tests.conftest import DEMO, gateway_from_ntriples
 
@@ -56,11 +58,11 @@ def test_a_value_not_ready_by_the_deadline_is_unavailable_and_goes_on_being_comp
         return "counted"
 
     with deadlines.within(0.3), pytest.raises(Unavailable) as refused:
-        ctx.memo("slow_count", slow)  # told so while `slow` still waits
+        ctx.memo(MemoKey("slow_count"), slow)  # told so while `slow` still waits
     assert refused.value.retry_after is not None and "slow count" in refused.value.message
     release.set()
     with deadlines.within(5):
-        assert ctx.memo("slow_count", slow) == "counted"  # the same computation, finished: not started again
+        assert ctx.memo(MemoKey("slow_count"), slow) == "counted"  # the same computation, finished: not started again
 
 
 def test_a_failed_computation_is_tried_again() -> None:
@@ -74,15 +76,22 @@ def test_a_failed_computation_is_tried_again() -> None:
         return 7
 
     with pytest.raises(UpstreamError):
-        ctx.memo("flaky", flaky)
-    assert ctx.memo("flaky", flaky) == 7
+        ctx.memo(MemoKey("flaky"), flaky)
+    assert ctx.memo(MemoKey("flaky"), flaky) == 7
 
 
 def test_values_keyed_by_what_callers_name_are_bounded() -> None:
     ctx = Gateway.open(DEMO).context_for(None)
     for i in range(CALLER_KEYS + 50):
-        ctx.memo(f"probe http://example.org/p{i}", lambda: True, caller_named=True)
+        ctx.memo(MemoKey("probe", (f"http://example.org/p{i}",)), lambda: True)
     assert len(ctx._caller_named) == CALLER_KEYS
+
+
+def test_values_under_the_codes_own_keys_are_bounded_too() -> None:
+    ctx = Gateway.open(DEMO).context_for(None)
+    for i in range(OWN_KEYS + 50):
+        assert ctx.memo(MemoKey(f"value_{i}"), lambda i=i: i) == i
+    assert len(ctx._memo) == OWN_KEYS
 
 
 def test_a_new_scope_of_a_large_store_answers_within_its_deadline() -> None:
@@ -114,7 +123,7 @@ def test_a_new_scope_of_a_large_store_answers_within_its_deadline() -> None:
     with pytest.raises(Unavailable) as refused:
         gateway.call("describe_schema", {}, reader=reader, deadline=0.1)
     assert refused.value.retry_after is not None
-    assert not gateway.context_for(reader).computed("statistics")  # told before the count was done
+    assert not gateway.context_for(reader).computed(STATISTICS)  # told before the count was done
     later = None
     for _ in range(240):  # the count goes on without a caller
         try:

@@ -16,7 +16,7 @@ import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway
-from gateway.engine.context import TOLD, UNRESOLVED_LISTED
+from gateway.engine.seeds import TOLD, UNRESOLVED_LISTED
 from gateway.models.tables import MAX_ROWS_IDS
 from gateway.tools import TOOLS, bfs, community, describe, intersect, neighbors
 from gateway.tools.json_schemas import tool_schemas

@@ -21,8 +21,8 @@ import pytest
 from gateway import EndpointTimeout, Gateway, RateLimited, Truncated
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.remote import RemoteBackend, RetryPolicy
-from gateway.engine.wikidata_probes import COUNT_CAP, known_vocabulary
 from gateway.profiles.wikidata import WikidataProfile
+from gateway.profiles.wikidata.probes import COUNT_CAP, known_vocabulary
 from gateway.sparql import render
 from support.servers import require_binary
 from tests.conftest import listed_edges, listed_nodes, shared_data

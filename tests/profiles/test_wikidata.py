@@ -21,16 +21,17 @@ from gateway import Gateway
 from gateway.backends.embedded import EmbeddedBackend, scan_prefixes
 from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
-from gateway.engine.wikidata_search import (
+from gateway.errors import InvalidInput
+from gateway.models import Edge
+from gateway.profiles import detect_profile
+from gateway.profiles.base import HopPlan
+from gateway.profiles.mwapi import (
     MwapiEntitySearch,
     entity_search_for,
     hits_from_rows,
     is_wikidata_query_service,
 )
-from gateway.errors import InvalidInput
-from gateway.models import Edge
-from gateway.profiles.base import HopPlan
-from gateway.profiles.wikidata import WikidataProfile, detect_profile
+from gateway.profiles.wikidata import WikidataProfile
 from tests.conftest import DEMO, demo_plain, demo_reification, listed_edges, listed_nodes, shared_data
 
 WD = "http://www.wikidata.org/entity/"

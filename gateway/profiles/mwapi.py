@@ -1,42 +1,37 @@
-"""search_entities on Wikidata-scale graphs: the service's entity search, or label lookups.
+"""Wikibase's own entity search, asked through a query service's MediaWiki API bridge.
 
 The generic search (`gateway.engine.search.SearchIndex`) reads every name in the graph into a
 full-text index once. Against query.wikidata.org that would mean reading over a billion
 labels, so there the gateway asks Wikidata's own entity search instead, through the
 query service's MediaWiki API bridge (`SERVICE wikibase:mwapi`, API "EntitySearch", the
 `wbsearchentities` module behind the search box on wikidata.org): one SPARQL query per
-search, answering with the same `SearchHit`s, best first. Elsewhere on a graph too large
-to index (a bounded profile), `LabelSearch` looks the query up as an exact label or alias,
-a few spellings at once: index lookups, never a scan.
+search, answering with the same `SearchHit`s, best first.
 
-Which one (`Profile.entity_search`, set with `WikidataProfile.configured(entity_search=...)`):
-"mwapi" where asked; on "auto", mwapi on Wikimedia's own query services (the hosts in
-`WIKIDATA_QUERY_HOSTS`), the label lookup on other bounded graphs, the full-text index
-elsewhere. The mwapi bridge exists only on Blazegraph services built for Wikibase (the
+Which search a graph gets is its profile's choice (`Profile.entity_searcher`, set with
+`WikidataProfile.configured(entity_search=...)`): "mwapi" where asked; on "auto", mwapi on
+Wikimedia's own query services (the hosts in `WIKIDATA_QUERY_HOSTS`), whatever the profile
+reading them. The mwapi bridge exists only on Blazegraph services built for Wikibase (the
 query service's own software), and its EntitySearch answers from the wiki it is pointed
 at (`mwapi_host`), so it is used only where known to be there, never probed for: a probe
 would send other stores a SERVICE call to the outside world.
 
-`MwapiEntitySearch` and `LabelSearch` have the `search(query, types, limit, to_id)` method
-of `SearchIndex`, so `gateway.engine.search.search_index` can return any of them;
-`entity_search_for` picks one for a backend.
+`MwapiEntitySearch` has the `search(query, types, limit, to_id)` method of `SearchIndex`
+(`gateway.profiles.graph.EntitySearch`); `entity_search_for` picks it for a backend.
 """
 
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 from urllib.parse import urlsplit
 
 from gateway.backends.base import Backend, Rows
-from gateway.engine.context import GraphContext
-from gateway.engine.presentation import entity_type, node_types
-from gateway.models import SearchHit
-from gateway.sparql import integer, iris, joined, literal, render, tagged
+from gateway.models import Match, SearchHit
+from gateway.sparql import integer, iris, literal, render
 from gateway.terms import Literal, text_of
+from gateway.values import entity_type
 
 WIKIDATA_QUERY_HOSTS = frozenset({
     "query.wikidata.org", "query-main.wikidata.org", "query-scholarly.wikidata.org", "query-legacy-full.wikidata.org",
@@ -48,6 +43,7 @@ T = TypeVar("T")
 _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
 _HOST = re.compile(r"^[A-Za-z0-9.-]+(:[0-9]+)?$")
 MWAPI_HOST = "www.wikidata.org"
+
 
 def is_wikidata_query_service(backend: Backend) -> bool:
     """Whether `backend` talks to Wikidata's query service."""
@@ -107,11 +103,11 @@ def hits_from_rows(rows: Rows, query: str, limit: int, to_id: Callable[[str], st
             entry = entities[item] = _Entity(_number(ordinal), text_of(label), _match(text_of(matched), text_of(text), query))
         if isinstance(type_, str):
             entry.types.append(type_)
-    ranked = sorted(entities.items(), key=lambda kv: (_TIERS.index(kv[1].match), kv[1].ordinal, kv[0]))[:limit]
+    ranked = sorted(entities.items(), key=lambda kv: (TIERS.index(kv[1].match), kv[1].ordinal, kv[0]))[:limit]
     return [
         SearchHit(
             id=to_id(iri), label=entry.label or None, entity_type=entity_type(entry.types, to_id),
-            score=_score(entry.match, position, len(ranked)), match=entry.match,  # type: ignore[arg-type]
+            score=tier_score(entry.match, position, len(ranked)), match=entry.match,
         )
         for position, (iri, entry) in enumerate(ranked)
     ]
@@ -121,7 +117,7 @@ def hits_from_rows(rows: Rows, query: str, limit: int, to_id: Callable[[str], st
 class _Entity:
     ordinal: float
     label: str
-    match: str
+    match: Match
     types: list[str] = field(default_factory=list)
 
 
@@ -135,56 +131,7 @@ def entity_search_for(
     return build_index()
 
 
-class LabelSearch:
-    """Entities whose label or alias is the query, in a few spellings (as typed, lower case,
-    capitalised), in the configured language and "mul": one query of index lookups
-    (`queries/wikidata/label_search.rq`), then the hits' types and labels (bounded by the
-    hits). Labels rank before aliases; within each, the lower item number first (the
-    older item, as a rule the better known: Q42 before Q28421831)."""
-
-    def __init__(self, ctx: GraphContext) -> None:
-        self.ctx = ctx
-
-    def search(self, query: str, types: set[str] | None, limit: int, to_id: Callable[[str], str]) -> list[SearchHit]:
-        if types is not None and not types:
-            return []
-        text = " ".join(query.split())
-        if not text:
-            return []
-        spellings = dict.fromkeys((text, text.lower(), string.capwords(text), text[:1].upper() + text[1:]))
-        languages = dict.fromkeys((self.ctx.settings.language, "mul"))
-        texts = joined(tagged(s, language) for s in spellings for language in languages)
-        rows = self.ctx.select("label_search", texts=texts, limit=integer(LABEL_ROWS))
-        matched: dict[str, str] = {}
-        for x, kind in rows:
-            if isinstance(x, str) and (x not in matched or text_of(kind) == "label"):
-                matched[x] = "exact_label" if text_of(kind) == "label" else "alt_label"
-        found = sorted(matched)
-        kinds = node_types(self.ctx, found)
-        if types is not None:
-            found = [x for x in found if types & set(kinds.get(x, ()))]
-        ranked = sorted(found, key=lambda x: (matched[x] != "exact_label", _item_number(x), x))[:limit]
-        labels = self.ctx.labels(ranked)
-        return [
-            SearchHit(id=to_id(x), label=labels.get(x), entity_type=entity_type(kinds.get(x, ()), to_id),
-                      score=_score(matched[x], position, len(ranked)), match=matched[x])  # type: ignore[arg-type]
-            for position, x in enumerate(ranked)
-        ]
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-LABEL_ROWS = 500
-"""Entities one label lookup reads: a name shared by more is better narrowed by type."""
-
-
-def _item_number(iri: str) -> int:
-    local = iri.rsplit("/", 1)[-1]
-    return int(local[1:]) if local[1:].isdigit() else 1 << 62
-
-
-def _match(kind: str, matched_text: str, query: str) -> str:
+def _match(kind: str, matched_text: str, query: str) -> Match:
     """The generic index's match names, from wbsearchentities' match type and text."""
     same = " ".join(matched_text.casefold().split()) == " ".join(query.casefold().split())
     if kind == "label":
@@ -194,14 +141,15 @@ def _match(kind: str, matched_text: str, query: str) -> str:
     return "full_text"
 
 
-_TIERS = ("exact_label", "alt_label", "prefix", "full_text")
+TIERS: tuple[Match, ...] = ("exact_label", "alt_label", "prefix", "full_text")
+"""The generic index's tiers, best first."""
 _TIER_SCORES = (1.0, 0.9, 0.8, 0.7)
 
 
-def _score(match: str, position: int, total: int) -> float:
+def tier_score(match: Match, position: int, total: int) -> float:
     """The tier's score as in the generic index, lowered a little by position: Wikidata
     gives a rank, not a score, and the scores keep its order."""
-    return round(_TIER_SCORES[_TIERS.index(match)] - 0.05 * position / max(total, 1), 4)
+    return round(_TIER_SCORES[TIERS.index(match)] - 0.05 * position / max(total, 1), 4)
 
 
 def _number(term: object) -> float:

@@ -42,36 +42,34 @@ profile; `detect_profile` sends such data to the plain profile. The templates in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from gateway.backends.base import Backend
 from gateway.errors import InvalidInput
-from gateway.models import TRUTH_STATUSES
-from gateway.profiles.base import NOTHING, Hit, HopPlan, time_filters
-from gateway.profiles.native import NativeProfile
-from gateway.sparql import Sparql, integer, iri, iris, render
-from gateway.terms import BFS, RDF
-
-WD = "http://www.wikidata.org/entity/"
-WDT = "http://www.wikidata.org/prop/direct/"
-CLAIM = "http://www.wikidata.org/prop/"
-WIKIBASE = "http://wikiba.se/ontology#"
-NAMESPACES = (
-    BFS, RDF, WD, WD + "statement/", WDT, CLAIM,
-    CLAIM + "statement/", CLAIM + "statement/value/", CLAIM + "qualifier/", CLAIM + "qualifier/value/",
-    CLAIM + "reference/", CLAIM + "reference/value/", CLAIM + "novalue/",
-    "http://www.wikidata.org/reference/", "http://www.wikidata.org/value/",
-    WIKIBASE, "http://www.w3.org/ns/prov#", "http://schema.org/",
+from gateway.models import TRUTH_STATUSES, Claim, Datum
+from gateway.profiles.base import (
+    NOTHING,
+    Hit,
+    HopPlan,
+    Point,
+    StatementFields,
+    StatementRow,
+    time_filters,
 )
-"""What Wikibase's RDF and this profile's answers are written in: entities, statements,
-the claim, statement, qualifier and reference namespaces (simple values and value nodes),
-novalue classes, reference and value nodes, ranks (wikibase:), references
-(prov:wasDerivedFrom), an entity's version data (schema:), and the project's own terms."""
+from gateway.profiles.graph import EntitySearch, Graph, TermResolver, TypesOf
+from gateway.profiles.mwapi import entity_search_for
+from gateway.profiles.native import NativeProfile
+from gateway.profiles.statistics import Estimates, Statistics
+from gateway.profiles.wikidata.probes import probed_estimates, probed_statistics, probed_terms
+from gateway.profiles.wikidata.search import LabelSearch
+from gateway.profiles.wikidata.terms import CLAIM, NAMESPACES, claim_predicate
+from gateway.profiles.wikidata.values import claim, claim_fields, is_value_node_predicate
+from gateway.sparql import Sparql, integer, iri, iris, not_after, not_before, render
+from gateway.terms import BFS, Term
+from gateway.values import ToId
 
-
-def claim_predicate(predicate: str) -> str | None:
-    """The claim predicate `p:P69` of a direct predicate `wdt:P69` (None for any other IRI)."""
-    return CLAIM + predicate[len(WDT):] if predicate.startswith(WDT) else None
+T = TypeVar("T")
 
 
 def _check_status(status: str) -> None:
@@ -94,16 +92,19 @@ class WikidataProfile(NativeProfile):
     name = "wikidata"
     queries = "wikidata"
     namespaces = NAMESPACES
+    claims = True
+
     @property
     def has_reifiers(self) -> bool:
         """Every Wikidata statement is a statement node."""
         return True
+
     deprecated_status: str = "retracted"
     """The truth status of a deprecated-rank statement."""
     counts: str = "auto"
     """"exact": describe_schema counts the whole graph and bare names resolve against those
     counts (as for every profile); "bounded": nothing reads the whole graph
-    (`gateway.engine.wikidata_probes`); "auto": bounded on a remote endpoint, exact on embedded data."""
+    (`gateway.profiles.wikidata.probes`); "auto": bounded on a remote endpoint, exact on embedded data."""
     entity_search = "auto"
     mwapi_host = "www.wikidata.org"
 
@@ -113,6 +114,8 @@ class WikidataProfile(NativeProfile):
 
     @property
     def bounded(self) -> bool:
+        """Whether the graph is too large to read whole (`counts`): statistics, names and
+        search then ask only bounded queries (`gateway.profiles.wikidata.probes`)."""
         return self.counts == "bounded" or (self.counts == "auto" and self.backend.endpoint is not None)
 
     @classmethod
@@ -200,24 +203,73 @@ class WikidataProfile(NativeProfile):
                 flags.append(f"{direction}_traits")
         return flags
 
+    # -- the graph as a whole: probed where it is too large to read ---------------------------
+    def whole_graph(self, read: Callable[[], T]) -> T | None:
+        return None if self.bounded else read()
 
-# -- which profile fits a store -----------------------------------------------------------------
-_DETECTION = (
-    ("wikidata", "wikidata/has_reifiers"),  # wikibase:rank
-    ("native", "native/has_reifiers"),  # rdf:reifies
-    ("reification", "reification/has_reifiers"),  # rdf:Statement with rdf:subject
-)
+    def statistics(self, graph: Graph, count: Callable[[], Statistics]) -> Statistics:
+        return probed_statistics(self, self.deprecated_status) if self.bounded else count()
 
+    def estimates(self) -> Estimates | None:
+        return probed_estimates() if self.bounded else None
 
-def detect_profile(backend: Backend) -> str:
-    """The profile that fits the data: "wikidata", "native", "reification" or "plain".
+    def named_graphs(self, graph: Graph) -> Iterable[str]:
+        """On a bounded graph, those the backend is configured to read (asking would read the whole graph)."""
+        if self.bounded:
+            return getattr(self.backend, "graphs", None) or ()
+        return super().named_graphs(graph)
 
-    Each profile's own `has_reifiers` template is one `SELECT ... LIMIT 1`, asked in this
-    order: Wikidata statements (`wikibase:rank`) first, since a Wikidata store may also
-    hold other shapes; then RDF 1.2 reifiers; then `rdf:Statement` nodes; else plain.
-    """
-    for name, query in _DETECTION:
-        _, rows = backend.select(render(query))
-        if rows:
-            return name
-    return "plain"
+    def resolve_terms(
+        self, graph: Graph, names: Sequence[str], field: str, *, kind: str, warnings: list[str], counted: TermResolver,
+    ) -> set[str]:
+        if self.bounded:  # no whole-graph statistics to hold names against: probes
+            return probed_terms(graph, self, names, field, kind=kind, warnings=warnings)
+        return counted(names, field, kind=kind, warnings=warnings)
+
+    def predicate_probe(self) -> Callable[[str], bool] | None:
+        """None: a direct predicate names claims (the vocabulary is read instead)."""
+        return None
+
+    def entity_searcher(self, graph: Graph, index: Callable[[], EntitySearch], types_of: TypesOf) -> EntitySearch:
+        """As every profile's, and "labels" (or "auto" on a bounded graph): exact label and alias lookups."""
+        labels = self.entity_search == "labels" or (self.entity_search == "auto" and self.bounded)
+        fallback: Callable[[], EntitySearch] = (lambda: LabelSearch(graph, self, types_of)) if labels else index
+        return entity_search_for(self.backend, fallback, language=graph.settings.language, mode=self.entity_search,
+                                 host=self.mwapi_host)
+
+    # -- what a full item shows: ranks, qualifiers, references, typed values -------------------
+    def statement_fields(
+        self, rows: Sequence[StatementRow], nodes: dict[str, dict[str, Term]], to_id: ToId, languages: Sequence[str],
+    ) -> StatementFields:
+        return claim_fields(rows, nodes, to_id, languages,
+                            lambda rest: super(WikidataProfile, self).statement_fields(rest, nodes, to_id, languages))
+
+    def value_node_predicate(self, predicate: str) -> bool:
+        return is_value_node_predicate(predicate)
+
+    def claim_value(
+        self, statement: str, predicate: str, value: Term, rows: Sequence[StatementRow],
+        nodes: dict[str, dict[str, Term]], valid_at: Point | None, to_id: ToId, languages: Sequence[str],
+    ) -> Datum | Claim | None:
+        return claim(statement, predicate, value, rows, nodes, valid_at, to_id, languages)
+
+    # -- tables ----------------------------------------------------------------------------
+    def table_step(
+        self, subject: Sparql, predicate: str, value: Sparql, plan: HopPlan, fresh: Callable[[str], Sparql],
+    ) -> tuple[Sparql, bool] | None:
+        """A direct predicate's claims, as the walk reads them (judged by the filters); any
+        other predicate as plain triples."""
+        found = claim_predicate(predicate)
+        if found is None:
+            return Sparql(self.render("table_step", ["plain"], a=subject, p=iri(predicate), b=value)), False
+        names = {n: fresh(n) for n in ("st", "rank", "start", "end", "point", "from", "until")}
+        flags: list[str] = []
+        slots: dict[str, Sparql] = {}
+        if plan.valid_at is not None:
+            flags.append("valid_at")
+            slots = {"from_not_after": not_after(names["from"], plan.valid_at),
+                     "until_not_before": not_before(names["until"], plan.valid_at)}
+        statuses = iris(sorted(BFS + x for x in plan.truth_status), ", ")
+        pattern = self.render("table_step", flags, a=subject, b=value, claim=iri(found),
+                              ps=iri(CLAIM + "statement/" + found[len(CLAIM):]), truth_status=statuses, **names, **slots)
+        return Sparql(pattern), True

@@ -11,11 +11,11 @@ a preferred rank.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from gateway.models import Claim, Coordinates, Datum, Quantity, Time
-from gateway.profiles.base import HopPlan, Point
-from gateway.profiles.wikidata import CLAIM, WIKIBASE
+from gateway.profiles.base import HopPlan, Point, Rank, StatementFields, StatementRow
+from gateway.profiles.wikidata.terms import CLAIM, WIKIBASE
 from gateway.terms import BFS, XSD, Blank, Literal, Term
 from gateway.values import ToId, datum, in_languages
 
@@ -40,8 +40,8 @@ _GREGORIAN, _EARTH = "http://www.wikidata.org/entity/Q1985727", "http://www.wiki
 (as Wikidata's own pages do), so the common case costs a reader nothing."""
 PRECISIONS = {14: "second", 13: "minute", 12: "hour", 11: "day", 10: "month", 9: "year", 8: "decade",
               7: "century", 6: "millennium"}
-RANKS = {WIKIBASE + "PreferredRank": "preferred", WIKIBASE + "NormalRank": "normal",
-         WIKIBASE + "DeprecatedRank": "deprecated"}
+RANKS: dict[str, Rank] = {WIKIBASE + "PreferredRank": "preferred", WIKIBASE + "NormalRank": "normal",
+                          WIKIBASE + "DeprecatedRank": "deprecated"}
 RANK, PREFERRED = WIKIBASE + "rank", WIKIBASE + "PreferredRank"
 QUALIFIERS = (QUALIFIER, QUALIFIER_VALUE, NOVALUE)
 """Statement data read as a Wikidata statement's qualifiers."""
@@ -149,21 +149,17 @@ def _stands_for_typed(value: Term) -> bool:
 
 
 def claim(
-    statement: str, predicate: str, value: Term, rows: Sequence[tuple[str, Term, str | None]],
-    nodes: dict[str, dict[str, Term]], valid_at: Point | None, to_id: ToId, languages: Sequence[str],
+    statement: str, predicate: str, value: Term, rows: Sequence[StatementRow], nodes: dict[str, dict[str, Term]],
+    valid_at: Point | None, to_id: ToId, languages: Sequence[str],
 ) -> Datum | Claim | None:
     """A claim (`predicate` wdt:P, with the statement's data `rows` and value `nodes`) as a
     property value: its typed value (a quantity with its unit), with its qualifiers and a
     preferred rank when it has them; None when it is not in force at `valid_at`."""
     own_novalue = NOVALUE + predicate.rsplit("/", 1)[-1]  # the claim's own value, not a qualifier
     rows = [row for row in rows if row[0] != own_novalue]
-    bounds = {p: v for p, v, _ in rows if p in (BFS + "validFrom", BFS + "validUntil")}
-    if valid_at is not None and HopPlan(valid_at=valid_at).failures(
-        "asserted_true", None, bounds.get(BFS + "validFrom"), bounds.get(BFS + "validUntil")
-    ):
+    if valid_at is not None and not _in_force(rows, valid_at):
         return None
-    typed = [typed_value(nodes.get(str(v), {}), to_id) for p, v, _ in rows if p.startswith(STATEMENT_VALUE)]
-    shown = next((t for t in typed if t is not None), None) or datum(value, to_id, languages[0] if languages else None)
+    shown = _claim_value(value, rows, nodes, to_id, languages)
     qualifiers = claim_values([(p, v) for p, v, ref in rows if ref is None and p.startswith(QUALIFIERS)], nodes,
                               to_id, languages)
     preferred = any(p == RANK and v == PREFERRED for p, v, _ in rows)
@@ -175,3 +171,49 @@ def claim(
     if preferred:
         found["rank"] = "preferred"
     return found
+
+
+def _in_force(rows: Sequence[StatementRow], valid_at: Point) -> bool:
+    """Whether a statement's validity bounds (its start and end qualifiers) hold `valid_at`."""
+    bounds = {p: v for p, v, _ in rows if p in (BFS + "validFrom", BFS + "validUntil")}
+    return not HopPlan(valid_at=valid_at).failures(
+        "asserted_true", None, bounds.get(BFS + "validFrom"), bounds.get(BFS + "validUntil"))
+
+
+def _claim_value(
+    value: Term, rows: Sequence[StatementRow], nodes: dict[str, dict[str, Term]], to_id: ToId, languages: Sequence[str],
+) -> Datum:
+    """A claim's value: typed from its value node (psv:) where it has one, else as written."""
+    typed = (typed_value(nodes.get(str(v), {}), to_id) for p, v, _ in rows if p.startswith(STATEMENT_VALUE))
+    return next((t for t in typed if t is not None), None) or datum(value, to_id, languages[0] if languages else None)
+
+
+def claim_fields(
+    rows: Sequence[StatementRow], nodes: dict[str, dict[str, Term]], to_id: ToId, languages: Sequence[str],
+    others: Callable[[list[StatementRow]], StatementFields],
+) -> StatementFields:
+    """A Wikidata statement's full-edge fields: its rank, qualifiers and references, and
+    what `others` makes of the rest of its data (its truth status and validity, read from
+    the rank and qualifiers by statement_data.rq, and anything else as provenance)."""
+    rest: list[StatementRow] = []
+    ranks: list[str] = []
+    qualifiers: list[tuple[str, Term]] = []
+    references: dict[str, list[tuple[str, Term]]] = defaultdict(list)
+    for p, v, reference in rows:
+        if reference is not None:
+            references[reference].append((p, v))
+        elif p == RANK and isinstance(v, str):
+            ranks.append(v)
+        elif p.startswith(QUALIFIERS):
+            qualifiers.append((p, v))
+        else:
+            rest.append((p, v, reference))
+    fields = others(rest)
+    if ranks:
+        fields["rank"] = RANKS.get(ranks[-1])
+    grouped = claim_values(qualifiers, nodes, to_id, languages)
+    if grouped:
+        fields["qualifiers"] = grouped
+    if references:
+        fields["references"] = [claim_values(group, nodes, to_id, languages) for _, group in sorted(references.items())]
+    return fields

@@ -1,7 +1,7 @@
 """Graphs too large to count: what describe_schema and name resolution read instead.
 
-A profile is `bounded` when reading the whole graph is out of the question: a remote
-`wikidata` endpoint unless configured otherwise (`WikidataProfile.counts`). The public
+The wikidata profile is `bounded` when reading the whole graph is out of the question: a
+remote endpoint unless configured otherwise (`WikidataProfile.counts`). The public
 query service stops every query at 60 s; counting Wikidata's statements per predicate,
 or reading every label into a search index, takes far longer. So on a bounded graph no
 query the gateway sends reads the whole graph:
@@ -17,7 +17,7 @@ query the gateway sends reads the whole graph:
   exact label, in the known vocabulary, then on the endpoint (`term_labels.rq`: index
   lookups); hints for unknown names come from the known vocabulary.
 - **search** is the service's own entity search or an exact label lookup
-  (`gateway.engine.wikidata_search`).
+  (`gateway.profiles.mwapi`, `gateway.profiles.wikidata.search`).
 """
 
 from __future__ import annotations
@@ -25,19 +25,17 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
 
-from gateway.engine.statistics import Statistics
-from gateway.profiles.wikidata import WD, WDT, WIKIBASE, claim_predicate
+from gateway.profiles.base import Profile
+from gateway.profiles.graph import Graph
+from gateway.profiles.statistics import Estimates, Statistics
+from gateway.profiles.wikidata.terms import WD, WDT, WIKIBASE, claim_predicate
 from gateway.resources import resource_dir
 from gateway.sparql import fragment, integer, iri, joined, tagged, union
 from gateway.terms import BFS, Literal
-
-if TYPE_CHECKING:
-    from gateway.engine.context import GraphContext
 
 COUNT_CAP = 1000
 """Each probe reads at most this many triples: a count of COUNT_CAP means at least that many."""
@@ -71,7 +69,7 @@ def known_vocabulary() -> KnownVocabulary:
 
 
 # -- probes -----------------------------------------------------------------------------------
-def probe(ctx: GraphContext, terms: Iterable[tuple[str, str]], limit: int) -> dict[str, int]:
+def probe(profile: Profile, terms: Iterable[tuple[str, str]], limit: int) -> dict[str, int]:
     """Triples per term, each counted up to `limit`, by one query; a term the graph does not
     use is absent. `terms` are (kind, IRI): "claim" (a direct predicate wdt:P, whose
     statements are counted), "type" (a class), "kind" (one of `KINDS`), "rank"."""
@@ -83,25 +81,20 @@ def probe(ctx: GraphContext, terms: Iterable[tuple[str, str]], limit: int) -> di
         fragments.append(fragment("wikidata/probe", [flag], **slots))
     if not fragments:
         return {}
-    rows = ctx.select("probe_counts", probes=union(fragments))
+    rows = profile.select("probe_counts", probes=union(fragments))
     return {str(t): int(n.value) for t, n in rows if isinstance(t, str) and isinstance(n, Literal)}
 
 
-def bounded_statistics(ctx: GraphContext) -> Statistics:
+def probed_statistics(profile: Profile, deprecated_status: str) -> Statistics:
     """The statistics describe_schema shows for a bounded graph: probes, not counts."""
-    return ctx.memo("bounded_statistics", lambda: _probed(ctx))
-
-
-def _probed(ctx: GraphContext) -> Statistics:
     known = known_vocabulary()
     terms = [("claim", p) for p in known.predicates] + [("type", t) for t in known.types]
     terms += [("kind", k) for k in KINDS] + [("rank", r) for r in RANKS]
-    found = probe(ctx, terms, COUNT_CAP)
-    deprecated = getattr(ctx.profile, "deprecated_status", "retracted")
+    found = probe(profile, terms, COUNT_CAP)
     statuses: dict[str, int] = {}
     for rank in RANKS:
         if found.get(rank):
-            status = deprecated if rank.endswith("DeprecatedRank") else "asserted_true"
+            status = deprecated_status if rank.endswith("DeprecatedRank") else "asserted_true"
             statuses[status] = statuses.get(status, 0) + found[rank]
     total = sum(statuses.values())
     return Statistics(
@@ -113,10 +106,12 @@ def _probed(ctx: GraphContext) -> Statistics:
     )
 
 
-def estimates(ctx: GraphContext) -> dict[str, str]:
-    """What describe_schema's numbers are on a bounded graph, field by field."""
+def probed_estimates() -> Estimates:
+    """What describe_schema's numbers are on a bounded graph, field by field; the known
+    vocabulary's labels (an endpoint may hold no property entities to read them from)."""
     cap = f"{COUNT_CAP:,}"
-    return {
+    known = known_vocabulary()
+    fields = {
         "predicates": f"the common predicates of vocab/wikidata.json this graph uses, not all of them (any wdt:P "
                       f"of an entity-valued property walks); counts stop at {cap}: {cap} means at least {cap}",
         "entity_types": f"the common classes of vocab/wikidata.json this graph uses; counts stop at {cap}",
@@ -126,56 +121,73 @@ def estimates(ctx: GraphContext) -> dict[str, str]:
         "valid_at_range": "not read (it takes every pq:P580/P582/P585 qualifier)",
         "named_graphs": "only the graphs the gateway is configured to read",
     }
+    return Estimates(fields, {**known.predicates, **known.types},
+                     "a Wikidata-style graph too large to count; its numbers here are bounded (see estimates)")
 
 
 # -- names -------------------------------------------------------------------------------------
-def resolve_terms(ctx: GraphContext, names: list[str], field: str, *, kind: str, warnings: list[str]) -> set[str]:
+def probed_terms(
+    graph: Graph, profile: Profile, names: Sequence[str], field: str, *, kind: str, warnings: list[str],
+) -> set[str]:
     """IRIs of predicate or type names, each checked by a bounded probe; names not in the
-    graph become warnings, as `GraphContext.resolve_terms` makes them."""
-    known = known_vocabulary()
-    vocabulary = known.predicates if kind == "predicate" else known.types
+    graph become warnings, as `gateway.engine.names.resolve_terms` makes them."""
+    vocabulary = _vocabulary(kind)
     notes: dict[int, str] = {}
-    wanted: dict[int, str] = {}
-    labelled: list[tuple[int, str]] = []
-    for i, name in enumerate(names):
-        found, reason = _id_of(ctx, name, f"{field}[{i}]", kind)
-        if found is not None:
-            wanted[i] = found
-        elif reason is not None:
-            notes[i] = f"{field}[{i}]: {_quoted(name)}: {reason}{_hint(ctx, name, vocabulary)}"
-        else:
-            labelled.append((i, name))
-    by_label = _by_label(ctx, [name for _, name in labelled], kind, vocabulary)
+    wanted, labelled = _ids(graph, names, field, kind, notes)
+    by_label = _by_label(graph, profile, [name for _, name in labelled], kind, vocabulary)
     for i, name in labelled:
         options = by_label.get(name, [])
         if len(options) == 1:
             wanted[i] = options[0]
         elif options:
-            choices = ", ".join(ctx.ids.to_id(o) for o in options[:5])
+            choices = ", ".join(graph.ids.to_id(o) for o in options[:5])
             notes[i] = f"{field}[{i}]: {_quoted(name)}: several {kind}s have this label: {choices}"
     probes = sorted({(how, w) for w in wanted.values() if (how := _probe_kind(w, kind)) is not None})
-    present = set(probe(ctx, probes, 1))
+    present = set(probe(profile, probes, 1))
     resolved: set[str] = set()
     for i, name in enumerate(names):
-        where = f"{field}[{i}]"
         term = wanted.get(i)
+        where = f"{field}[{i}]"
         if term is not None and term == WDT + "P31" and kind == "predicate":
             notes[i] = (f"{where}: {_quoted(name)}: wdt:P31 (instance of) is the entity type here, not a relationship; "
                         "name its values in node_filter.entity_types or node_types")
         elif term is not None and (term in present or (kind == "type" and term == BFS + "Statement")):
             resolved.add(term)
             if (i, name) in labelled:
-                notes[i] = f"{where}: {_quoted(name)} is {ctx.ids.to_id(term)} (by its label)"
+                notes[i] = f"{where}: {_quoted(name)} is {graph.ids.to_id(term)} (by its label)"
         elif i not in notes:
-            notes[i] = f"{where}: {_quoted(name)}: no such {kind} in this graph{_hint(ctx, name, vocabulary)}"
+            notes[i] = f"{where}: {_quoted(name)}: no such {kind} in this graph{_hint(graph, name, vocabulary)}"
     warnings.extend(notes[i] for i in sorted(notes))
     return resolved
 
 
-def _id_of(ctx: GraphContext, name: str, where: str, kind: str) -> tuple[str | None, str | None]:
+def _vocabulary(kind: str) -> dict[str, str]:
+    known = known_vocabulary()
+    return known.predicates if kind == "predicate" else known.types
+
+
+def _ids(
+    graph: Graph, names: Sequence[str], field: str, kind: str, notes: dict[int, str],
+) -> tuple[dict[int, str], list[tuple[int, str]]]:
+    """The names written as IDs (by position), and those to look up as labels; a name written
+    as no ID of this graph is told in `notes`."""
+    wanted: dict[int, str] = {}
+    labelled: list[tuple[int, str]] = []
+    for i, name in enumerate(names):
+        found, reason = _id_of(graph, name, f"{field}[{i}]", kind)
+        if found is not None:
+            wanted[i] = found
+        elif reason is not None:
+            notes[i] = f"{field}[{i}]: {_quoted(name)}: {reason}{_hint(graph, name, _vocabulary(kind))}"
+        else:
+            labelled.append((i, name))
+    return wanted, labelled
+
+
+def _id_of(graph: Graph, name: str, where: str, kind: str) -> tuple[str | None, str | None]:
     """(the IRI a name is the ID of: a CURIE, an IRI, or Wikidata's bare P69 / Q5; why a
     name written as an ID is none, such as an unknown prefix); both None for a label."""
-    resolution = ctx.ids.resolve(name, where, allow_local_name=True)
+    resolution = graph.ids.resolve(name, where, allow_local_name=True)
     if resolution.iri is not None or resolution.reason is not None:
         return resolution.iri, resolution.reason
     match = _ID.match(name.strip())
@@ -196,7 +208,9 @@ def _probe_kind(term: str, kind: str) -> str | None:
     return "type" if term.startswith(WD) else None
 
 
-def _by_label(ctx: GraphContext, names: list[str], kind: str, vocabulary: dict[str, str]) -> dict[str, list[str]]:
+def _by_label(
+    graph: Graph, profile: Profile, names: list[str], kind: str, vocabulary: dict[str, str],
+) -> dict[str, list[str]]:
     """Name -> IRIs whose label it is: the known vocabulary's, else the endpoint's (exact
     label in the configured language or "mul", as written or in lower case)."""
     found: dict[str, list[str]] = {}
@@ -214,10 +228,10 @@ def _by_label(ctx: GraphContext, names: list[str], kind: str, vocabulary: dict[s
                 asked.setdefault(spelling, name)
     if not asked:
         return found
-    languages = dict.fromkeys((ctx.settings.language, "mul"))
+    languages = dict.fromkeys((graph.settings.language, "mul"))
     texts = joined(tagged(spelling, language) for spelling in asked for language in languages)
     flag = "predicates" if kind == "predicate" else "types"
-    rows = ctx.select("term_labels", [flag], texts=texts, limit=integer(LABEL_MATCHES))
+    rows = profile.select("term_labels", [flag], texts=texts, limit=integer(LABEL_MATCHES))
     for label, match in rows:
         if isinstance(label, Literal) and isinstance(match, str) and label.value in asked:
             terms = found.setdefault(asked[label.value], [])
@@ -226,11 +240,11 @@ def _by_label(ctx: GraphContext, names: list[str], kind: str, vocabulary: dict[s
     return {name: sorted(terms) for name, terms in found.items()}
 
 
-def _hint(ctx: GraphContext, name: str, vocabulary: dict[str, str]) -> str:
+def _hint(graph: Graph, name: str, vocabulary: dict[str, str]) -> str:
     """Known terms whose ID or label looks like the name ("did you mean"), no query asked."""
     options: dict[str, str] = {}
     for term, label in vocabulary.items():
-        curie = ctx.ids.to_id(term)
+        curie = graph.ids.to_id(term)
         options.setdefault(curie.casefold(), curie)
         options.setdefault(curie.split(":")[-1].casefold(), curie)
         options.setdefault(label.casefold(), f"{curie} ({label})")
@@ -243,4 +257,3 @@ def _hint(ctx: GraphContext, name: str, vocabulary: dict[str, str]) -> str:
 def _quoted(text: str) -> str:
     """A caller's text in a message, as `gateway.engine.context.quoted` writes it."""
     return repr(text if len(text) <= 80 else text[:77] + "...")
-
