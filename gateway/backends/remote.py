@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from http import HTTPStatus
 from importlib import metadata
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote_plus, urlencode, urlsplit
 
 import httpx2
@@ -51,7 +51,7 @@ import httpx2
 from gateway import deadline as deadlines
 from gateway import redaction
 from gateway.backends import bodies, results
-from gateway.backends.base import QueryLog, Rows
+from gateway.backends.base import IRIS, LINES, TABLE, WRITTEN, Capabilities, Graphs, QueryLog, Selects, Shape
 from gateway.backends.credentials import credentials_for
 from gateway.backends.resilience import (
     BreakerPolicy,
@@ -105,7 +105,7 @@ def is_wikimedia(url: str) -> bool:
 
 
 # -- the backend -----------------------------------------------------------------------
-class RemoteBackend:
+class RemoteBackend(Selects):
     """A SPARQL 1.1 Protocol endpoint.
 
     `graphs` is the dataset a query reads when the caller names none: those graphs as
@@ -119,7 +119,6 @@ class RemoteBackend:
     """
 
     name = "remote"
-    evaluates_checks = False
     MAX_REDIRECTS = 5
     """Redirects followed within the endpoint's origin per request; one more is refused (a loop)."""
 
@@ -171,6 +170,7 @@ class RemoteBackend:
         # Wikimedia's query services get one request at a time whatever is asked: their
         # usage policy, and a client that trips their limits gets blocked for everyone.
         self.max_concurrency = 1 if is_wikimedia(endpoint) else max(1, max_concurrency or 4)
+        self.capabilities = Capabilities(max_concurrency=self.max_concurrency, round_trips=True, endpoint=self.endpoint)
         self.retry = retry or RetryPolicy()
         self.breaker = CircuitBreaker(breaker or BreakerPolicy())
         self.result_format = result_format
@@ -190,16 +190,8 @@ class RemoteBackend:
         )
 
     # -- Backend ---------------------------------------------------------------------
-    directory = None
-
     def source(self) -> str | None:
         return None  # an endpoint's data can change at any time
-
-    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
-        return None  # no index to read: the profile asks SPARQL
-
-    def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
-        return None
 
     def load_warnings(self) -> list[str]:
         return []
@@ -207,11 +199,19 @@ class RemoteBackend:
     def prefixes_for(self, graphs: Sequence[str]) -> dict[str, str]:
         return self.prefixes  # configured for the endpoint, none read from its data: every reader's
 
-    def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
-        return self._ask(query, graphs, results.rows)
+    def _select(self, query: str, shape: Shape[Any], graphs: Graphs) -> Any:
+        if shape is TABLE:
+            return self._ask(query, graphs, results.rows)
+        if shape is LINES:  # from standard TSV with no term per value, from JSON through the parsed terms
+            return self._ask(query, graphs, results.lines)[1]
+        if shape is WRITTEN:
+            return self._ask(query, graphs, results.written)[1]
+        if shape is IRIS:
+            return [row[0] for row in self._ask(query, graphs, results.rows)[1] if row and type(row[0]) is str]
+        raise ValueError(f"no such shape: {shape!r}")
 
     def _ask(
-        self, query: str, graphs: Sequence[str] | None, read: Callable[[Body], tuple[list[str], list[R]]]
+        self, query: str, graphs: Graphs, read: Callable[[Body], tuple[list[str], list[R]]]
     ) -> tuple[list[str], list[R]]:
         """One query's answer, `read` into rows or lines."""
         form = self._form(query, self.graphs if graphs is None else graphs)
@@ -230,21 +230,6 @@ class RemoteBackend:
         if self.query_log is not None:
             self.query_log(query, len(rows))
         return header, rows
-
-    def select_iris(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """The IRIs bound to the only variable of a SELECT (unbound and non-IRI values skipped)."""
-        _, rows = self.select(query, graphs=graphs)
-        return [row[0] for row in rows if row and type(row[0]) is str]
-
-    def select_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """Rows of a SELECT as text, values joined by tabs (see `Backend.select_lines`): from
-        standard TSV as the embedded store makes them, with no term per value; from JSON
-        (or Virtuoso's TSV) through the parsed terms."""
-        return self._ask(query, graphs, results.lines)[1]
-
-    def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """`Backend.select_written` (`results.written`)."""
-        return self._ask(query, graphs, results.written)[1]
 
     def close(self) -> None:
         self._client.close()

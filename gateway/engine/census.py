@@ -1,4 +1,4 @@
-"""The whole-graph counts of `bfsql load`, read in two passes over an embedded store's quads.
+"""The whole-graph counts of `bfsql load`, read in passes over the quads of a store held in process.
 
 The search index and the schema statistics need, for every entity, its degree and types,
 and per predicate and type how many triples of each kind there are. Asked as SPARQL
@@ -10,27 +10,23 @@ ranges), then every quad once, counting what each aggregate would.
 Each field gives what its template gives (`queries/native/<name>.rq`, named on the field)
 on a store read whole, the default graph the union of all graphs; the oracle tests
 compare the two on the test graphs. A reader's scope is counted the same way over its
-own graphs' quads, as its SPARQL dataset reads them. Only the native profile's counts of
-an embedded store are read so (another profile, or an endpoint, counts in SPARQL);
-reifier-only statements and entity types per class stay SPARQL questions (a few index
-reads).
+own graphs' quads, as its SPARQL dataset reads them. Counted so only where the store
+reads its quads in process (`Capabilities.quads`) and the profile counts as native's
+templates do (`Profile.counts_quads_in_process`); elsewhere they are SPARQL questions, as
+reifier-only statements and entity types per class always are (a few index reads).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
-from gateway.backends.embedded import EmbeddedBackend
-from gateway.backends.scoped import ScopedBackend
+from gateway.backends.base import Quads
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
-from gateway.profiles.native import NativeProfile
-from gateway.terms import BFS, DEFAULT_GRAPH, RDF, Literal, Term, from_oxigraph
+from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
 
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
@@ -79,27 +75,12 @@ class Census:
 
 def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
     """The counts of `ctx`'s graph (`texts`: with its text values, which only the search
-    index reads), or None where they must be asked in SPARQL: another backend or profile."""
-    backend, graphs = ctx.backend, None
-    if isinstance(ctx.backend, ScopedBackend):
-        backend, graphs = ctx.backend.inner, ctx.backend.graphs
-    if not isinstance(backend, EmbeddedBackend) or type(ctx.profile) is not NativeProfile:
+    index reads), or None where they must be asked in SPARQL: a store whose quads are not
+    read in process, or a profile that does not count as native's templates do."""
+    quads = ctx.backend.capabilities.quads
+    if quads is None or not ctx.profile.counts_quads_in_process:
         return None
-    return _count(_quads(backend.store, graphs), texts)
-
-
-Quads = Callable[[object, ox.NamedNode | None, object], Iterable[ox.Quad]]
-"""The quads of a pattern (subject, predicate, object; None for any) in the graphs counted."""
-
-
-def _quads(store: ox.Store, graphs: Sequence[str] | None) -> Quads:
-    """Every graph's quads, or those of a scope's graphs, as the scope's dataset reads them:
-    a triple once for each of its graphs."""
-    if graphs is None:
-        return lambda s, p, o: store.quads_for_pattern(s, p, o, None)  # type: ignore[arg-type]
-    names = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs]
-    return lambda s, p, o: itertools.chain.from_iterable(
-        store.quads_for_pattern(s, p, o, g) for g in names)  # type: ignore[arg-type]
+    return _count(quads(None), texts)
 
 
 def _count(quads: Quads, texts: bool) -> Census:

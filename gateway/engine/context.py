@@ -142,7 +142,7 @@ class GraphContext:
             return self.whole.cursor_secret()
         if self.settings.cursor_secret is not None:
             return self.settings.cursor_secret.encode()
-        return deployment_key(self.backend.directory)
+        return deployment_key(self.backend.capabilities.directory)
 
     # -- seeds ------------------------------------------------------------------------------
     def resolve_seeds(self, seeds: Sequence[str], plan: HopPlan, field: str, warnings: list[str], *, cap: int) -> Seeds:

@@ -71,7 +71,7 @@ def search_index(ctx: GraphContext) -> SearchIndex | MwapiEntitySearch | LabelSe
     one, else one built in memory, once per graph."""
 
     def local_index() -> SearchIndex:
-        directory = ctx.backend.directory
+        directory = ctx.backend.capabilities.directory
         # The store's file indexes every graph: a reader's scope builds its own.
         if directory is not None and ctx.scope is None and (directory / SEARCH_FILE).is_file():
             stored = SearchIndex.open(directory / SEARCH_FILE)

@@ -121,8 +121,9 @@ def walk(
             break
         result.hops.setdefault(seed, 0)
     declared = profile.traits() if traits else None
-    remote = profile.backend.endpoint is not None
-    ahead = ReadAhead(profile, plan) if remote and declared is None and profile.backend.max_concurrency > 1 else None
+    can = profile.backend.capabilities
+    remote = can.round_trips
+    ahead = ReadAhead(profile, plan) if remote and declared is None and can.max_concurrency > 1 else None
     walker = _Walker(profile, plan, result, max_nodes=max_nodes, max_edges=max_edges, traits=traits,
                      declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead, types=types,
                      on_reached=on_reached)

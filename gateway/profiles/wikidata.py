@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from gateway.backends.base import Backend
+from gateway.backends.base import LINES, Backend
 from gateway.errors import InvalidInput
 from gateway.models import TRUTH_STATUSES
 from gateway.profiles.base import NOTHING, Hit, HopPlan, time_filters
@@ -113,7 +113,7 @@ class WikidataProfile(NativeProfile):
 
     @property
     def bounded(self) -> bool:
-        return self.counts == "bounded" or (self.counts == "auto" and self.backend.endpoint is not None)
+        return self.counts == "bounded" or (self.counts == "auto" and self.backend.capabilities.round_trips)
 
     @classmethod
     def configured(
@@ -185,7 +185,7 @@ class WikidataProfile(NativeProfile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        return self.backend.select_lines(self.render("hop", flags, **slots))
+        return self.backend.select(self.render("hop", flags, **slots), LINES)
 
     @staticmethod
     def _branch_flags(plan: HopPlan) -> list[str]:

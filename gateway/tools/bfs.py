@@ -45,9 +45,9 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     candidates = found.iris
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
 
-    remote = ctx.profile.backend.endpoint is not None
-    # Over HTTP, a 2-hop walk may read the nodes' types with its hops: one round trip fewer;
-    # in process, they are read beside the walk.
+    remote = ctx.profile.backend.capabilities.round_trips
+    # Where a query is a round trip, a 2-hop walk may read the nodes' types with its hops: one
+    # round trip fewer; in process, they are read beside the walk.
     types = remote and limits.max_hops == 2 and has_rdf_type(ctx)
     ahead = TypesAhead(ctx) if not remote and limits.max_hops > 1 and has_rdf_type(ctx) else None
 
