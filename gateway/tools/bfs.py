@@ -183,7 +183,7 @@ def _by_hop_then_id(ids: list[str], hop_counts: list[int]) -> list[str]:
 
 
 def _plain_edges(
-    lines: dict[str, None], ids: IdMap, topology_only: bool, edge_filter: set[str] | None,
+    lines: dict[str, str], ids: IdMap, topology_only: bool, edge_filter: set[str] | None,
 ) -> list[EdgeStub | Edge]:
     """The edges of a walk over plain data in response order; each is an asserted_true
     triple without a statement, so a full edge is its stub with that status."""
