@@ -212,8 +212,9 @@ class EmbeddedBackend(Selects):
     @property
     def capabilities(self) -> Capabilities:
         """Queries may carry the store's checks (`deadline.ALIVE`, `deadline.HELD`: `_solutions`
-        supplies them); the quads are read in process; the store as it is now (an in-memory
-        copy replaces a directory's, `close` an open one)."""
+        supplies them), and the quads are read in process. Made on each access, so they name
+        the store as it is now (`open(in_memory=True)` puts a copy in a directory's place,
+        `close` an empty store)."""
         scan = self._reifier_scan
         return Capabilities(
             max_concurrency=1, evaluates_checks=True, directory=self.directory, quads=self._quads,
