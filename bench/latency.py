@@ -49,6 +49,7 @@ from bench import data
 from bench.bfs import PREFIXES as SYNTH_PREFIXES
 from bench.remote import Server, per_node_bfs
 from gateway import Gateway
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend
 from support.csr import Csr
 from support.servers import VirtuosoServer
@@ -259,7 +260,7 @@ def measure_endpoint(
         proxy = DelayProxy(endpoint.url, delay / 1000)
         try:
             gateway = Gateway.connect(proxy.url, prefixes=prefixes, timeout=300, **endpoint.connect)
-            client = RemoteBackend(proxy.url, graphs=endpoint.graphs, timeout=300)
+            client = RemoteBackend(EndpointConfig(proxy.url, graphs=endpoint.graphs, timeout=300))
             log: list[str] = []
             gateway.backend.query_log = lambda text, count, log=log: log.append(text)  # type: ignore[attr-defined]
             for budget in budgets:

@@ -39,6 +39,7 @@ from bench import data
 from bench.bfs import PREFIXES, per_node_walk
 from bench.report import record, write_section
 from gateway import Gateway
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend
 from support.synth import ENTITY
 
@@ -142,7 +143,7 @@ def measure(triples: int, seeds: int, classes: list[str], reps: int) -> str:
     try:
         embedded = Gateway.open(graph.store, prefixes=PREFIXES)
         remote = Gateway.connect(server.url, prefixes=PREFIXES, timeout=120)
-        client = RemoteBackend(server.url, timeout=120)
+        client = RemoteBackend(EndpointConfig(server.url, timeout=120))
         log: list[str] = []
         remote.backend.query_log = lambda text, count: log.append(text)  # type: ignore[attr-defined]
         rows = []

@@ -18,6 +18,7 @@ from gateway.arguments import validate
 from gateway.auth import Reader
 from gateway.backends.base import Backend
 from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.rdflib_source import from_rdflib, is_rdflib_graph
 from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
@@ -169,11 +170,11 @@ class Gateway:
         (`rdf:Statement` nodes, e.g. Virtuoso 7) or "plain" (plain triples). `graphs` is the
         dataset a query reads when no reader narrows it (None: the endpoint's default).
         `user_agent` should name you (a URL or an e-mail) on a public endpoint; `options`
-        go to `RemoteBackend` (connect_timeout, max_concurrency, retry, breaker, ...).
+        go to its `EndpointConfig` (connect_timeout, max_concurrency, retry, breaker, ...).
         """
-        backend = RemoteBackend(
+        backend = RemoteBackend(EndpointConfig(
             endpoint_url, graphs=graphs, prefixes=prefixes, timeout=timeout, user_agent=user_agent, **options
-        )
+        ))
         return cls(backend, settings=settings, profile=_profile(profile, backend))
 
     def call(

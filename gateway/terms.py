@@ -273,7 +273,7 @@ def namespace(iri: str) -> str:
 
 
 def line_text(term: Term | None) -> str:
-    """A value as `Backend.select_lines` writes it: an IRI bare, a blank node as `_:label`,
+    """A value as `Backend.select` writes it in `LINES`: an IRI bare, a blank node as `_:label`,
     a literal's lexical form, "" for nothing (what TSV gives with its brackets and quotes
     taken out)."""
     if isinstance(term, Blank):
@@ -282,7 +282,7 @@ def line_text(term: Term | None) -> str:
 
 
 def is_written_iri(value: str) -> bool:
-    """Whether a value as SPARQL TSV writes it (`Backend.select_written`) is an IRI:
+    """Whether a value as SPARQL TSV writes it (`Backend.select`, `WRITTEN`) is an IRI:
     `<...>`, not a triple term's `<<( ... )>>`, a blank node or a literal."""
     return value.startswith("<") and not value.startswith("<<")
 
@@ -291,7 +291,7 @@ _BRACKETS = str.maketrans("", "", '<>"')
 
 
 def bare_lines(written: list[str]) -> list[str]:
-    """Rows as `Backend.select_written` gives them, as `Backend.select_lines` does: the
+    """Rows as `Backend.select` gives them in `WRITTEN`, as it does in `LINES`: the
     brackets and quotes taken out, in one pass over all of them."""
     return "\n".join(written).translate(_BRACKETS).split("\n") if written else []
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 import os
 import re
@@ -24,7 +25,20 @@ import pyoxigraph as ox
 
 from gateway import deadline as deadlines
 from gateway.backends import reifiers
-from gateway.backends.base import QueryLog, Rows
+from gateway.backends.base import (
+    IRIS,
+    LINES,
+    TABLE,
+    WRITTEN,
+    Capabilities,
+    Graphs,
+    LocalStore,
+    Quads,
+    QueryLog,
+    Selects,
+    Shape,
+    Table,
+)
 from gateway.backends.file_checks import check_files, read_errors
 from gateway.backends.namespaces import graphs_using
 from gateway.backends.results import tsv_text
@@ -45,7 +59,6 @@ FORMATS: dict[str, ox.RdfFormat] = {
     ".owl": ox.RdfFormat.RDF_XML,
     ".jsonld": ox.RdfFormat.JSON_LD,
 }
-_STATEMENT_TERMS = [ox.NamedNode("https://w3id.org/bfsql#" + t) for t in ("truthStatus", "assertedAt", "validFrom", "validUntil")]
 _PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
 _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
 _TRUE, _FALSE = ox.Literal(True), ox.Literal(False)
@@ -108,15 +121,10 @@ def read_prefix_file(path: Path) -> dict[str, str]:
         raise InvalidInput(f"{path}: cannot read prefixes ({error})", field="prefixes") from None
 
 
-class EmbeddedBackend:
+class EmbeddedBackend(Selects):
     """A pyoxigraph `Store` behind the `Backend` interface."""
 
     name = "embedded"
-    endpoint = None
-    max_concurrency = 1
-    evaluates_checks = True
-    """Queries may carry the store's checks (`deadline.ALIVE`, `deadline.HELD`): `_solutions`
-    supplies them."""
 
     def __init__(
         self,
@@ -126,6 +134,7 @@ class EmbeddedBackend:
         report: LoadReport | None = None,
         directory: Path | None = None,
         store_path: Path | None = None,
+        reifier_scan: Future[reifiers.ReifierScan] | None = None,
     ) -> None:
         self.store = store
         self.prefixes = dict(prefixes or {})
@@ -142,7 +151,8 @@ class EmbeddedBackend:
         self.query_log: QueryLog | None = None
         self.rows_read = 0
         self._loaded_from: str | None = None
-        self._reifier_scan: Future[reifiers.ReifierScan] | None = None
+        self._reifier_scan = reifier_scan
+        """The reifier-only statements found while the files loaded (`reifiers.start`), or kept beside a store."""
 
     # -- opening ------------------------------------------------------------------
     @classmethod
@@ -165,9 +175,9 @@ class EmbeddedBackend:
         files = check_files([(path, rdf_format(path))])
         scan = reifiers.start(files, lenient=lenient)  # beside the load, on another core
         report = load_files(store, [path], lenient=lenient, checked=True)
-        backend = cls(store, prefixes={**declared_prefixes(store), **_file_prefixes([path])}, report=report)
+        backend = cls(store, prefixes={**declared_prefixes(store), **_file_prefixes([path])}, report=report,
+                      reifier_scan=scan)
         backend._loaded_from = loaded
-        backend._reifier_scan = scan
         return backend
 
     @classmethod
@@ -186,19 +196,39 @@ class EmbeddedBackend:
                 report = LoadReport(**meta.get("report", {}))
             except (OSError, TypeError) as error:
                 raise InvalidInput(f"{directory}: not a store `bfsql load` made ({error})", field="path") from None
+            found = reifiers.read(directory / reifiers.FILE, meta.get("generation"))
             backend = cls(store, prefixes=meta.get("prefixes", {}), report=report, directory=directory,
-                          store_path=directory / STORE_DIR)
+                          store_path=directory / STORE_DIR, reifier_scan=None if found is None else reifiers.done(found))
             used = meta.get("namespace_graphs")
             if isinstance(used, dict) and all(isinstance(v, list) for v in used.values()):
                 backend._namespace_graphs = used  # found while it loaded: no pass over a large store now
-            found = reifiers.read(directory / reifiers.FILE, meta.get("generation"))
-            backend._reifier_scan = None if found is None else reifiers.done(found)
             return backend
         try:
             store = ox.Store.read_only(str(directory))
         except OSError as error:
             raise InvalidInput(f"{directory}: not an Oxigraph store ({error})", field="path") from None
         return cls(store, store_path=directory)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Queries may carry the store's checks (`deadline.ALIVE`, `deadline.HELD`: `_solutions`
+        supplies them), and the quads are read in process. Made on each access, so they name
+        the store as it is now (`open(in_memory=True)` puts a copy in a directory's place,
+        `close` an empty store)."""
+        scan = self._reifier_scan
+        return Capabilities(
+            max_concurrency=1, evaluates_checks=True, directory=self.directory, quads=self._quads,
+            reifier_scan=None if scan is None else reifiers.Scanned(scan, self.store),
+            local_store=LocalStore(self.store, self.store_path),
+        )
+
+    def _quads(self, graphs: Graphs) -> Quads:
+        """`Capabilities.quads`: every graph's quads, or those of `graphs` as their union reads them."""
+        store = self.store
+        if graphs is None:
+            return lambda s, p, o: store.quads_for_pattern(s, p, o, None)
+        names = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs]
+        return lambda s, p, o: itertools.chain.from_iterable(store.quads_for_pattern(s, p, o, g) for g in names)
 
     def load_warnings(self) -> list[str]:
         return self.report.warnings()
@@ -238,7 +268,18 @@ class EmbeddedBackend:
         return self._loaded_from
 
     # -- querying -----------------------------------------------------------------
-    def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
+    def _select(self, query: str, shape: Shape[Any], graphs: Graphs) -> Any:
+        if shape is TABLE:
+            return self._table(query, graphs)
+        if shape is LINES:
+            return self._lines(query, graphs)
+        if shape is WRITTEN:
+            return self._written(query, graphs)
+        if shape is IRIS:
+            return self._iris(query, graphs)
+        raise ValueError(f"no such shape: {shape!r}")
+
+    def _table(self, query: str, graphs: Graphs) -> Table:
         watch = deadlines.Watch()
         try:
             solutions = self._solutions(query, graphs, watch)
@@ -263,7 +304,7 @@ class EmbeddedBackend:
         watch.check()
         return header, rows
 
-    def _solutions(self, query: str, graphs: Sequence[str] | None, watch: deadlines.Watch) -> ox.QuerySolutions:
+    def _solutions(self, query: str, graphs: Graphs, watch: deadlines.Watch) -> ox.QuerySolutions:
         """The solutions of a SELECT, evaluated as they are read: the caller reads them all,
         then asks `watch.check()` whether the store's checks (`deadline.ALIVE`, `deadline.HELD`)
         cut them."""
@@ -278,9 +319,8 @@ class EmbeddedBackend:
             raise UpstreamError(f"a generated query is not a SELECT: {query[:80]!r}")
         return solutions
 
-    def select_iris(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """The IRIs of a one-variable SELECT, read from TSV without building a term per row
-        (for the long ID lists of a transitive closure)."""
+    def _iris(self, query: str, graphs: Graphs) -> list[str]:
+        """`IRIS`, read from TSV without building a term per row."""
         watch = deadlines.Watch()
         try:
             data = _tsv(self._solutions(query, graphs, watch))
@@ -297,22 +337,22 @@ class EmbeddedBackend:
             self.query_log(query, len(found))
         return found
 
-    def select_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """`Backend.select_lines` from TSV in a few passes over the whole text (no term,
-        list or call per row): a hop's rows sort and split at the store's own pace. TSV
-        escapes tabs and newlines inside literals, so the lines and fields stay whole;
-        deleting the brackets and quotes leaves IRIs and the templates' strings bare."""
+    def _lines(self, query: str, graphs: Graphs) -> list[str]:
+        """`LINES` from TSV in a few passes over the whole text (no term, list or call per
+        row): a hop's rows sort and split at the store's own pace. TSV escapes tabs and
+        newlines inside literals, so the lines and fields stay whole; deleting the brackets
+        and quotes leaves IRIs and the templates' strings bare."""
         if self.report.odd_iris:  # an IRI with a tab or a quote in it would break the lines: the slow way
-            return ["\t".join(_line_field(term) for term in row) for row in self.select(query, graphs=graphs)[1]]
+            return ["\t".join(_line_field(term) for term in row) for row in self._table(query, graphs)[1]]
         return self._tsv_lines(query, graphs, b'<>"')
 
-    def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """`Backend.select_written`: the store's own TSV, split into lines."""
+    def _written(self, query: str, graphs: Graphs) -> list[str]:
+        """`WRITTEN`: the store's own TSV, split into lines."""
         if self.report.odd_iris:
-            return ["\t".join(tsv_text(term) for term in row) for row in self.select(query, graphs=graphs)[1]]
+            return ["\t".join(tsv_text(term) for term in row) for row in self._table(query, graphs)[1]]
         return self._tsv_lines(query, graphs, b"")
 
-    def _tsv_lines(self, query: str, graphs: Sequence[str] | None, dropped: bytes) -> list[str]:
+    def _tsv_lines(self, query: str, graphs: Graphs, dropped: bytes) -> list[str]:
         """The rows of a SELECT as the store writes TSV, without the bytes `dropped`."""
         watch = deadlines.Watch()
         try:
@@ -326,33 +366,6 @@ class EmbeddedBackend:
         if self.query_log is not None:
             self.query_log(query, len(lines))
         return lines
-
-    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
-        found = self._scanned(graphs)
-        if found is None:
-            return None
-        rows: Rows = []
-        for reifier, *triple in found.unasserted:
-            data: dict[ox.NamedNode, object] = {}
-            for quad in self.store.quads_for_pattern(reifier, None, None):  # one read, then its four terms
-                data.setdefault(quad.predicate, quad.object)
-            values = [from_oxigraph(data[term]) if term in data else None for term in _STATEMENT_TERMS]
-            rows.append([reifier.value, *triple, *values])
-        return rows
-
-    def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
-        found = self._scanned(graphs)
-        return None if found is None else found.namespaces
-
-    def _scanned(self, graphs: Sequence[str] | None) -> reifiers.ReifierScan | None:
-        """What the scan beside the load found; None under a graph scope (what a scope
-        asserts differs) or when there was no scan."""
-        if graphs is not None or self._reifier_scan is None:
-            return None
-        try:
-            return self._reifier_scan.result()
-        except (SyntaxError, OSError, ValueError):
-            return None  # the load itself said what was wrong; SPARQL can still answer
 
     def close(self) -> None:
         self.store = ox.Store()
@@ -381,7 +394,7 @@ def _copied(store: ox.Store) -> ox.Store:
 
 
 def _line_field(term: object) -> str:
-    """A value as `select_lines` writes it, with a tab or a line end inside an IRI written as
+    """A value as `LINES` writes it, with a tab or a line end inside an IRI written as
     an escape (`\\u0009`): such an IRI cannot be named in a query anyway."""
     text = line_text(term)  # type: ignore[arg-type]
     return text.replace("\t", "\\u0009").replace("\n", "\\u000A").replace("\r", "\\u000D")

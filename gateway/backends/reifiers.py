@@ -24,10 +24,12 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from gateway.backends.base import Graphs, Rows
 from gateway.backends.file_checks import CheckedFiles
-from gateway.terms import namespace
+from gateway.terms import from_oxigraph, namespace
 
 REIFIES = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
+_STATEMENT_TERMS = [ox.NamedNode("https://w3id.org/bfsql#" + t) for t in ("truthStatus", "assertedAt", "validFrom", "validUntil")]
 FILE = "reifiers.json"
 """Where `bfsql load` keeps a store directory's scan (`gateway.loading`: a later load adds
 its own and checks what was kept against the whole store)."""
@@ -94,6 +96,42 @@ def unasserted_in(store: ox.Store, found: ReifierScan) -> ReifierScan:
         return any(quad(named(s), named(p), named(o), g) in store for g in graphs)
 
     return ReifierScan([row for row in found.unasserted if not asserted(*row[1:])], found.namespaces)
+
+
+class Scanned:
+    """What the scan beside a load found, as the `ReifierIndex` an embedded store offers
+    (`Capabilities.reifier_scan`): the rows of `queries/native/unasserted.rq` over every
+    graph, each reifier's own data read from `store`. Under a graph scope it knows nothing
+    (what a scope asserts differs): SPARQL answers."""
+
+    def __init__(self, scan: Future[ReifierScan], store: ox.Store) -> None:
+        self._scan = scan
+        self._store = store
+
+    def unasserted(self, graphs: Graphs = None) -> Rows | None:
+        found = self._found(graphs)
+        if found is None:
+            return None
+        rows: Rows = []
+        for reifier, *triple in found.unasserted:
+            data: dict[ox.NamedNode, object] = {}
+            for quad in self._store.quads_for_pattern(reifier, None, None):  # one read, then its four terms
+                data.setdefault(quad.predicate, quad.object)
+            values = [from_oxigraph(data[term]) if term in data else None for term in _STATEMENT_TERMS]
+            rows.append([reifier.value, *triple, *values])
+        return rows
+
+    def namespaces(self, graphs: Graphs = None) -> frozenset[str] | None:
+        found = self._found(graphs)
+        return None if found is None else found.namespaces
+
+    def _found(self, graphs: Graphs) -> ReifierScan | None:
+        if graphs is not None:
+            return None
+        try:
+            return self._scan.result()
+        except (SyntaxError, OSError, ValueError):
+            return None  # the load itself said what was wrong; SPARQL can still answer
 
 
 def done(found: ReifierScan) -> Future[ReifierScan]:

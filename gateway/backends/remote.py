@@ -40,10 +40,10 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from importlib import metadata
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote_plus, urlencode, urlsplit
 
 import httpx2
@@ -51,8 +51,9 @@ import httpx2
 from gateway import deadline as deadlines
 from gateway import redaction
 from gateway.backends import bodies, results
-from gateway.backends.base import QueryLog, Rows
+from gateway.backends.base import IRIS, LINES, TABLE, WRITTEN, Capabilities, Graphs, QueryLog, Selects, Shape
 from gateway.backends.credentials import credentials_for
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.resilience import (
     BreakerPolicy,
     CircuitBreaker,
@@ -75,8 +76,6 @@ _FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 _NO_AUTH = httpx2.Auth()
 """Handed to httpx so that it adds no credentials of its own (a redirect's userinfo):
 the backend's own auth flow is driven in `_authenticated`."""
-DEFAULT_MAX_BODY = 256 << 20
-"""The largest answer read, in decoded bytes: 256 MiB."""
 ERROR_BODY_READ = 64 << 10
 """Bytes of an error answer read, to tell a timeout from other failures and for the debug log."""
 logger = logging.getLogger("gateway.remote")
@@ -105,101 +104,63 @@ def is_wikimedia(url: str) -> bool:
 
 
 # -- the backend -----------------------------------------------------------------------
-class RemoteBackend:
-    """A SPARQL 1.1 Protocol endpoint.
+class RemoteBackend(Selects):
+    """A SPARQL 1.1 Protocol endpoint, as its `EndpointConfig` says.
 
-    `graphs` is the dataset a query reads when the caller names none: those graphs as
-    the default graph (their union) and as the named graphs. None leaves the endpoint's
-    own default dataset (on Virtuoso, every graph including its system graphs; start
-    `oxigraph serve` with `--union-default-graph` to match an embedded store).
-
-    Credentials: `auth` (any httpx2 auth), `headers` (an API key's, say), the URL's userinfo,
-    or the environment (`gateway.backends.credentials`). `max_body` is the largest answer
-    read, counted in decoded bytes (a compressed answer counts as it inflates).
+    A query names the graphs it reads, or reads `EndpointConfig.graphs`. Credentials:
+    `auth` (any httpx2 auth), `headers` (an API key's, say), the URL's userinfo, or the
+    environment (`gateway.backends.credentials`).
     """
 
     name = "remote"
-    evaluates_checks = False
     MAX_REDIRECTS = 5
     """Redirects followed within the endpoint's origin per request; one more is refused (a loop)."""
 
-    def __init__(
-        self,
-        endpoint: str,
-        *,
-        graphs: Sequence[str] | None = None,
-        prefixes: dict[str, str] | None = None,
-        user_agent: str | None = None,
-        timeout: float = 60.0,
-        connect_timeout: float = 10.0,
-        deadline: float | None = None,
-        max_concurrency: int | None = None,
-        retry: RetryPolicy | None = None,
-        breaker: BreakerPolicy | None = None,
-        result_format: str = "auto",
-        max_rows: int | None = None,
-        proxy: str | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        auth: httpx2.Auth | None = None,
-        headers: Mapping[str, str] | None = None,
-        max_body: int = DEFAULT_MAX_BODY,
-    ) -> None:
-        if result_format not in ("auto", "tsv", "json"):
-            raise ValueError(f"result_format must be auto, tsv or json, not {result_format!r}")
-        if max_body < 1:
-            raise ValueError(f"max_body must be at least 1 byte, not {max_body}")
-        credentials = credentials_for(endpoint, auth=auth, headers=headers)
-        if proxy:
-            redaction.register_url(proxy)
+    def __init__(self, config: EndpointConfig) -> None:
+        self.config = config
+        credentials = credentials_for(config.url, auth=config.auth, headers=config.headers)
+        if config.proxy:
+            redaction.register_url(config.proxy)
         self.endpoint = credentials.url
         """The endpoint's URL without its userinfo: the form shown anywhere."""
         parts = urlsplit(self.endpoint)
         if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
             raise InvalidInput(f"the endpoint must be an http or https URL, not {self.endpoint[:80]!r}", field="endpoint")
         self.host = parts.netloc
-        self.max_body = max_body
         self._auth = credentials.auth or _NO_AUTH
         self._credentials_source = credentials.source
         self._origin = origin(self.endpoint)
-        self.graphs = tuple(graphs) if graphs is not None else None
-        self.prefixes = dict(prefixes or {})
-        self.user_agent = user_agent or default_user_agent()
-        self.timeout = timeout
-        self.connect_timeout = connect_timeout
-        self.deadline = deadline if deadline is not None else 2 * timeout
+        self.graphs = tuple(config.graphs) if config.graphs is not None else None
+        self.prefixes = dict(config.prefixes or {})
+        self.deadline = config.deadline if config.deadline is not None else 2 * config.timeout
         """Seconds for a whole answer: a server dripping bytes never trips the read timeout."""
         # Wikimedia's query services get one request at a time whatever is asked: their
         # usage policy, and a client that trips their limits gets blocked for everyone.
-        self.max_concurrency = 1 if is_wikimedia(endpoint) else max(1, max_concurrency or 4)
-        self.retry = retry or RetryPolicy()
-        self.breaker = CircuitBreaker(breaker or BreakerPolicy())
-        self.result_format = result_format
-        self.max_rows = max_rows
+        self.max_concurrency = 1 if is_wikimedia(config.url) else max(1, config.max_concurrency or 4)
+        self.capabilities = Capabilities(max_concurrency=self.max_concurrency, round_trips=True, endpoint=self.endpoint)
+        self.retry = config.retry or RetryPolicy()
+        self.breaker = CircuitBreaker(config.breaker or BreakerPolicy())
+        self.result_format = config.result_format
+        """"json" from the first answer whose TSV is lossy on."""
+        self.max_rows = config.max_rows
         """The endpoint's row cap when known; learned from `X-SPARQL-MaxRows` otherwise."""
         self.query_log: QueryLog | None = None
         self.rows_read = 0
-        self._sleep = sleep
+        self._sleep = config.sleep
         self._lock = threading.Lock()
         self._shared = EndpointShare.get(self.endpoint, self.max_concurrency)
         self._client = httpx2.Client(
-            timeout=httpx2.Timeout(timeout, connect=connect_timeout),
-            headers={"User-Agent": self.user_agent, "Accept-Encoding": bodies.ACCEPT_ENCODING, **credentials.headers},
+            timeout=httpx2.Timeout(config.timeout, connect=config.connect_timeout),
+            headers={"User-Agent": config.user_agent or default_user_agent(), "Accept-Encoding": bodies.ACCEPT_ENCODING,
+                     **credentials.headers},
             limits=httpx2.Limits(max_connections=self.max_concurrency),
-            proxy=proxy,
+            proxy=config.proxy,
             follow_redirects=False,  # followed in `_send`, within the endpoint's origin only
         )
 
     # -- Backend ---------------------------------------------------------------------
-    directory = None
-
     def source(self) -> str | None:
         return None  # an endpoint's data can change at any time
-
-    def reifier_only(self, graphs: Sequence[str] | None = None) -> Rows | None:
-        return None  # no index to read: the profile asks SPARQL
-
-    def reifier_namespaces(self, graphs: Sequence[str] | None = None) -> frozenset[str] | None:
-        return None
 
     def load_warnings(self) -> list[str]:
         return []
@@ -207,11 +168,19 @@ class RemoteBackend:
     def prefixes_for(self, graphs: Sequence[str]) -> dict[str, str]:
         return self.prefixes  # configured for the endpoint, none read from its data: every reader's
 
-    def select(self, query: str, *, graphs: Sequence[str] | None = None) -> tuple[list[str], Rows]:
-        return self._ask(query, graphs, results.rows)
+    def _select(self, query: str, shape: Shape[Any], graphs: Graphs) -> Any:
+        if shape is TABLE:
+            return self._ask(query, graphs, results.rows)
+        if shape is LINES:  # from standard TSV with no term per value, from JSON through the parsed terms
+            return self._ask(query, graphs, results.lines)[1]
+        if shape is WRITTEN:
+            return self._ask(query, graphs, results.written)[1]
+        if shape is IRIS:
+            return [row[0] for row in self._ask(query, graphs, results.rows)[1] if row and type(row[0]) is str]
+        raise ValueError(f"no such shape: {shape!r}")
 
     def _ask(
-        self, query: str, graphs: Sequence[str] | None, read: Callable[[Body], tuple[list[str], list[R]]]
+        self, query: str, graphs: Graphs, read: Callable[[Body], tuple[list[str], list[R]]]
     ) -> tuple[list[str], list[R]]:
         """One query's answer, `read` into rows or lines."""
         form = self._form(query, self.graphs if graphs is None else graphs)
@@ -230,21 +199,6 @@ class RemoteBackend:
         if self.query_log is not None:
             self.query_log(query, len(rows))
         return header, rows
-
-    def select_iris(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """The IRIs bound to the only variable of a SELECT (unbound and non-IRI values skipped)."""
-        _, rows = self.select(query, graphs=graphs)
-        return [row[0] for row in rows if row and type(row[0]) is str]
-
-    def select_lines(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """Rows of a SELECT as text, values joined by tabs (see `Backend.select_lines`): from
-        standard TSV as the embedded store makes them, with no term per value; from JSON
-        (or Virtuoso's TSV) through the parsed terms."""
-        return self._ask(query, graphs, results.lines)[1]
-
-    def select_written(self, query: str, *, graphs: Sequence[str] | None = None) -> list[str]:
-        """`Backend.select_written` (`results.written`)."""
-        return self._ask(query, graphs, results.written)[1]
 
     def close(self) -> None:
         self._client.close()
@@ -310,7 +264,7 @@ class RemoteBackend:
             started = time.monotonic()
             left = deadlines.remaining()
             limit = self.deadline if left is None else max(0.001, min(self.deadline, left))
-            timeout = httpx2.Timeout(min(self.timeout, limit), connect=min(self.connect_timeout, limit))
+            timeout = httpx2.Timeout(min(self.config.timeout, limit), connect=min(self.config.connect_timeout, limit))
             try:
                 response = self._send(form, accept, timeout, started + limit)
                 try:
@@ -401,8 +355,8 @@ class RemoteBackend:
         try:
             for chunk in bodies.decoded(response, self.host):
                 buffer += chunk
-                if len(buffer) > self.max_body:
-                    raise UpstreamError(f"{self.host} sent an answer over {self.max_body} bytes (max_body); "
+                if len(buffer) > self.config.max_body:
+                    raise UpstreamError(f"{self.host} sent an answer over {self.config.max_body} bytes (max_body); "
                                         "the gateway stopped reading it")
                 if time.monotonic() - started > limit:
                     raise EndpointTimeout(gave_up.format(len(buffer)))
@@ -483,9 +437,9 @@ class RemoteBackend:
     def _check_length(self, response: httpx2.Response) -> None:
         """An answer that says it is over `max_body` is refused before a byte of it is read."""
         declared = response.headers.get("content-length", "").strip()
-        if declared.isdigit() and int(declared) > self.max_body:
+        if declared.isdigit() and int(declared) > self.config.max_body:
             raise UpstreamError(f"{self.host} announced an answer of {int(declared)} bytes, over the gateway's "
-                                f"{self.max_body} (max_body); it was not read")
+                                f"{self.config.max_body} (max_body); it was not read")
 
     # -- answers ---------------------------------------------------------------------
     def _check_partial(self, response: httpx2.Response) -> None:

@@ -85,7 +85,7 @@ def read(ctx: GraphContext, nodes: Sequence[str], held: Mapping[str, Mapping[str
 def _rows(ctx: GraphContext, chunk: Sequence[str]) -> list[list[Term | None]]:
     # Where the store runs the gateway's checks, a long read ends at the call's deadline (a
     # typed timeout: never a structure shown in part as if whole).
-    checked = ["checked"] if ctx.backend.evaluates_checks else []
+    checked = ["checked"] if ctx.backend.capabilities.evaluates_checks else []
     text = ctx.profile.render("blank_values", checked, ids=iris(chunk), alive=iri(ALIVE))
     return ctx.backend.select(f"{text}\nLIMIT {BLANK_ROWS + 1}")[1]
 
@@ -93,7 +93,7 @@ def _rows(ctx: GraphContext, chunk: Sequence[str]) -> list[list[Term | None]]:
 def _sizes(ctx: GraphContext, chunk: Sequence[str]) -> dict[str, dict[str, tuple[int, int]]]:
     """Owner -> predicate -> (blank values, list members under them), counted by the store."""
     sizes: dict[str, dict[str, tuple[int, int]]] = defaultdict(dict)
-    checked = ["checked"] if ctx.backend.evaluates_checks else []
+    checked = ["checked"] if ctx.backend.capabilities.evaluates_checks else []
     for x, p, n, cells in ctx.select("blank_sizes", checked, ids=iris(chunk), alive=iri(ALIVE)):
         sizes[str(x)][str(p)] = (_int(n), _int(cells))
     return sizes

@@ -1,4 +1,4 @@
-"""The whole-graph counts of `bfsql load`, read in two passes over an embedded store's quads.
+"""The whole-graph counts of `bfsql load`, read in passes over the quads of a store held in process.
 
 The search index and the schema statistics need, for every entity, its degree and types,
 and per predicate and type how many triples of each kind there are. Asked as SPARQL
@@ -10,32 +10,32 @@ ranges), then every quad once, counting what each aggregate would.
 Each field gives what its template gives (`queries/native/<name>.rq`, named on the field)
 on a store read whole, the default graph the union of all graphs; the oracle tests
 compare the two on the test graphs. A reader's scope is counted the same way over its
-own graphs' quads, as its SPARQL dataset reads them. Only the native profile's counts of
-an embedded store are read so (another profile, or an endpoint, counts in SPARQL);
-reifier-only statements and entity types per class stay SPARQL questions (a few index
-reads).
+own graphs' quads, as its SPARQL dataset reads them. Counted so only where the store
+reads its quads in process (`Capabilities.quads`) and the profile counts as native's
+templates do (`Profile.counts_quads_in_process`); elsewhere they are SPARQL questions, as
+reifier-only statements and entity types per class always are (a few index reads).
+
+One function a pass (`count` calls them in turn), each taking what the passes before it
+found: a pass can be moved into native code, or made to stream, on its own.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
-from gateway.backends.embedded import EmbeddedBackend
-from gateway.backends.scoped import ScopedBackend
+from gateway.backends.base import Quads
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
-from gateway.profiles.native import NativeProfile
-from gateway.terms import BFS, DEFAULT_GRAPH, RDF, Literal, Term, from_oxigraph
+from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
 
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _LANG_STRING = RDF + "langString"
+_TYPE, _REIFIES = ox.NamedNode(RDF + "type"), ox.NamedNode(RDF + "reifies")
 TEXT_LENGTH = 200
 """The longest text value searched (text_values.rq's STRLEN bound)."""
 
@@ -79,49 +79,64 @@ class Census:
 
 def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
     """The counts of `ctx`'s graph (`texts`: with its text values, which only the search
-    index reads), or None where they must be asked in SPARQL: another backend or profile."""
-    backend, graphs = ctx.backend, None
-    if isinstance(ctx.backend, ScopedBackend):
-        backend, graphs = ctx.backend.inner, ctx.backend.graphs
-    if not isinstance(backend, EmbeddedBackend) or type(ctx.profile) is not NativeProfile:
+    index reads), or None where they must be asked in SPARQL: a store whose quads are not
+    read in process, or a profile that does not count as native's templates do."""
+    quads = ctx.backend.capabilities.quads
+    if quads is None or not ctx.profile.counts_quads_in_process:
         return None
-    return _count(_quads(backend.store, graphs), texts)
+    return count(quads(None), texts=texts)
 
 
-Quads = Callable[[object, ox.NamedNode | None, object], Iterable[ox.Quad]]
-"""The quads of a pattern (subject, predicate, object; None for any) in the graphs counted."""
+Signatures = tuple[list[tuple[Key, ...]], dict[str, int]]
+"""(the distinct sets of types entities have, entity -> the index of its set): what the pass
+over every quad looks each triple's ends up in, so that a triple costs one count (most
+entities share a few sets). Index 0 is untyped, 1 an untyped reifier."""
 
 
-def _quads(store: ox.Store, graphs: Sequence[str] | None) -> Quads:
-    """Every graph's quads, or those of a scope's graphs, as the scope's dataset reads them:
-    a triple once for each of its graphs."""
-    if graphs is None:
-        return lambda s, p, o: store.quads_for_pattern(s, p, o, None)  # type: ignore[arg-type]
-    names = [ox.DefaultGraph() if g == DEFAULT_GRAPH else ox.NamedNode(g) for g in graphs]
-    return lambda s, p, o: itertools.chain.from_iterable(
-        store.quads_for_pattern(s, p, o, g) for g in names)  # type: ignore[arg-type]
-
-
-def _count(quads: Quads, texts: bool) -> Census:
+def count(quads: Quads, *, texts: bool) -> Census:
+    """The census of these quads: types, reifiers and statuses first (index ranges), then
+    every quad once, then the counts per type folded out of the counts per set of types."""
     found = Census()
-    named, literal = ox.NamedNode, ox.Literal
-    # First every type of every subject, and which subjects are reifiers: what the second
-    # pass looks each triple's ends up in, as a signature (an index into `ends`, the
-    # entities' sets of types: most share a few) so that a triple costs one count.
+    types = _types(quads)
+    reifiers, reified = _reifiers(quads)
+    if reified or reifiers:
+        _count_statuses(quads, found)
+    ends, signature = _signatures(types, reifiers, found)
+    del types
+    statements = reifiers | {x for x, kinds in found.entity_types.items() if _RDF_STATEMENT in kinds}
+    edges, literals = _every_quad(quads, found, signature, reifiers, reified, statements, texts)
+    _fold_edges(found, edges, ends, statements_held=bool(reified or reifiers))
+    _fold_literals(found, literals, ends)
+    return found
+
+
+def _types(quads: Quads) -> dict[str, list[Key]]:
+    """Every type of every IRI subject (an IRI type as one string per type, shared by the
+    millions of entities of it)."""
+    named = ox.NamedNode
     types: dict[str, list[Key]] = defaultdict(list)
-    shared: dict[str, str] = {}  # one string per type, for the millions of entities of it
-    for s, _, t, _ in quads(None, ox.NamedNode(RDF + "type"), None):
+    shared: dict[str, str] = {}
+    for s, _, t, _ in quads(None, _TYPE, None):
         if type(s) is named:
             types[s.value].append(shared.setdefault(t.value, t.value) if type(t) is named else OtherType(t))
+    return types
+
+
+def _reifiers(quads: Quads) -> tuple[set[str], Counter[tuple[str, str, str]]]:
+    """(the IRI reifiers, each edge triple between IRIs -> how many reifiers it has)."""
+    named = ox.NamedNode
     reifiers: set[str] = set()
-    reified: Counter[tuple[str, str, str]] = Counter()  # an edge triple -> its reifiers
-    for r, _, t, _ in quads(None, ox.NamedNode(RDF + "reifies"), None):
+    reified: Counter[tuple[str, str, str]] = Counter()
+    for r, _, t, _ in quads(None, _REIFIES, None):
         if type(r) is named:
             reifiers.add(r.value)
         if type(t) is ox.Triple and type(t.subject) is named and type(t.object) is named:
             reified[t.subject.value, t.predicate.value, t.object.value] += 1
-    if reified or reifiers:
-        _count_statuses(quads, found)
+    return reifiers, reified
+
+
+def _signatures(types: dict[str, list[Key]], reifiers: set[str], found: Census) -> Signatures:
+    """`Signatures` of the entities with types and of the reifiers; `found.entity_types` on the way."""
     ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]  # untyped; an untyped reifier
     signatures: dict[tuple[Key, ...], int] = {}
     signature = dict.fromkeys(reifiers, 1)
@@ -134,12 +149,23 @@ def _count(quads: Quads, texts: bool) -> Census:
         iris = [t for t in kinds if isinstance(t, str) and not isinstance(t, OtherType)]
         if iris:
             found.entity_types[entity] = iris
-    del types
-    statements = reifiers | {x for x, kinds in found.entity_types.items() if _RDF_STATEMENT in kinds}
+    return ends, signature
+
+
+def _every_quad(
+    quads: Quads, found: Census, signature: dict[str, int], reifiers: set[str], reified: Counter[tuple[str, str, str]],
+    statements: set[str], texts: bool,
+) -> tuple[Counter[tuple[str, int, int]], Counter[tuple[int, str, str]]]:
+    """The one pass over every quad: degrees, statements per predicate, plain edges, schema
+    predicates, text values and blank values into `found`; and (edge triples per predicate
+    and the signatures of their ends, literals per subject signature, predicate and
+    datatype), which `_fold_edges` and `_fold_literals` make counts per type of."""
+    named, literal = ox.NamedNode, ox.Literal
     edges: Counter[tuple[str, int, int]] = Counter()
-    per_predicate = found.predicates
     literals: Counter[tuple[int, str, str]] = Counter()
-    degrees, kind_of = found.degrees, signature.get
+    degrees, per_predicate, kind_of = found.degrees, found.predicates, signature.get
+    held = bool(reified or reifiers)
+    longest = TEXT_LENGTH if texts else -1  # no text is shorter: none is kept
     for s, p, o, _ in quads(None, None, None):
         if type(s) is not named:
             continue
@@ -151,7 +177,7 @@ def _count(quads: Quads, texts: bool) -> Census:
                 degrees[subject] += 1
                 degrees[value] += 1
                 edges[predicate, kind_of(subject, 0), kind_of(value, 0)] += 1
-                if reified or reifiers:
+                if held:
                     annotated = reified.get((subject, predicate, value), 0)
                     if annotated:
                         per_predicate[predicate] += annotated
@@ -164,24 +190,34 @@ def _count(quads: Quads, texts: bool) -> Census:
             subject, predicate = s.value, p.value
             datatype = _LANG_STRING if o.language else o.datatype.value
             literals[kind_of(subject, 0), predicate, datatype] += 1
-            if (texts and (datatype == _XSD_STRING or o.language) and len(o.value) <= TEXT_LENGTH
-                    and subject not in statements):
+            if (datatype == _XSD_STRING or o.language) and len(o.value) <= longest and subject not in statements:
                 term = from_oxigraph(o)
                 assert isinstance(term, Literal)
                 found.text_values.append((subject, predicate, term))
         elif kind is ox.BlankNode:
             found.blank_values[p.value] += 1
+    return edges, literals
+
+
+def _fold_edges(
+    found: Census, edges: Counter[tuple[str, int, int]], ends: list[tuple[Key, ...]], *, statements_held: bool,
+) -> None:
+    """Edge triples per (predicate, subject type, object type); and, where the graph holds
+    no reifiers, statements per predicate (then every edge triple is one)."""
     for (predicate, st, ot), n in edges.items():
-        if not (reified or reifiers):  # then every edge triple is one statement
+        if not statements_held:
             found.predicates[predicate] += n
         for subject_type in ends[st]:
             for object_type in ends[ot]:
                 found.connects[predicate, subject_type, object_type] += n
+
+
+def _fold_literals(found: Census, literals: Counter[tuple[int, str, str]], ends: list[tuple[Key, ...]]) -> None:
+    """Literal values per (IRI type, predicate, datatype)."""
     for (st, predicate, datatype), n in literals.items():
         for t in ends[st] if st > 1 else ():  # rdf:type's own (a reifier's bfs:Statement is not)
             if isinstance(t, str) and not isinstance(t, OtherType):
                 found.type_literals[t, predicate, datatype] += n
-    return found
 
 
 def _count_statuses(quads: Quads, found: Census) -> None:
@@ -194,7 +230,7 @@ def _count_statuses(quads: Quads, found: Census) -> None:
         if term is not None:
             statuses[r].append(term)
     times: Counter[object] = Counter(r for r, _, _, _ in quads(None, ox.NamedNode(BFS + "assertedAt"), None))
-    for r, _, t, _ in quads(None, ox.NamedNode(RDF + "reifies"), None):
+    for r, _, t, _ in quads(None, _REIFIES, None):
         stated = statuses.get(r)
         if stated is None:
             # Not a triple term: SPARQL's SUBJECT() fails, and its EXISTS then matches any triple.

@@ -117,7 +117,7 @@ class GraphContext:
             return self.whole.cursor_secret()
         if self.settings.cursor_secret is not None:
             return self.settings.cursor_secret.encode()
-        return deployment_key(self.backend.directory)
+        return deployment_key(self.backend.capabilities.directory)
 
     def labels(self, iris_: Sequence[str]) -> dict[str, str]:
         """The preferred label of each IRI that has one."""

@@ -14,6 +14,7 @@ from contextvars import copy_context
 from dataclasses import dataclass, field
 from typing import Any, cast, overload
 
+from gateway.backends.base import WRITTEN
 from gateway.engine import blanks
 from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
@@ -110,7 +111,7 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         # As TSV writes them, so that what is no IRI is left out here (isIRI and DISTINCT
         # cost the store a third of the read).
         profile = ctx.profile
-        written = profile.backend.select_written(profile.render("node_types", flags, ids=iris(chunk), candidates=iris(maybe)))
+        written = profile.backend.select(profile.render("node_types", flags, ids=iris(chunk), candidates=iris(maybe)), WRITTEN)
         text = "\n".join(written)
         if '"' in text or "_:" in text or "<<" in text:  # seldom: a literal, blank node or triple term for a type
             written = [line for line in written if is_written_iri(line.partition("\t")[2])]

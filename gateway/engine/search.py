@@ -25,7 +25,8 @@ import sqlite3
 import threading
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.backends.embedded import store_generation
@@ -75,7 +76,7 @@ def search_index(ctx: GraphContext) -> EntitySearch:
     once per graph."""
 
     def local_index() -> SearchIndex:
-        directory = ctx.backend.directory
+        directory = ctx.backend.capabilities.directory
         # The store's file indexes every graph: a reader's scope builds its own.
         if directory is not None and ctx.scope is None and (directory / SEARCH_FILE).is_file():
             stored = SearchIndex.open(directory / SEARCH_FILE)
@@ -155,68 +156,31 @@ class SearchIndex:
     @classmethod
     def build(cls, ctx: GraphContext, path: Path | None = None, *, generation: str | None = None,
               counted: Census | None = None) -> SearchIndex:
-        """Read every name in the graph into a new index (in memory unless `path`, made
-        beside it and moved into place whole, for the store's `generation`); degrees, types
-        and text values from the store's `census` where one is given or can be taken."""
+        """Every name in the graph in a new index (`collect`, then `write`): in memory unless
+        `path`, for the store's `generation`; degrees, types and text values from the store's
+        `census` where one is given or can be taken."""
+        return cls.write(collect(ctx, counted), path, generation=generation)
+
+    @classmethod
+    def write(cls, entries: Iterable[Entry], path: Path | None = None, *, generation: str | None = None) -> SearchIndex:
+        """An index of `entries` (each entity once), in memory unless `path`: made beside it
+        and moved into place whole, for the store's `generation`. The entries are read as
+        they come: none is kept once its rows are written."""
         building = path.with_name(f".{path.name}.{os.getpid()}") if path is not None else None
         if building is not None:
             building.unlink(missing_ok=True)
         db = sqlite3.connect(str(building) if building else ":memory:", check_same_thread=False)
         db.executescript(SCHEMA)
-        names: dict[str, list[tuple[str, Literal]]] = defaultdict(list)
-        rows = ctx.select("names")
-        for x, kind, text in rows:
-            if isinstance(text, Literal) and isinstance(x, str):
-                names[x].append((kind.value if isinstance(kind, Literal) else "label", text))
-        counted = counted if counted is not None else census(ctx)
-        degrees: Mapping[str, int]
-        types: Mapping[str, list[str]]
-        text_rows: Sequence[Sequence[object]]
-        if counted is not None:
-            degrees, types, text_rows = counted.degrees, counted.entity_types, counted.text_values
-        else:
-            degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
-                       if isinstance(n, Literal)}
-            types = defaultdict(list)
-            for x, t in ctx.select("entity_types"):
-                if isinstance(t, str):
-                    types[str(x)].append(t)
-            text_rows = ctx.select("text_values")
-        for x in degrees.keys() - names.keys():  # no label at all: found by a readable local name (Jane_Doe)
-            if readable_name(local_name(ctx.ids.to_id(x))):
-                names[x] = []
-        # An address, a city, a code: searched as text, for the entities named or typed (not
-        # the records of how a statement was made, such as a provenance node's sentence).
-        unsearched = NAME_PREDICATES | bookkeeping(ctx)
-        for x, p, text in text_rows:
-            if (isinstance(text, Literal) and (x in names or x in types) and str(p) not in unsearched
-                    and not str(p).startswith(BFS)):
-                names[str(x)].append(("value", text))
-        degrees = {x: degrees[x] for x in names if x in degrees}
-        types = {x: types[x] for x in names if x in types}
-        sitelinks = {str(x): _count(n) for x, n in ctx.select("sitelinks") if str(x) in names}
         # A fresh file the build replaces whole: no journal, rows inserted in batches.
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
-        kinds = TypeNames(ctx.ids.to_id)
         with db:
             batch: dict[str, list[tuple[object, ...]]] = {"entity": [], "type": [], "name": [], "fulltext": []}
-            for number, (iri, values) in enumerate(sorted(names.items()), start=1):
-                labels = [v for k, v in values if k == "label"]
-                label = pick_label(labels, ctx.settings.languages) if labels else None
+            for number, entry in enumerate(entries, start=1):
                 batch["entity"].append(
-                    (number, iri, label, kinds(types.get(iri, ())), degrees.get(iri, 0), sitelinks.get(iri, 0)))
-                batch["type"].extend((number, t) for t in sorted(set(types.get(iri, ()))))
-                own = readable_name(local_name(ctx.ids.to_id(iri)))
-                texts = [(k, v.value, v.language) for k, v in values] + ([("alt", own, None)] if own else [])
-                seen: set[tuple[int, str]] = set()
-                for k, text, language in texts:
-                    if k not in ("description", "value"):  # names; a description or a value is text only
-                        row = (_LABEL if k == "label" else _ALT, normalize(text))
-                        if row not in seen:
-                            seen.add(row)
-                            batch["name"].append((number, *row, text, language))
-                    batch["fulltext"].append((number, text))
+                    (number, entry.iri, entry.label, entry.entity_type, entry.degree, entry.sitelinks))
+                batch["type"].extend((number, t) for t in entry.types)
+                _name_rows(batch, number, entry.texts)
                 if len(batch["fulltext"]) >= _BATCH:
                     _insert(db, batch)
             _insert(db, batch)
@@ -313,6 +277,104 @@ class SearchIndex:
     ) -> None:
         if entity not in found or (tier, key) < found[entity][:2]:
             found[entity] = (tier, key, how)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One entity as the index keeps it."""
+
+    iri: str
+    label: str | None
+    entity_type: str
+    """Its types as an answer names them (`TypeNames`)."""
+    degree: int
+    sitelinks: int
+    types: list[str]
+    """Its IRI types, each once, sorted."""
+    texts: list[tuple[str, str, str | None]]
+    """(kind, text, language): "label", "alt" (a synonym; its readable local name last), and
+    "description" and "value", which are searched as text only."""
+
+
+Names = dict[str, list[tuple[str, Literal]]]
+"""Entity -> (kind, text) of each of its names and searched values."""
+
+
+def collect(ctx: GraphContext, counted: Census | None = None) -> Iterator[Entry]:
+    """Every entity the index holds, in IRI order: those with a name, a readable local name
+    (Jane_Doe) or a searched value. What is read from the store (degrees, types and text
+    values from `counted` or the store's `census` where it can be taken, else SPARQL) is
+    read before this returns; the entries are made as they are asked for."""
+    names = _names(ctx)
+    counted = counted if counted is not None else census(ctx)
+    degrees, types, text_rows = _counts(ctx) if counted is None else (
+        counted.degrees, counted.entity_types, counted.text_values)
+    for x in degrees.keys() - names.keys():  # no label at all: found by a readable local name (Jane_Doe)
+        if readable_name(local_name(ctx.ids.to_id(x))):
+            names[x] = []
+    _searched_values(ctx, names, types, text_rows)
+    degrees = {x: degrees[x] for x in names if x in degrees}
+    types = {x: types[x] for x in names if x in types}
+    sitelinks = {str(x): _count(n) for x, n in ctx.select("sitelinks") if str(x) in names}
+    return _entries(ctx, names, degrees, types, sitelinks)
+
+
+def _names(ctx: GraphContext) -> Names:
+    names: Names = defaultdict(list)
+    for x, kind, text in ctx.select("names"):
+        if isinstance(text, Literal) and isinstance(x, str):
+            names[x].append((kind.value if isinstance(kind, Literal) else "label", text))
+    return names
+
+
+def _counts(ctx: GraphContext) -> tuple[Mapping[str, int], Mapping[str, list[str]], Sequence[Sequence[object]]]:
+    """(degrees, types, text values) asked in SPARQL, where no census can be taken."""
+    degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
+               if isinstance(n, Literal)}
+    types: dict[str, list[str]] = defaultdict(list)
+    for x, t in ctx.select("entity_types"):
+        if isinstance(t, str):
+            types[str(x)].append(t)
+    return degrees, types, ctx.select("text_values")
+
+
+def _searched_values(
+    ctx: GraphContext, names: Names, types: Mapping[str, list[str]], text_rows: Sequence[Sequence[object]],
+) -> None:
+    """An address, a city, a code: searched as text, for the entities named or typed (not
+    the records of how a statement was made, such as a provenance node's sentence)."""
+    unsearched = NAME_PREDICATES | bookkeeping(ctx)
+    for x, p, text in text_rows:
+        if (isinstance(text, Literal) and (x in names or x in types) and str(p) not in unsearched
+                and not str(p).startswith(BFS)):
+            names[str(x)].append(("value", text))
+
+
+def _entries(
+    ctx: GraphContext, names: Names, degrees: Mapping[str, int], types: Mapping[str, list[str]],
+    sitelinks: Mapping[str, int],
+) -> Iterator[Entry]:
+    kinds = TypeNames(ctx.ids.to_id)
+    for iri, values in sorted(names.items()):
+        labels = [v for k, v in values if k == "label"]
+        own = readable_name(local_name(ctx.ids.to_id(iri)))
+        yield Entry(
+            iri, pick_label(labels, ctx.settings.languages) if labels else None, kinds(types.get(iri, ())),
+            degrees.get(iri, 0), sitelinks.get(iri, 0), sorted(set(types.get(iri, ()))),
+            [(k, v.value, v.language) for k, v in values] + ([("alt", own, None)] if own else []),
+        )
+
+
+def _name_rows(batch: dict[str, list[tuple[object, ...]]], number: int, texts: list[tuple[str, str, str | None]]) -> None:
+    """Entity `number`'s names (each normalised form once a kind) and full-text rows."""
+    seen: set[tuple[int, str]] = set()
+    for kind, text, language in texts:
+        if kind not in ("description", "value"):  # names; a description or a value is text only
+            row = (_LABEL if kind == "label" else _ALT, normalize(text))
+            if row not in seen:
+                seen.add(row)
+                batch["name"].append((number, *row, text, language))
+        batch["fulltext"].append((number, text))
 
 
 def _count(term: object) -> int:

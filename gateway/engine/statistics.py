@@ -68,7 +68,8 @@ def write(path: Path, stats: Statistics, *, generation: str | None = None) -> No
 def _load_or_count(ctx: GraphContext) -> Statistics:
     places = _places(ctx)
     for path in places:
-        found = _read(path, store_generation(ctx.backend.directory) if path.parent == ctx.backend.directory else None)
+        directory = ctx.backend.capabilities.directory
+        found = _read(path, store_generation(directory) if path.parent == directory else None)
         if found is not None:
             return found
     stats = count(ctx)
@@ -86,7 +87,7 @@ def _places(ctx: GraphContext) -> list[Path]:
     if source is None:
         return []
     places = []
-    directory = ctx.backend.directory
+    directory = ctx.backend.capabilities.directory
     if directory is not None and ctx.scope is None:
         places.append(store_file(directory, ctx.profile.name))
     key = json.dumps([VERSION, source, ctx.profile.name, ctx.scope])

@@ -25,12 +25,13 @@ ends of each are in the node set and one is closer than max_hops.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence, Sized
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from dataclasses import dataclass, field
 from functools import partial
-from typing import NamedTuple
+from itertools import repeat
+from typing import NamedTuple, TypeVar
 
 from gateway import deadline as deadlines
 from gateway.profiles.base import (
@@ -60,6 +61,9 @@ _key: Callable[[tuple[str, str, str, str | None, str | None]], EdgeKey] = partia
 """An EdgeKey from a plain tuple, for the walk's hot path: `EdgeKey(...)` and `_make` run
 Python code per edge (~330 and ~250 ns), the tuple constructor none."""
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
 HIDDEN_CAP = 1000
 """At most this many hidden statements are read per hop to count them."""
 
@@ -83,9 +87,10 @@ class WalkResult:
     """First-hop frontier nodes (the seeds) a hop query found a statement of, crossed or not."""
     unnamed: int = 0
     """Nodes reached whose IRIs no query can name (data loaded leniently): not expanded."""
-    plain: dict[str, None] = field(default_factory=dict)
+    plain: dict[str, str] = field(default_factory=dict)
     """The edges of a walk over plain data (`Profile.hop_lines`) as "s\tp\to" IRIs, each an
-    asserted_true triple with no statement of its own: kept as read, split when shown."""
+    asserted_true triple with no statement of its own: kept as read, split when shown (each
+    with the tab its row was split at: there is nothing else to keep of a plain edge)."""
     types: dict[str, list[str]] | None = None
     """Every node's types ([] for none), where the walk read them with its hops
     (`walk(types=True)` over HTTP)."""
@@ -121,8 +126,9 @@ def walk(
             break
         result.hops.setdefault(seed, 0)
     declared = profile.traits() if traits else None
-    remote = profile.backend.endpoint is not None
-    ahead = ReadAhead(profile, plan) if remote and declared is None and profile.backend.max_concurrency > 1 else None
+    can = profile.backend.capabilities
+    remote = can.round_trips
+    ahead = ReadAhead(profile, plan) if remote and declared is None and can.max_concurrency > 1 else None
     walker = _Walker(profile, plan, result, max_nodes=max_nodes, max_edges=max_edges, traits=traits,
                      declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead, types=types,
                      on_reached=on_reached)
@@ -147,6 +153,7 @@ class _Walker:
         self.profile, self.plan, self.result = profile, plan, result
         self.types, self.on_reached = types, on_reached
         self.max_nodes, self.max_edges = max_nodes, max_edges
+        self.budgets = (max_nodes, max_edges)
         self.traits, self.declared = traits, declared
         self.count_hidden, self.remote, self.ahead = count_hidden, remote, ahead
         self.deadline = deadlines.current()
@@ -190,7 +197,7 @@ class _Walker:
         if (not read.complete or writable(frontier) != frontier
                 or _might_cut(False, len(read.second), result, self.max_nodes, self.max_edges)):
             return 1, frontier
-        _admit_lines(read.second, result, [], 2, len(frontier), self.max_nodes, self.max_edges)
+        _admit_lines(read.second, result, [], 2, len(frontier), self.budgets)
         if self.types:
             result.types = {node: read.types.get(node, []) for node in result.hops}
         return 2, []
@@ -261,7 +268,7 @@ class _Walker:
             result.touched.update(batch if len(batch) == 1 and lines else _near_ends(lines))
         if whole and _might_cut(more, len(lines), result, self.max_nodes, self.max_edges):
             return True
-        _admit_lines(lines, result, reached, hop + 1, left, self.max_nodes, self.max_edges)
+        _admit_lines(lines, result, reached, hop + 1, left, self.budgets)
         if result.cut is None and more:
             result.cut = Cut("max_edges", hop + 1, left)
         return False
@@ -280,74 +287,52 @@ class _Walker:
             hits, more = self.profile.hop(batch, plan, edges_left + 1)
         if hop == 0:
             result.touched.update(batch if len(batch) == 1 and (hits or hidden) else (h.x for h in (*hits, *hidden)))
-        found = None
-        if self.declared is None:  # no mirrors: the candidates `candidates` would make, counted
-            vias = [h.via for h in hits]
-            count = 2 * vias.count("s") + plan.out * vias.count("o") + plan.inward * vias.count("i")
-        else:
-            found = candidates(hits, plan, self.declared, self.traits)
-            count = len(found)
+        found = None if self.declared is None else list(crossings(hits, plan, self.declared, self.traits))
+        count = _crossing_count(hits, plan) if found is None else len(found)
         if whole and _might_cut(more, count, result, self.max_nodes, self.max_edges):
             return True
         _count_hidden(hidden, plan, result, self.hidden_seen)
-        if found is None and not _may_fill(result, count, self.max_nodes, self.max_edges):
-            _admit_all(hits, plan, result, reached, hop + 1)
-        else:
-            found = found if found is not None else candidates(hits, plan, None, self.traits)
-            _admit_hits(found, result, reached, hop + 1, left, self.max_nodes, self.max_edges)
+        # Made as they are admitted where no budget can fill: a walk over statements keeps
+        # its hits and keys to the end, and a list of them more is more for the collector to sweep.
+        rows = found if found is not None else crossings(hits, plan, None, self.traits)
+        fill = _may_fill(result.edges, result.hops, count, self.budgets)
+        if fill:  # a budget will cut this batch: admit in key order, not in the store's row order
+            rows = sorted(rows, key=_crossing_order)
+        _admit(rows, result.edges, result, reached, hop + 1, left, self.budgets if fill else None)
         if result.cut is None and more:
             result.cut = Cut("max_edges", hop + 1, left)
         return False
 
 
-def _may_fill(result: WalkResult, count: int, max_nodes: int, max_edges: int) -> bool:
-    """Whether admitting `count` candidate edges may fill a budget (`_admit_hits`' test)."""
-    return len(result.edges) + count > max_edges or len(result.hops) + count > max_nodes
+def _may_fill(edges: Sized, hops: Sized, count: int, budgets: tuple[int, int]) -> bool:
+    """Whether admitting `count` more edges into `edges` may fill a budget (max_nodes, max_edges)."""
+    max_nodes, max_edges = budgets
+    return len(edges) + count > max_edges or len(hops) + count > max_nodes
 
 
-def _admit_all(hits: list[Hit], plan: HopPlan, result: WalkResult, reached: list[str], hop: int) -> None:
-    """`_admit_hits` of `candidates(hits, plan, None, ...)` where no budget can fill, in the
-    same order, with no candidate tuple made per edge: a walk over statements keeps its
-    hits and keys to the end, and a tuple more per edge is more for the collector to sweep."""
-    edges, hops = result.edges, result.hops
-    out, inward = plan.out, plan.inward
-    for h in hits:
-        via = h.via
-        if via == "s":
-            for key, other in ((_key((h.x, STRUCTURAL_SUBJECT, h.s, None, None)), h.s),
-                               (_key((h.x, STRUCTURAL_OBJECT, h.o, None, None)), h.o)):
-                if key not in edges:
-                    if other not in hops:
-                        hops[other] = hop
-                        reached.append(other)
-                    edges[key] = h
-            continue
-        if via == "o":
-            if not out:
-                continue
-            other = h.o
-        elif via == "i" and inward:
-            other = h.s
-        else:
-            continue
-        key = _key((h.s, h.p, h.o, h.stmt, None))
-        if key not in edges:
-            if other not in hops:
-                hops[other] = hop
-                reached.append(other)
-            edges[key] = h
-
-
-def _admit_hits(
-    found: list[tuple[EdgeKey, Hit, str]], result: WalkResult, reached: list[str], hop: int, left: int,
-    max_nodes: int, max_edges: int,
+def _admit(
+    rows: Iterable[tuple[str, V, K]], edges: dict[K, V], result: WalkResult, reached: list[str], hop: int, left: int,
+    budgets: tuple[int, int] | None,
 ) -> None:
-    """Admit the edges `candidates` found (nodes reached at `hop`) within the budgets."""
-    edges, hops = result.edges, result.hops
-    if _may_fill(result, len(found), max_nodes, max_edges):
-        # A budget will cut this batch: admit in key order, not in the store's row order.
-        found.sort(key=lambda c: (c[2], c[0][0], c[0][1], c[0][2], c[0][3] or "", c[0][4] or ""))
-    for key, hit, other in found:
+    """The walk's one admission rule. Each row (the node the edge leads to, what is kept of
+    the edge, its key) in the order given: an edge already held is passed over; past
+    max_edges the walk is cut there; an edge to a node not yet reached is admitted with
+    the node, unless that would pass max_nodes (then it is left out and the walk marked
+    cut, the rows after it still admitted where they lead to nodes held). Nodes reached
+    are put at `hop` and in `reached`, in order; `left`: the frontier nodes a cut leaves
+    unexpanded. `budgets` (max_nodes, max_edges) None where no budget can fill: the same
+    rule without the checks, for a walk's hot path."""
+    hops = result.hops
+    if budgets is None:
+        for other, value, key in rows:
+            if key not in edges:
+                edges[key] = value
+                if other not in hops:
+                    hops[other] = hop
+                    reached.append(other)
+        return
+    max_nodes, max_edges = budgets
+    for other, value, key in rows:
         if key in edges:
             continue
         if len(edges) >= max_edges:
@@ -359,7 +344,7 @@ def _admit_hits(
                 continue
             hops[other] = hop
             reached.append(other)
-        edges[key] = hit
+        edges[key] = value
 
 
 def unnamed_warning(result: WalkResult) -> list[str]:
@@ -447,31 +432,48 @@ def batches(frontier: list[str]) -> Iterator[tuple[int, list[str]]]:
         start, size = start + size, size * 4
 
 
-def candidates(
+def crossings(
     hits: list[Hit], plan: HopPlan, declared: Traits | None, traits: frozenset[str]
-) -> list[tuple[EdgeKey, Hit, str]]:
-    """(edge, hit, the node it leads to) for every edge the hits let the walk cross."""
+) -> Iterator[tuple[str, Hit, EdgeKey]]:
+    """(the node it leads to, the hit, the edge) for every edge the hits let the walk cross,
+    in the hits' order: a statement node's structural edges, a statement along the plan's
+    directions, and with `declared` traits its mirrors, unless the graph states them."""
     stated = {(h.s, h.p, h.o) for h in hits if h.via != "s"} if declared is not None else set()
-    found: list[tuple[EdgeKey, Hit, str]] = []
-    add, out, inward = found.append, plan.out, plan.inward
+    out, inward = plan.out, plan.inward
     for h in hits:
         via = h.via
         if via == "s":
-            add((_key((h.x, STRUCTURAL_SUBJECT, h.s, None, None)), h, h.s))
-            add((_key((h.x, STRUCTURAL_OBJECT, h.o, None, None)), h, h.o))
+            yield h.s, h, _key((h.x, STRUCTURAL_SUBJECT, h.s, None, None))
+            yield h.o, h, _key((h.x, STRUCTURAL_OBJECT, h.o, None, None))
             continue
         if (via == "o" and out) or (via == "i" and inward):
-            add((_key((h.s, h.p, h.o, h.stmt, None)), h, h.o if via == "o" else h.s))
+            yield h.o if via == "o" else h.s, h, _key((h.s, h.p, h.o, h.stmt, None))
         if declared is None:
             continue
         # A mirror (o q s) leaves x the other way round: out of x when x is the object.
-        if (h.via == "i" and plan.out) or (h.via == "o" and plan.inward):
+        if (via == "i" and out) or (via == "o" and inward):
             for q, kind in declared.mirrors(h.p, traits):
-                if (h.o, q, h.s) in stated:
-                    continue
-                key = _key((h.o, q, h.s, h.stmt, f"{kind}({h.p})"))
-                found.append((key, h, h.s if h.via == "i" else h.o))
-    return found
+                if (h.o, q, h.s) not in stated:
+                    yield h.s if via == "i" else h.o, h, _key((h.o, q, h.s, h.stmt, f"{kind}({h.p})"))
+
+
+def _crossing_count(hits: list[Hit], plan: HopPlan) -> int:
+    """How many crossings `crossings` makes of these hits without mirrors, counted in C."""
+    vias = [h.via for h in hits]
+    return 2 * vias.count("s") + plan.out * vias.count("o") + plan.inward * vias.count("i")
+
+
+def _crossing_order(row: tuple[str, Hit, EdgeKey]) -> tuple[str, ...]:
+    """The key order crossings are admitted in where a budget may cut: the node led to, then the edge."""
+    other, _, key = row
+    return other, key[0], key[1], key[2], key[3] or "", key[4] or ""
+
+
+def candidates(
+    hits: list[Hit], plan: HopPlan, declared: Traits | None, traits: frozenset[str]
+) -> list[tuple[EdgeKey, Hit, str]]:
+    """(edge, hit, the node it leads to) for every edge the hits let the walk cross (`crossings`)."""
+    return [(key, hit, other) for other, hit, key in crossings(hits, plan, declared, traits)]
 
 
 def _near_ends(lines: list[str]) -> Iterator[str]:
@@ -483,37 +485,15 @@ def _near_ends(lines: list[str]) -> Iterator[str]:
 
 
 def _admit_lines(
-    lines: list[str], result: WalkResult, next_frontier: list[str], hop: int, remaining: int, max_nodes: int,
-    max_edges: int,
+    lines: list[str], result: WalkResult, reached: list[str], hop: int, left: int, budgets: tuple[int, int],
 ) -> None:
-    """`walk`'s admission for the rows of `Profile.hop_lines` (nodes reached at `hop`), by
-    the same rules, over strings: a plain graph's walk spends most of its Python here, so
-    nothing is made per row but two slices of it."""
-    edges, hops = result.plain, result.hops
-    if len(edges) + len(lines) <= max_edges and len(hops) + len(lines) <= max_nodes:
-        for line in lines:  # no budget can fill: the same rules without the checks
-            other, _, key = line.partition("\t")
-            if key not in edges:
-                edges[key] = None
-                if other not in hops:
-                    hops[other] = hop
-                    next_frontier.append(other)
-        return
-    lines.sort()  # a budget may cut: admit in key order (the node led to, then s, p, o)
-    for line in lines:
-        other, _, key = line.partition("\t")
-        if key in edges:
-            continue
-        if len(edges) >= max_edges:
-            result.cut = Cut("max_edges", hop, remaining)
-            return
-        if other not in hops:
-            if len(hops) >= max_nodes:
-                result.cut = result.cut or Cut("max_nodes", hop, remaining)
-                continue
-            hops[other] = hop
-            next_frontier.append(other)
-        edges[key] = None
+    """`_admit` for the rows of `Profile.hop_lines` (nodes reached at `hop`), over strings: a
+    plain graph's walk spends most of its Python here, so nothing is made per row but its
+    split (the node led to, the tab, the edge), in C."""
+    fill = _may_fill(result.plain, result.hops, len(lines), budgets)
+    if fill:
+        lines.sort()  # a budget may cut: admit in key order (the node led to, then s, p, o)
+    _admit(map(str.partition, lines, repeat("\t")), result.plain, result, reached, hop, left, budgets if fill else None)
 
 
 def _count_hidden(hits: list[Hit], plan: HopPlan, result: WalkResult, seen: set[tuple[str, ...]]) -> None:

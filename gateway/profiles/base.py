@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
-from gateway.backends.base import Backend, Rows
+from gateway.backends.base import LINES, Backend, Rows
 from gateway.models import Claim, Datum, Direction, TruthStatus, Value
 from gateway.profiles.graph import EntitySearch, Graph, MemoKey, TermResolver, TypesOf
 from gateway.profiles.mwapi import entity_search_for
@@ -307,8 +307,15 @@ class Profile:
         return self.backend.select(self.render(query, flags, **slots))[1]
 
     def select_fields(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> list[list[str]]:
-        """The rows of template `query` as text fields (`Backend.select_lines`, split)."""
-        return [line.split("\t") for line in self.backend.select_lines(self.render(query, flags, **slots))]
+        """The rows of template `query` as text fields (`LINES`, split)."""
+        return [line.split("\t") for line in self.backend.select(self.render(query, flags, **slots), LINES)]
+
+    @property
+    def counts_quads_in_process(self) -> bool:
+        """Whether the census (`gateway.engine.census`) may count this profile's statistics
+        from the store's quads where the store can read them in process: it counts what
+        native's templates (`queries/native/`) would, so only for a profile reading those."""
+        return self.queries == "native"
 
     @property
     def has_reifiers(self) -> bool:

@@ -47,7 +47,7 @@ MWAPI_HOST = "www.wikidata.org"
 
 def is_wikidata_query_service(backend: Backend) -> bool:
     """Whether `backend` talks to Wikidata's query service."""
-    endpoint = backend.endpoint
+    endpoint = backend.capabilities.endpoint
     if endpoint is None:
         return False
     return (urlsplit(endpoint).hostname or "").lower() in WIKIDATA_QUERY_HOSTS

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import TypeVar
 
+from gateway.backends.base import LINES, WRITTEN
 from gateway.profiles.base import (
     NON_EDGE_PREDICATES,
     NON_EDGES,
@@ -74,7 +75,8 @@ class NativeProfile(Profile):
         every node may be one)."""
         if self.queries != "native":
             return None
-        found = self.backend.reifier_namespaces()
+        scan = self.backend.capabilities.reifier_scan
+        found = scan.namespaces() if scan is not None else None
         return found if found is not None else frozenset(text_of(row[0]) for row in self.select("reifier_namespaces"))
 
     @cached_property
@@ -89,7 +91,8 @@ class NativeProfile(Profile):
         by_object: dict[str, list[Hit]] = defaultdict(list)
         if not self.has_reifiers:
             return by_subject, by_object
-        rows = self.backend.reifier_only() if self.queries == "native" else None
+        scan = self.backend.capabilities.reifier_scan if self.queries == "native" else None
+        rows = scan.unasserted() if scan is not None else None
         if rows is None:
             rows = self.select("unasserted")
         seen: set[str] = set()
@@ -194,7 +197,7 @@ class NativeProfile(Profile):
     def hop_lines(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[str], bool] | None:
         if self._statement_aware(plan) or plan.mirror_predicates:
             return None
-        lines = self.backend.select_lines(self._plain_query(frontier, plan, limit))
+        lines = self.backend.select(self._plain_query(frontier, plan, limit), LINES)
         return lines, len(lines) >= limit
 
     def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
@@ -208,7 +211,7 @@ class NativeProfile(Profile):
         self._plain_filters(plan, flags, slots)
         # Read as TSV writes the rows: the types that are not IRIs are left out here, where
         # isIRI costs the store a fifth of the types' time.
-        as_written = self.backend.select_written(self.render("two_hops", flags, **slots))
+        as_written = self.backend.select(self.render("two_hops", flags, **slots), WRITTEN)
         rows = bare_lines(as_written)
         first: list[str] = []
         second: list[str] = []
@@ -237,7 +240,7 @@ class NativeProfile(Profile):
             rows = self.backend.select(self._plain_query(frontier, plan, limit, traits=True))[1]
             edges = [(VIAS[text_of(d)], str(s), str(p), str(o)) for _, s, p, o, d in rows]
         else:
-            lines = self.backend.select_lines(self._plain_query(frontier, plan, limit))
+            lines = self.backend.select(self._plain_query(frontier, plan, limit), LINES)
             split = [line.split("\t") for line in lines]
             # Without mirrors the rows come from the plan's own directions; a self-loop
             # reads the same either way.
@@ -275,7 +278,7 @@ class NativeProfile(Profile):
         return hits
 
     def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[str]:
-        """hop.rq's rows as tab-joined text (`Backend.select_lines`; split as they become
+        """hop.rq's rows as tab-joined text (`LINES`; split as they become
         `Hit`s, no list kept per row): d s p o r status fails ("" for no reifier; `fails`
         one letter per filter the statement fails, then "=" where the status is
         asserted_true and not written)."""
@@ -292,7 +295,7 @@ class NativeProfile(Profile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        return self.backend.select_lines(self.render("hop", flags, **slots))
+        return self.backend.select(self.render("hop", flags, **slots), LINES)
 
     @staticmethod
     def _hits(rows: list[str], plan: HopPlan) -> list[Hit]:

@@ -42,7 +42,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from gateway.api import Gateway
 from gateway.arguments import without_nulls
 from gateway.auth import Reader, Readers
-from gateway.backends.embedded import EmbeddedBackend
 from gateway.errors import GatewayError, InvalidInput, NotFound, Unauthorized
 from gateway.pictures import FORMATS, MEDIA_TYPES, PICTURED
 from gateway.surfaces.mcp import create_mcp_server, current_abandoned, current_deadline, current_reader
@@ -305,11 +304,11 @@ def _sparql_endpoint(
     gateway: Gateway, authenticate: Authenticate, limits: SandboxLimits, max_bytes: int
 ) -> SparqlEndpoint | None:
     """/sparql over an embedded store (a remote store has its own endpoint)."""
-    backend = gateway.backend
-    if not isinstance(backend, EmbeddedBackend):
+    local = gateway.backend.capabilities.local_store
+    if local is None:
         return None
-    path = str(backend.store_path) if backend.store_path is not None else None
-    return SparqlEndpoint(store_opener(backend.store, path), authenticate, limits=limits, max_bytes=max_bytes)
+    path = str(local.path) if local.path is not None else None
+    return SparqlEndpoint(store_opener(local.store, path), authenticate, limits=limits, max_bytes=max_bytes)
 
 
 MCP_SESSION_IDLE = 300.0

@@ -46,9 +46,9 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     candidates = found.iris
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
 
-    remote = ctx.profile.backend.endpoint is not None
-    # Over HTTP, a 2-hop walk may read the nodes' types with its hops: one round trip fewer;
-    # in process, they are read beside the walk.
+    remote = ctx.profile.backend.capabilities.round_trips
+    # Where a query is a round trip, a 2-hop walk may read the nodes' types with its hops: one
+    # round trip fewer; in process, they are read beside the walk.
     types = remote and limits.max_hops == 2 and has_rdf_type(ctx)
     ahead = TypesAhead(ctx) if not remote and limits.max_hops > 1 and has_rdf_type(ctx) else None
 
@@ -184,7 +184,7 @@ def _by_hop_then_id(ids: list[str], hop_counts: list[int]) -> list[str]:
 
 
 def _plain_edges(
-    lines: dict[str, None], ids: IdMap, topology_only: bool, edge_filter: set[str] | None,
+    lines: dict[str, str], ids: IdMap, topology_only: bool, edge_filter: set[str] | None,
 ) -> list[EdgeStub | Edge]:
     """The edges of a walk over plain data in response order; each is an asserted_true
     triple without a statement, so a full edge is its stub with that status."""

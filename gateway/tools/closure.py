@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from gateway import deadline as deadlines
+from gateway.backends.base import IRIS
 from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
@@ -61,7 +62,7 @@ def _property_path(
 ) -> tuple[Collection[str], bool]:
     text = ctx.profile.render("closure", ["out"] if out else [],
                               start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
-    found = ctx.backend.select_iris(text)  # DISTINCT already
+    found = ctx.backend.select(text, IRIS)  # DISTINCT already
     return found[:limit], len(found) > limit
 
 

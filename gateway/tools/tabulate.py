@@ -127,7 +127,7 @@ def checks(backend: Backend) -> bool:
     """Whether the store evaluates the gateway's checks (`deadline.ALIVE`, `deadline.HELD`):
     an embedded store, seen directly or through a reader's scope. A remote endpoint does
     not know the functions; its HTTP client's deadline bounds it."""
-    return backend.evaluates_checks
+    return backend.capabilities.evaluates_checks
 
 
 def _bounded(ctx: GraphContext, builder: TableQuery, spec: Spec) -> bool:

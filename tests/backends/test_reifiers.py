@@ -58,7 +58,8 @@ def test_scan_equals_the_store_and_sparql_on_random_graphs(tmp_path: Path, seed:
     seeds = sorted({s for _, s, _, _ in expected} | {synth.entity(0)})[:3]
     call = {"seeds": seeds, "max_hops": 2, "truth_status": ["asserted_true", "hypothetical", "disputed", "retracted"]}
     from_file, from_store = Gateway.open(path), Gateway.open(store)
-    assert from_file.backend.reifier_only() is not None  # the statements came from the scan
+    scan = from_file.backend.capabilities.reifier_scan
+    assert scan is not None and scan.unasserted() is not None  # the statements came from the scan
     assert from_file.bfs_query(**call).model_dump() == from_store.bfs_query(**call).model_dump()
 
 
@@ -115,7 +116,7 @@ def test_a_directory_without_the_file_asks_sparql(tmp_path: Path) -> None:
     load_store([path], directory, show_progress=False)
     (directory / reifiers.FILE).unlink()
     opened = Gateway.open(directory)
-    assert opened.backend.reifier_only() is None  # type: ignore[attr-defined]
+    assert opened.backend.capabilities.reifier_scan is None
     answer = opened.bfs_query(seeds=[f"{EX}a"], max_hops=1, truth_status=["hypothetical"])
     assert len(answer.edges) == 1
 
@@ -129,5 +130,6 @@ def test_a_gzipped_file_is_scanned_as_the_plain_one(tmp_path: Path) -> None:
     packed.write_bytes(gzip.compress(path.read_bytes()))
     expected = scanned(reifiers.scan([(path, ox.RdfFormat.N_TRIPLES)]))
     assert expected and scanned(reifiers.scan([(packed, ox.RdfFormat.N_TRIPLES)])) == expected
-    rows = Gateway.open(packed).backend.reifier_only()  # type: ignore[attr-defined]
+    scan = Gateway.open(packed).backend.capabilities.reifier_scan
+    rows = scan.unasserted() if scan is not None else None
     assert rows is not None and {tuple(row[:4]) for row in rows} == expected

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from gateway.backends.remote import DEFAULT_MAX_BODY, RemoteBackend, RetryPolicy
+from gateway.backends.endpoint_config import DEFAULT_MAX_BODY, EndpointConfig
+from gateway.backends.remote import RemoteBackend, RetryPolicy
 from gateway.terms import XSD, Literal
 from support.servers import NginxServer
 from tests.conftest import ROOT
@@ -32,9 +33,10 @@ QUERY = "SELECT ?x ?n WHERE { ?x ?p ?n }"
 CHILD = """
 import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend, RetryPolicy
 options = json.loads(sys.argv[2])
-backend = RemoteBackend(sys.argv[1], retry=RetryPolicy(attempts=1), timeout=120, **options)
+backend = RemoteBackend(EndpointConfig(sys.argv[1], retry=RetryPolicy(attempts=1), timeout=120, **options))
 def rss():
     status = open("/proc/self/status").read()
     return int(status.split("VmRSS:")[1].split()[0]) / 1024
@@ -107,7 +109,7 @@ def child(url: str, **options: Any) -> dict[str, Any]:
 
 
 def test_the_default_cap_is_256_mib() -> None:
-    assert DEFAULT_MAX_BODY == 256 * MiB == RemoteBackend("http://127.0.0.1:1/sparql").max_body
+    assert DEFAULT_MAX_BODY == 256 * MiB == RemoteBackend(EndpointConfig("http://127.0.0.1:1/sparql")).config.max_body
 
 
 def test_an_announced_2_gib_answer_is_refused_before_it_is_read(nginx: NginxServer) -> None:
@@ -142,14 +144,14 @@ def test_a_large_error_body_is_not_read(nginx: NginxServer) -> None:
 
 @pytest.mark.parametrize("kind", ["gzip", "deflate", "raw-deflate"])
 def test_compressed_answers_are_read(nginx: NginxServer, kind: str) -> None:
-    assert RemoteBackend(f"{nginx.base}/{kind}").select(QUERY)[1] == GOOD_ROWS
+    assert RemoteBackend(EndpointConfig(f"{nginx.base}/{kind}")).select(QUERY)[1] == GOOD_ROWS
 
 
 def test_a_cut_compressed_answer_is_an_error(nginx: NginxServer) -> None:
     from gateway import Truncated
 
     with pytest.raises(Truncated, match="stops mid-stream"):
-        RemoteBackend(f"{nginx.base}/cut-gzip", retry=RetryPolicy(attempts=1)).select(QUERY)
+        RemoteBackend(EndpointConfig(f"{nginx.base}/cut-gzip", retry=RetryPolicy(attempts=1))).select(QUERY)
 
 
 def test_an_encoding_not_asked_for_is_refused(nginx: NginxServer) -> None:
@@ -157,4 +159,4 @@ def test_an_encoding_not_asked_for_is_refused(nginx: NginxServer) -> None:
     from gateway import UpstreamError
 
     with pytest.raises(UpstreamError, match="content encoding 'zstd', which the gateway did not ask for"):
-        RemoteBackend(f"{nginx.base}/zstd").select(QUERY)
+        RemoteBackend(EndpointConfig(f"{nginx.base}/zstd")).select(QUERY)

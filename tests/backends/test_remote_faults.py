@@ -36,6 +36,7 @@ from gateway import (
     UpstreamError,
 )
 from gateway import deadline as deadlines
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import (
     BreakerPolicy,
     RemoteBackend,
@@ -182,7 +183,7 @@ def sleeps() -> Sleeps:
 
 def backend(fake: FakeEndpoint, sleeps: Sleeps | None = None, **options: object) -> RemoteBackend:
     options.setdefault("timeout", 2.0)
-    return RemoteBackend(fake.url, sleep=sleeps if sleeps is not None else Sleeps(), **options)  # type: ignore[arg-type]
+    return RemoteBackend(EndpointConfig(fake.url, sleep=sleeps if sleeps is not None else Sleeps(), **options))  # type: ignore[arg-type]
 
 
 def fails_with(kind: type[Exception], fake: FakeEndpoint, sleeps: Sleeps | None = None, **options: object) -> Exception:
@@ -498,7 +499,8 @@ def test_wikidata_never_gets_more_than_one_request_in_flight() -> None:
     assert is_wikimedia("https://query.wikidata.org/sparql") and not is_wikimedia("http://127.0.0.1:1/sparql")
     with FakeEndpoint(Reply(delay=0.05)) as fake:
         # The fake stands in for query.wikidata.org as an HTTP proxy: nothing leaves this machine.
-        client = RemoteBackend("http://query.wikidata.org/sparql", proxy=fake.url.rsplit("/", 1)[0], max_concurrency=8)
+        client = RemoteBackend(EndpointConfig("http://query.wikidata.org/sparql", proxy=fake.url.rsplit("/", 1)[0],
+                                              max_concurrency=8))
         _hammer(client)
     assert len(fake.bodies) == 18 and fake.max_in_flight == 1
     assert fake.paths[0] == "http://query.wikidata.org/sparql"

@@ -21,6 +21,7 @@ import pytest
 
 from gateway import Gateway, InvalidInput, RateLimited, UpstreamError
 from gateway.backends.credentials import BearerAuth
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend, RetryPolicy
 from gateway.backends.resilience import EndpointShare, origin
 from gateway.surfaces.problems import to_problem
@@ -84,10 +85,10 @@ def no_environment_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- credentials --------------------------------------------------------------------------
 def test_url_userinfo_is_used_as_credentials_and_never_shown(nginx: NginxServer) -> None:
-    backend = RemoteBackend(at(nginx, "/sparql", f"alice:{PASSWORD}@"), retry=FAST)
+    backend = RemoteBackend(EndpointConfig(at(nginx, "/sparql", f"alice:{PASSWORD}@"), retry=FAST))
     assert len(backend.select(QUERY)[1]) == 3
     assert backend.endpoint == nginx.url and PASSWORD not in backend.host
-    failing = RemoteBackend(at(nginx, "/fail", f"alice:{PASSWORD}@"), retry=FAST)
+    failing = RemoteBackend(EndpointConfig(at(nginx, "/fail", f"alice:{PASSWORD}@"), retry=FAST))
     assert PASSWORD not in failure(failing) and PASSWORD not in failing.endpoint
 
 
@@ -98,7 +99,7 @@ def test_percent_encoded_userinfo_is_decoded_and_kept_out_of_messages() -> None:
                          "return 200 '?s\\n<http://a.example/ok>\\n'; default_type text/tab-separated-values; }\n",
                          users={"bob": odd})
     try:
-        backend = RemoteBackend(f"http://bob:p%40ss%3Aw%2Frd@127.0.0.1:{server.port}/sparql", retry=FAST)
+        backend = RemoteBackend(EndpointConfig(f"http://bob:p%40ss%3Aw%2Frd@127.0.0.1:{server.port}/sparql", retry=FAST))
         assert backend.select(QUERY)[1] == [["http://a.example/ok"]]
         assert "%40" not in backend.endpoint and "bob" not in backend.endpoint
     finally:
@@ -114,31 +115,31 @@ def test_credentials_from_the_environment(nginx: NginxServer, monkeypatch: pytes
 
 
 def test_a_bearer_token_from_the_environment_or_as_auth(nginx: NginxServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert "401" in failure(RemoteBackend(at(nginx, "/token"), retry=FAST))  # the control: nginx checks it
-    assert len(RemoteBackend(at(nginx, "/token"), auth=BearerAuth(TOKEN)).select(QUERY)[1]) == 3
+    assert "401" in failure(RemoteBackend(EndpointConfig(at(nginx, "/token"), retry=FAST)))  # the control: nginx checks it
+    assert len(RemoteBackend(EndpointConfig(at(nginx, "/token"), auth=BearerAuth(TOKEN))).select(QUERY)[1]) == 3
     monkeypatch.setenv("BFSQL_ENDPOINT_TOKEN", TOKEN)
-    assert len(RemoteBackend(at(nginx, "/token")).select(QUERY)[1]) == 3
+    assert len(RemoteBackend(EndpointConfig(at(nginx, "/token"))).select(QUERY)[1]) == 3
 
 
 def test_an_api_key_header(nginx: NginxServer) -> None:
-    assert "403" in failure(RemoteBackend(at(nginx, "/keyed"), retry=FAST))
-    backend = RemoteBackend(at(nginx, "/keyed"), headers={"X-API-Key": KEY})
+    assert "403" in failure(RemoteBackend(EndpointConfig(at(nginx, "/keyed"), retry=FAST)))
+    backend = RemoteBackend(EndpointConfig(at(nginx, "/keyed"), headers={"X-API-Key": KEY}))
     assert len(backend.select(QUERY)[1]) == 3
 
 
 def test_basic_auth_given_as_an_httpx_auth(nginx: NginxServer) -> None:
-    assert len(RemoteBackend(nginx.url, auth=httpx2.BasicAuth("alice", PASSWORD)).select(QUERY)[1]) == 3
+    assert len(RemoteBackend(EndpointConfig(nginx.url, auth=httpx2.BasicAuth("alice", PASSWORD))).select(QUERY)[1]) == 3
 
 
 def test_missing_credentials_are_named_as_missing(nginx: NginxServer) -> None:
-    message = failure(RemoteBackend(nginx.url, retry=FAST))
+    message = failure(RemoteBackend(EndpointConfig(nginx.url, retry=FAST)))
     assert message.startswith(f"127.0.0.1:{nginx.port} answered 401 Unauthorized")
     assert "has none" in message and "BFSQL_ENDPOINT_USER" in message and "<html>" not in message
 
 
 def test_refused_credentials_are_named_as_refused_without_the_secret(nginx: NginxServer) -> None:
     wrong = "wrong-" + secrets.token_hex(4)
-    message = failure(RemoteBackend(at(nginx, "/sparql", f"alice:{wrong}@"), retry=FAST))
+    message = failure(RemoteBackend(EndpointConfig(at(nginx, "/sparql", f"alice:{wrong}@"), retry=FAST)))
     assert "401" in message and "refused the gateway's credentials (from the endpoint URL)" in message
     assert wrong not in message
 
@@ -147,10 +148,10 @@ def test_the_environment_must_name_one_kind_of_credentials(monkeypatch: pytest.M
     monkeypatch.setenv("BFSQL_ENDPOINT_TOKEN", TOKEN)
     monkeypatch.setenv("BFSQL_ENDPOINT_USER", "alice")
     with pytest.raises(InvalidInput, match="not both"):
-        RemoteBackend("http://127.0.0.1:1/sparql")
+        RemoteBackend(EndpointConfig("http://127.0.0.1:1/sparql"))
     monkeypatch.delenv("BFSQL_ENDPOINT_TOKEN")
     with pytest.raises(InvalidInput, match="go together"):
-        RemoteBackend("http://127.0.0.1:1/sparql")
+        RemoteBackend(EndpointConfig("http://127.0.0.1:1/sparql"))
 
 
 class DigestEndpoint(ThreadingHTTPServer):
@@ -212,12 +213,12 @@ def test_digest_when_the_endpoint_asks_for_it(monkeypatch: pytest.MonkeyPatch) -
     try:
         monkeypatch.setenv("BFSQL_ENDPOINT_USER", "carol")
         monkeypatch.setenv("BFSQL_ENDPOINT_PASSWORD", PASSWORD)
-        backend = RemoteBackend(endpoint.url)
+        backend = RemoteBackend(EndpointConfig(endpoint.url))
         for _ in range(2):
             assert backend.select(QUERY)[1] == [["http://a.example/digested"]]
         # Basic first; Digest once asked for; and Digest only from then on.
         assert [h.split()[0] for h in endpoint.seen] == ["Basic", "Digest", "Digest"]
-        wrong = RemoteBackend(endpoint.url.replace("http://", f"http://carol:{PASSWORD}x@"), retry=FAST)
+        wrong = RemoteBackend(EndpointConfig(endpoint.url.replace("http://", f"http://carol:{PASSWORD}x@"), retry=FAST))
         assert "refused the gateway's credentials" in failure(wrong)
     finally:
         endpoint.shutdown()
@@ -230,35 +231,35 @@ def test_a_redirect_to_another_origin_is_refused(nginx: NginxServer, elsewhere: 
     """A 307 would send the query (and a 302 at least the request) to another server, whose
     answer would be read as the store's: refused, naming the endpoint, never the secret."""
     before = (elsewhere.directory / "access.log").read_text()
-    backend = RemoteBackend(at(nginx, path, f"alice:{PASSWORD}@"), retry=FAST)
+    backend = RemoteBackend(EndpointConfig(at(nginx, path, f"alice:{PASSWORD}@"), retry=FAST))
     message = failure(backend)
     assert "another server" in message and f"127.0.0.1:{nginx.port}" in message and PASSWORD not in message
     assert (elsewhere.directory / "access.log").read_text() == before  # nothing reached it
 
 
 def test_a_redirect_loop_is_an_upstream_error(nginx: NginxServer) -> None:
-    message = failure(RemoteBackend(at(nginx, "/loop"), retry=FAST))
+    message = failure(RemoteBackend(EndpointConfig(at(nginx, "/loop"), retry=FAST)))
     assert f"more than {RemoteBackend.MAX_REDIRECTS} times" in message
     log = (nginx.directory / "access.log").read_text()
     assert log.count("POST /loop") == RemoteBackend.MAX_REDIRECTS + 1  # bounded
 
 
 def test_a_redirect_within_the_origin_is_followed_with_the_credentials(nginx: NginxServer) -> None:
-    backend = RemoteBackend(at(nginx, "/home", f"alice:{PASSWORD}@"), retry=FAST)
+    backend = RemoteBackend(EndpointConfig(at(nginx, "/home", f"alice:{PASSWORD}@"), retry=FAST))
     assert len(backend.select(QUERY)[1]) == 3  # /home -> /sparql, which wants alice
 
 
 # -- an endpoint's bodies are not passed on ---------------------------------------------------
 def test_an_error_body_is_not_echoed_but_logged_at_debug(nginx: NginxServer, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="gateway.remote")
-    message = failure(RemoteBackend(at(nginx, "/fail"), retry=FAST))
+    message = failure(RemoteBackend(EndpointConfig(at(nginx, "/fail"), retry=FAST)))
     assert message == (f"127.0.0.1:{nginx.port} answered 500 Internal Server Error: the endpoint failed running the "
                        "query (its own text is in the gateway's log at debug level)")
     assert BODY_SECRET in caplog.text
 
 
 def test_an_error_text_in_a_200_is_not_echoed(nginx: NginxServer) -> None:
-    message = failure(RemoteBackend(at(nginx, "/says-error"), retry=FAST))
+    message = failure(RemoteBackend(EndpointConfig(at(nginx, "/says-error"), retry=FAST)))
     assert "error text instead of results" in message and BODY_SECRET not in message and "Virtuoso" not in message
 
 
@@ -272,10 +273,10 @@ def test_a_429_pauses_every_backend_of_the_origin(tmp_path: Path) -> None:
     try:
         first_sleeps: list[float] = []
         second_sleeps: list[float] = []
-        first = RemoteBackend(f"{server.base}/busy", max_concurrency=2, retry=RetryPolicy(attempts=2),
-                              sleep=first_sleeps.append)
-        second = RemoteBackend(f"http://127.0.0.1:{server.port}/sparql", max_concurrency=3,
-                               sleep=second_sleeps.append)
+        first = RemoteBackend(EndpointConfig(f"{server.base}/busy", max_concurrency=2, retry=RetryPolicy(attempts=2),
+                              sleep=first_sleeps.append))
+        second = RemoteBackend(EndpointConfig(f"http://127.0.0.1:{server.port}/sparql", max_concurrency=3,
+                               sleep=second_sleeps.append))
         with pytest.raises(RateLimited):
             first.select(QUERY)
         assert first_sleeps == [pytest.approx(7, abs=1)]

@@ -18,6 +18,7 @@ import pytest
 from gateway.backends import results
 from gateway.backends.base import Backend
 from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, time_filters
 from gateway.resources import resource_dir
@@ -135,10 +136,10 @@ def backends(request: pytest.FixtureRequest) -> Callable[[str], tuple[Backend, B
         if profile == "native":
             store.load(path=DEMO, format=ox.RdfFormat.TRIG)
             server = request.getfixturevalue("oxigraph_server")
-            return EmbeddedBackend.from_store(store), RemoteBackend(server.url)
+            return EmbeddedBackend.from_store(store), RemoteBackend(EndpointConfig(server.url))
         store.load(demo_reification().encode(), format=ox.RdfFormat.N_QUADS)
         server = request.getfixturevalue("virtuoso_server")
-        return EmbeddedBackend.from_store(store), RemoteBackend(server.url, graphs=DEMO_GRAPHS)
+        return EmbeddedBackend.from_store(store), RemoteBackend(EndpointConfig(server.url, graphs=DEMO_GRAPHS))
 
     return pair
 

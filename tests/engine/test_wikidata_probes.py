@@ -20,6 +20,7 @@ import pytest
 
 from gateway import EndpointTimeout, Gateway, RateLimited, Truncated
 from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend, RetryPolicy
 from gateway.profiles.wikidata import WikidataProfile
 from gateway.profiles.wikidata.probes import COUNT_CAP, known_vocabulary
@@ -57,7 +58,7 @@ def checker(service: WikidataService) -> ScanChecker:
 
 def connect(service: WikidataService, profile: type = MWAPI, **options: Any) -> Gateway:
     options.setdefault("sleep", Sleeps())
-    return Gateway(RemoteBackend(service.url, **options), profile=profile)
+    return Gateway(RemoteBackend(EndpointConfig(service.url, **options)), profile=profile)
 
 
 def scans(service: WikidataService, checker: ScanChecker) -> list[str]:
@@ -223,7 +224,7 @@ def test_real_servers_answer_bounded(
     """Bounded on a real server (Q42 alone): every known predicate it uses, counted exactly
     (all are under the cap), as the whole-graph count of the embedded store has them."""
     url, graphs = wikidata_endpoints(server)
-    with Gateway(RemoteBackend(url, graphs=graphs), profile=WikidataProfile) as gateway:
+    with Gateway(RemoteBackend(EndpointConfig(url, graphs=graphs)), profile=WikidataProfile) as gateway:
         schema = gateway.describe_schema()
         exact = {p.id: p.count for p in embedded_q42.describe_schema().predicates}
         known = {"wdt:" + p.rsplit("/", 1)[-1] for p in known_vocabulary().predicates}

@@ -19,6 +19,7 @@ import pytest
 
 from gateway import Gateway
 from gateway.backends.embedded import EmbeddedBackend, scan_prefixes
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
 from gateway.errors import InvalidInput
@@ -573,7 +574,7 @@ def remote_q42(wikidata_endpoints: Callable[[str], tuple[str, list[str] | None]]
 
     def open_(name: str, profile: type = WikidataProfile) -> Gateway:
         url, graphs = wikidata_endpoints(name)
-        gateway = Gateway(RemoteBackend(url, graphs=graphs, prefixes=prefixes), profile=profile)
+        gateway = Gateway(RemoteBackend(EndpointConfig(url, graphs=graphs, prefixes=prefixes)), profile=profile)
         gateways.append(gateway)
         return gateway
 
@@ -679,7 +680,7 @@ class CannedEndpoint:
 )
 def test_mwapi_entity_search_against_a_canned_endpoint(body: str, content_type: str) -> None:
     endpoint = CannedEndpoint(body, content_type)
-    backend = RemoteBackend(endpoint.url, result_format="auto")
+    backend = RemoteBackend(EndpointConfig(endpoint.url, result_format="auto"))
     try:
         to_id = Gateway(backend, profile=WikidataProfile).context.ids.to_id
         hits = MwapiEntitySearch(backend, language="en").search("douglas  ADAMS", None, 10, to_id)
@@ -713,8 +714,8 @@ def test_mwapi_query_filters_types_and_escapes(q42: Gateway) -> None:
 
 
 def test_search_is_mwapi_only_on_wikidatas_query_service(q42: Gateway) -> None:
-    wikidata = RemoteBackend("https://query.wikidata.org/sparql")
-    elsewhere = RemoteBackend("https://example.org/sparql")
+    wikidata = RemoteBackend(EndpointConfig("https://query.wikidata.org/sparql"))
+    elsewhere = RemoteBackend(EndpointConfig("https://example.org/sparql"))
     try:
         assert is_wikidata_query_service(wikidata) and is_wikidata_query_service(ScopedBackend(wikidata, ("g",)))
         assert not is_wikidata_query_service(elsewhere) and not is_wikidata_query_service(q42.backend)

@@ -22,6 +22,7 @@ import uvicorn
 
 from gateway import Gateway
 from gateway.auth import hash_token
+from gateway.backends.base import Capabilities
 from gateway.profiles.native import NativeProfile
 from gateway.surfaces.http import create_app
 from support.processes import cpu_seconds, descendants, tree_pss
@@ -346,15 +347,13 @@ class _Failing:
 
     name = "failing"
     prefixes: ClassVar[dict[str, str]] = {}
-    directory = None
+    capabilities = Capabilities()
 
     def source(self) -> None:
         return None
 
-    def select(self, query: str, **_: object) -> Any:
+    def select(self, query: str, *_: object, **__: object) -> Any:
         raise RuntimeError("a bug")
-
-    select_iris = select_lines = select
 
     def close(self) -> None:
         pass

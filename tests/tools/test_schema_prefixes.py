@@ -18,6 +18,7 @@ import pytest
 
 from gateway import Gateway
 from gateway.backends.embedded import EmbeddedBackend, scan_prefixes
+from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend
 from gateway.profiles.reification import ReificationProfile
 from gateway.profiles.wikidata import WikidataProfile
@@ -87,7 +88,7 @@ def wikidata(wikidata_endpoints: Callable[[str], tuple[str, list[str] | None]]) 
             server, _, declared = name.partition("+")
             url, graphs = wikidata_endpoints(server)
             prefixes = scan_prefixes(path) if declared else None
-            gateway = Gateway(RemoteBackend(url, graphs=graphs, prefixes=prefixes), profile=WikidataProfile)
+            gateway = Gateway(RemoteBackend(EndpointConfig(url, graphs=graphs, prefixes=prefixes)), profile=WikidataProfile)
         opened.append(gateway)
         return gateway
 
@@ -139,7 +140,8 @@ def test_every_curie_of_demo_answers_is_listed(name: str, request: pytest.Fixtur
         gateway = Gateway.connect(request.getfixturevalue("oxigraph_server").url, prefixes=prefixes)
     else:
         server = request.getfixturevalue("virtuoso_server")
-        gateway = Gateway(RemoteBackend(server.url, graphs=DEMO_GRAPHS, prefixes=prefixes), profile=ReificationProfile)
+        gateway = Gateway(RemoteBackend(EndpointConfig(server.url, graphs=DEMO_GRAPHS, prefixes=prefixes)),
+                          profile=ReificationProfile)
     try:
         listed, used = answers(gateway, DEMO_CALLS)
     finally:

@@ -45,7 +45,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from gateway.backends.base import Backend
+from gateway.backends.base import LINES, Backend
 from gateway.errors import InvalidInput
 from gateway.models import TRUTH_STATUSES, Claim, Datum
 from gateway.profiles.base import (
@@ -116,7 +116,7 @@ class WikidataProfile(NativeProfile):
     def bounded(self) -> bool:
         """Whether the graph is too large to read whole (`counts`): statistics, names and
         search then ask only bounded queries (`gateway.profiles.wikidata.probes`)."""
-        return self.counts == "bounded" or (self.counts == "auto" and self.backend.endpoint is not None)
+        return self.counts == "bounded" or (self.counts == "auto" and self.backend.capabilities.round_trips)
 
     @classmethod
     def configured(
@@ -188,7 +188,7 @@ class WikidataProfile(NativeProfile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        return self.backend.select_lines(self.render("hop", flags, **slots))
+        return self.backend.select(self.render("hop", flags, **slots), LINES)
 
     @staticmethod
     def _branch_flags(plan: HopPlan) -> list[str]:

@@ -1,0 +1,67 @@
+"""One remote SPARQL endpoint and how the gateway talks to it, as one value.
+
+`RemoteBackend` takes an `EndpointConfig`; `Gateway.connect` and the command line build
+one. Every field is a plain value with a default, so a file naming endpoints can map
+onto it field by field; `auth` and `sleep` are the two a program gives (an httpx2 auth
+flow, a clock for tests), and credentials otherwise come from the URL or the environment
+(`gateway.backends.credentials`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import httpx2
+
+from gateway.backends.resilience import BreakerPolicy, RetryPolicy
+
+DEFAULT_MAX_BODY = 256 << 20
+"""The largest answer read, in decoded bytes: 256 MiB."""
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    """Every setting of one endpoint. Checked when made: a bad value fails here, before any
+    connection is opened."""
+
+    url: str
+    """The endpoint's URL (its userinfo, if any, is a credential: never shown)."""
+    graphs: Sequence[str] | None = None
+    """The dataset a query reads when the caller names none: those graphs as the default
+    graph (their union) and as the named graphs. None leaves the endpoint's own default
+    dataset (on Virtuoso, every graph including its system graphs; start `oxigraph serve`
+    with `--union-default-graph` to match an embedded store)."""
+    prefixes: Mapping[str, str] | None = None
+    """Prefixes configured for the endpoint (none are read from its data)."""
+    user_agent: str | None = None
+    """None: `default_user_agent()`, which names the project; name yourself on a public endpoint."""
+    timeout: float = 60.0
+    """Seconds a read may wait for the next bytes."""
+    connect_timeout: float = 10.0
+    deadline: float | None = None
+    """Seconds for a whole answer (None: twice `timeout`): a server dripping bytes never
+    trips the read timeout."""
+    max_concurrency: int | None = None
+    """Requests in flight at once (None: 4); always 1 on Wikimedia's query services."""
+    retry: RetryPolicy | None = None
+    breaker: BreakerPolicy | None = None
+    result_format: str = "auto"
+    """"auto" (TSV, JSON where the server's TSV is lossy), "tsv" or "json"."""
+    max_rows: int | None = None
+    """The endpoint's row cap when known; learned from `X-SPARQL-MaxRows` otherwise."""
+    proxy: str | None = None
+    auth: httpx2.Auth | None = None
+    headers: Mapping[str, str] | None = None
+    """Sent with every request (an API key's, say)."""
+    max_body: int = DEFAULT_MAX_BODY
+    """The largest answer read, counted in decoded bytes (a compressed answer counts as it inflates)."""
+    sleep: Callable[[float], None] = field(default=time.sleep, compare=False)
+    """How a wait before asking again is waited out."""
+
+    def __post_init__(self) -> None:
+        if self.result_format not in ("auto", "tsv", "json"):
+            raise ValueError(f"result_format must be auto, tsv or json, not {self.result_format!r}")
+        if self.max_body < 1:
+            raise ValueError(f"max_body must be at least 1 byte, not {self.max_body}")
