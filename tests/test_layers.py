@@ -189,7 +189,7 @@ def _distribution(requirement: str) -> str:
 INTERFACES = ("gateway.backends.base", "gateway.profiles.base")
 """What the engine and the tools may import of backends/ and profiles/: the interfaces (and
 modules that hold only the shapes and protocols those are made of, below)."""
-SHAPES = ("gateway.profiles.graph", "gateway.profiles.statistics")
+SHAPES = ("gateway.profiles.graph", "gateway.profiles.statistics", "gateway.backends.store_directory")
 GENERIC = ("gateway.engine", "gateway.tools")
 MAX_COMPLEXITY = 20
 """radon's grade C at worst: a function past it does too many things to be read as one."""

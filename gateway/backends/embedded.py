@@ -42,6 +42,7 @@ from gateway.backends.base import (
 from gateway.backends.file_checks import check_files, read_errors
 from gateway.backends.namespaces import graphs_using
 from gateway.backends.results import tsv_text
+from gateway.backends.store_directory import META_FILE, read_meta
 from gateway.errors import InvalidInput, UpstreamError
 from gateway.sparql import template
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph, line_text
@@ -63,7 +64,6 @@ _PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
 _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
 _TRUE, _FALSE = ox.Literal(True), ox.Literal(False)
 _CHECKS = {name: ox.NamedNode(name) for name in (deadlines.ALIVE, deadlines.HELD)}
-META_FILE = "meta.json"
 STORE_DIR = "store"
 
 
@@ -556,26 +556,3 @@ def write_meta(
     temporary = directory / f".{META_FILE}.{os.getpid()}"
     temporary.write_text(json.dumps(meta, indent=2), encoding="utf-8")
     temporary.replace(directory / META_FILE)
-
-
-def read_meta(directory: Path) -> dict[str, Any] | None:
-    """A store directory's meta.json (None where there is none), or `InvalidInput` saying it
-    cannot be read."""
-    path = directory / META_FILE
-    if not path.is_file():
-        return None
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(meta, dict):
-            raise ValueError("not a JSON object")
-        return meta
-    except (OSError, ValueError) as error:
-        raise InvalidInput(f"{path}: cannot be read ({error}); load the store again", field="path") from None
-
-
-def store_generation(directory: Path | None) -> str | None:
-    """The generation of a `bfsql load` store (what its side files must have been made for)."""
-    if directory is None:
-        return None
-    meta = read_meta(directory)
-    return str(meta["generation"]) if meta and meta.get("generation") else None

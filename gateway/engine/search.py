@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.backends.embedded import store_generation
+from gateway.backends.store_directory import store_generation
 from gateway.engine.census import Census, census
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping, node_types

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gateway.backends.embedded import store_generation
+from gateway.backends.store_directory import store_generation
 from gateway.engine.census import Census, OtherType, census
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES, as_point
 from gateway.profiles.graph import MemoKey

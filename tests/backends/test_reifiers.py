@@ -11,7 +11,8 @@ import pytest
 
 from gateway import Gateway
 from gateway.backends import reifiers
-from gateway.backends.embedded import EmbeddedBackend, store_generation
+from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.store_directory import store_generation
 from gateway.loading import load_store
 from gateway.profiles.native import NativeProfile
 from support import synth
