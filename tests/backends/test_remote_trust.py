@@ -321,5 +321,8 @@ def test_the_log_filter_masks_secrets_in_messages_arguments_and_tracebacks() -> 
     finally:
         log.removeHandler(handler)
     written = stream.getvalue()
-    assert secret not in written and written.count("***") == 4
+    lines = written.splitlines()
+    assert secret not in written
+    for start in ("asked http://***@", "key ***", "malformed %s %s ('***',)", "RuntimeError: failed with ***"):
+        assert any(line.startswith(start) for line in lines), (start, written)
     assert redaction.public_url(f"http://dora:{secret}@example.org:81/q?x=1") == "http://example.org:81/q?x=1"
