@@ -36,7 +36,11 @@ class EndpointConfig:
     prefixes: Mapping[str, str] | None = None
     """Prefixes configured for the endpoint (none are read from its data)."""
     user_agent: str | None = None
-    """None: `default_user_agent()`, which names the project; name yourself on a public endpoint."""
+    """The whole User-Agent, when given; None: one naming the project, its version and `contact`."""
+    contact: str | None = None
+    """Who runs this gateway (a URL or an e-mail address), named in the User-Agent so that a
+    public endpoint's operators can reach you rather than block you; warned about when unset
+    for a public service."""
     timeout: float = 60.0
     """Seconds a read may wait for the next bytes."""
     connect_timeout: float = 10.0
@@ -45,6 +49,14 @@ class EndpointConfig:
     trips the read timeout."""
     max_concurrency: int | None = None
     """Requests in flight at once (None: 4); always 1 on Wikimedia's query services."""
+    requests_per_minute: int | None = None
+    """Requests sent per minute at most (None: the public service's known limit, else none)."""
+    query_seconds_per_minute: float | None = None
+    """Seconds of query time used per minute at most (None: the public service's known limit, else none)."""
+    cache_ttl: float = 300.0
+    """Seconds an answer is served from the result cache (0: no cache)."""
+    cache_max_bytes: int = 64 << 20
+    """The result cache's bound, in bytes of answers held."""
     retry: RetryPolicy | None = None
     breaker: BreakerPolicy | None = None
     result_format: str = "auto"
@@ -65,3 +77,9 @@ class EndpointConfig:
             raise ValueError(f"result_format must be auto, tsv or json, not {self.result_format!r}")
         if self.max_body < 1:
             raise ValueError(f"max_body must be at least 1 byte, not {self.max_body}")
+        if self.cache_ttl < 0 or self.cache_max_bytes < 0:
+            raise ValueError("cache_ttl and cache_max_bytes must not be negative")
+        if self.requests_per_minute is not None and self.requests_per_minute < 1:
+            raise ValueError(f"requests_per_minute must be at least 1, not {self.requests_per_minute}")
+        if self.query_seconds_per_minute is not None and self.query_seconds_per_minute <= 0:
+            raise ValueError(f"query_seconds_per_minute must be positive, not {self.query_seconds_per_minute}")
