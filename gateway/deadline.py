@@ -10,7 +10,11 @@ runs without being passed along. What reads it:
 - level-by-level searches (transitive_closure_query, shortest_path) stop between levels
   and say so in their answer;
 - the remote backend waits for a connection slot, and for each answer, no longer than
-  the time left, and does not retry past it (`EndpointTimeout`).
+  the time left, and does not retry past it (`EndpointTimeout`);
+- a walk, closure, path search or scan page whose query meets a timeout after it completed
+  a step (the call's deadline, or the endpoint's own: a 504, a read timeout) keeps the
+  steps it completed and says why it stopped (`timeout_cause`): "deadline" or
+  "endpoint_timeout".
 
 A single embedded query cannot be interrupted from outside; most templates keep each one
 bounded (a hop reads at most its budget plus one row). A query whose work the data decides
@@ -37,7 +41,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from gateway.errors import EndpointTimeout, TooLarge
 
@@ -92,6 +96,25 @@ def stop_if_expired(message: str, field: str | None = None) -> None:
     deadline = _current.get()
     if deadline is not None and deadline.expired():
         raise EndpointTimeout(message, field=field)
+
+
+CauseOfTimeout = Literal["deadline", "endpoint_timeout"]
+EXPIRED = 0.01
+"""The share of a call's time below which a timeout is the call's deadline, not the endpoint's:
+a query waits no longer than the time left, so a timeout then leaves next to nothing of it."""
+
+
+def timeout_cause() -> CauseOfTimeout | None:
+    """Why the query that just raised `EndpointTimeout` stopped, for an answer that keeps
+    the steps done before it: "deadline" when the call's time is all but gone,
+    "endpoint_timeout" when the store gave up first; None when the caller went away,
+    where an answer kept in part has nobody to read it (the error stands)."""
+    deadline = _current.get()
+    if deadline is None:
+        return "endpoint_timeout"
+    if deadline.abandoned is not None and deadline.abandoned.is_set():
+        return None
+    return "deadline" if deadline.remaining() <= EXPIRED * deadline.seconds else "endpoint_timeout"
 
 
 def remaining() -> float | None:

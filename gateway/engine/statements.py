@@ -8,7 +8,7 @@ from dataclasses import replace
 from gateway import deadline as deadlines
 from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
-from gateway.errors import TooLarge
+from gateway.errors import EndpointTimeout, TooLarge
 from gateway.profiles.base import NON_EDGE_PREDICATES, Hit, HopPlan
 from gateway.profiles.graph import MemoKey
 from gateway.sparql import iris, writable
@@ -24,10 +24,14 @@ Row = tuple[str, EdgeKey, Hit]
 """(sort key, edge, hit): the key is subject, predicate, object and statement ID, space-separated."""
 
 
-def statement_rows(ctx: GraphContext, plan: HopPlan, after: str | None, limit: int) -> tuple[list[Row], bool]:
+def statement_rows(
+    ctx: GraphContext, plan: HopPlan, after: str | None, limit: int
+) -> tuple[list[Row], deadlines.CauseOfTimeout | None]:
     """Up to `limit` (sort key, edge, hit) of statements passing the plan's filters, after
-    the key `after`, in key order; and whether the scan got that far (False: the call's
-    deadline stopped it first, with at least one row found).
+    the key `after`, in key order; and what stopped the scan before it got that far, with
+    at least one row found: None when nothing did, "deadline" when the call's deadline
+    was near, "endpoint_timeout" when a slice's query timed out (the rows before it are
+    whole: they are every statement of the subjects read).
 
     The statements are read subject by subject in ID order, a slice of subjects at a time
     with the walk's own hop query, so a page costs a few bounded queries whatever the
@@ -42,17 +46,18 @@ def statement_rows(ctx: GraphContext, plan: HopPlan, after: str | None, limit: i
     deadline = deadlines.current()
     while start < len(subjects) and len(found) < limit:
         if found and deadline is not None and deadline.nearly_expired():
-            return sorted(found.values())[:limit], False
+            return sorted(found.values())[:limit], "deadline"
         window = subjects[start : start + size]
-        hits, more = ctx.profile.hop(window, plan, SLICE_ROWS + 1)
-        if more and size > 1:
+        try:
+            hits = _window_hits(ctx, plan, window, size > 1)
+        except EndpointTimeout:
+            cause = deadlines.timeout_cause()
+            if not found or cause is None:
+                raise
+            return sorted(found.values())[:limit], cause
+        if hits is None:
             size = max(1, size // 4)  # a hub in the slice: read fewer subjects at once
             continue
-        if more:
-            hits, more = ctx.profile.hop(window, plan, SUBJECT_ROWS + 1)
-            if more:
-                raise TooLarge(f"{ctx.ids.to_id(window[0])} is the subject of more than {SUBJECT_ROWS} statements; "
-                               "scan it with edge_predicates", field="edge_predicates")
         for hit in hits:
             if hit.via != "o":
                 continue
@@ -61,7 +66,21 @@ def statement_rows(ctx: GraphContext, plan: HopPlan, after: str | None, limit: i
                 found[key] = (key, EdgeKey(hit.s, hit.p, hit.o, hit.stmt, None), hit)
         start += len(window)
         size = min(size * 4, MAX_SLICE)
-    return sorted(found.values())[:limit], True
+    return sorted(found.values())[:limit], None
+
+
+def _window_hits(ctx: GraphContext, plan: HopPlan, window: list[str], several: bool) -> list[Hit] | None:
+    """The statements of the subjects in `window`; None where they are more than one query
+    reads and the window may be narrowed (`several`)."""
+    hits, more = ctx.profile.hop(window, plan, SLICE_ROWS + 1)
+    if more and several:
+        return None
+    if more:
+        hits, more = ctx.profile.hop(window, plan, SUBJECT_ROWS + 1)
+        if more:
+            raise TooLarge(f"{ctx.ids.to_id(window[0])} is the subject of more than {SUBJECT_ROWS} statements; "
+                           "scan it with edge_predicates", field="edge_predicates")
+    return hits
 
 
 def unnamed_subjects(ctx: GraphContext, warnings: list[str]) -> None:

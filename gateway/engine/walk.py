@@ -34,6 +34,7 @@ from itertools import repeat
 from typing import NamedTuple, TypeVar
 
 from gateway import deadline as deadlines
+from gateway.errors import EndpointTimeout
 from gateway.profiles.base import (
     STRUCTURAL_OBJECT,
     STRUCTURAL_SUBJECT,
@@ -158,6 +159,8 @@ class _Walker:
         self.count_hidden, self.remote, self.ahead = count_hidden, remote, ahead
         self.deadline = deadlines.current()
         self.hidden_seen: set[tuple[str, ...]] = set()
+        self.reads = 0
+        """Slices read and admitted whole: a timeout after one keeps them."""
 
     def run(self, frontier: list[str], max_hops: int) -> WalkResult:
         result = self.result
@@ -185,8 +188,13 @@ class _Walker:
         result = self.result
         if writable(seeds) != seeds or (self.deadline is not None and self.deadline.nearly_expired()):
             return 0, seeds
-        read = self.profile.two_hop_lines(seeds, self.plan, limit=self.max_edges - result.edge_count() + 1,
-                                          nodes=self.max_nodes + 1, types=self.types)
+        try:
+            read = self.profile.two_hop_lines(seeds, self.plan, limit=self.max_edges - result.edge_count() + 1,
+                                              nodes=self.max_nodes + 1, types=self.types)
+        except EndpointTimeout:
+            if deadlines.timeout_cause() != "endpoint_timeout":
+                raise
+            return 0, seeds  # the endpoint gave up on both hops at once: each alone may be read in time
         if read is None:
             return 0, seeds
         reached: list[str] = []
@@ -215,29 +223,55 @@ class _Walker:
         slices = [(0, frontier)] if whole else list(batches(frontier))
         at = 0
         while at < len(slices):
-            done, batch = slices[at]
+            done = slices[at][0]
             at += 1
             left = len(frontier) - done
             if self.deadline is not None and self.deadline.nearly_expired():
                 result.cut = Cut("deadline", hop + 1, left)
                 return reached
-            edges_left = self.max_edges - result.edge_count()
-            if not whole and at < len(slices):
-                expanded = len(result.hops) - len(frontier) - len(reached) + done
-                self._read_ahead((hop, at), slices[at][1], len(batch), expanded, edges_left)
-            lines = self._plain_lines((hop, at - 1), batch, edges_left)
             before = len(reached)
-            if lines is not None:
-                again = self._admit_plain(hop, batch, lines, whole, reached, left)
-            else:
-                again = self._admit_statements(hop, batch, whole, reached, left, edges_left)
+            try:
+                again = self._slice(hop, slices, at - 1, whole, reached, len(frontier))
+            except EndpointTimeout:
+                if not self._keep_on_timeout(hop, left):
+                    raise
+                return reached
             if self.on_reached is not None and len(reached) > before:
                 self.on_reached(reached[before:])
             if again:  # the whole frontier read more than the budgets take: read it in slices
                 whole, slices, at = False, list(batches(frontier)), 0
-            elif result.cut is not None:
+                continue
+            self.reads += 1
+            if result.cut is not None:
                 break
         return reached
+
+    def _slice(
+        self, hop: int, slices: list[tuple[int, list[str]]], index: int, whole: bool, reached: list[str], width: int,
+    ) -> bool:
+        """Read and admit slice `index` of a hop's frontier (`width` nodes), asking for the
+        next one meanwhile; True when a whole-frontier read must be sliced instead. Nothing
+        of a slice is admitted unless its every query answered."""
+        done, batch = slices[index]
+        left = width - done
+        edges_left = self.max_edges - self.result.edge_count()
+        if not whole and index + 1 < len(slices):
+            expanded = len(self.result.hops) - width - len(reached) + done
+            self._read_ahead((hop, index + 1), slices[index + 1][1], len(batch), expanded, edges_left)
+        lines = self._plain_lines((hop, index), batch, edges_left)
+        if lines is not None:
+            return self._admit_plain(hop, batch, lines, whole, reached, left)
+        return self._admit_statements(hop, batch, whole, reached, left, edges_left)
+
+    def _keep_on_timeout(self, hop: int, left: int) -> bool:
+        """Whether a walk whose read of hop `hop` met a timeout ends with what its earlier
+        reads admitted, cut at that hop with `left` frontier nodes unexpanded (then marked
+        so); not where nothing was read yet, nor where the caller went away: the error stands."""
+        cause = deadlines.timeout_cause()
+        if cause is None or not self.reads:
+            return False
+        self.result.cut = Cut(cause, hop + 1, left)
+        return True
 
     def _read_ahead(self, key: tuple[int, int], batch: list[str], current: int, expanded: int, edges_left: int) -> None:
         """Ask for the slice after the `current` one while that one is read, unless a budget
@@ -345,6 +379,24 @@ def _admit(
             hops[other] = hop
             reached.append(other)
         edges[key] = value
+
+
+TIMEOUTS = {"deadline": "the call's deadline came", "endpoint_timeout": "the endpoint timed out"}
+"""What a cut a timeout made (`Cut.reason`) says of its cause."""
+
+
+def timeout_warning(cut: Cut | None, step: str = "hop", fewer: str | None = "hops") -> list[str]:
+    """What an agent reads of a walk (or a closure's levels: `step`) a timeout cut: how far
+    it is complete, and how to ask again (with `fewer` of what, where there is a count to lower)."""
+    if cut is None or cut.reason not in TIMEOUTS:
+        return []
+    at, left = cut.at_hop, cut.frontier_remaining
+    complete = (f"{step}s 1-{at - 1} are complete" if at > 2 else f"{step} 1 is complete" if at == 2
+                else f"{step} 1 is partial")
+    before = "seed(s)" if at == 1 else f"node(s) at {step} {at - 1}"
+    ask = f"fewer {fewer}, a narrower filter" if fewer else "a narrower filter"
+    return [f"{TIMEOUTS[cut.reason]} at {step} {at}: {complete}, and {left} {before} were not expanded; ask again "
+            f"with {ask} or a longer deadline"]
 
 
 def unnamed_warning(result: WalkResult) -> list[str]:

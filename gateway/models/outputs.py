@@ -71,10 +71,18 @@ class Limits(Out):
 
 
 class Truncation(Out):
-    reason: Literal["max_nodes", "max_edges", "deadline"] = Field(
-        description="The budget that cut the walk; deadline: the call's time ran out (ask again narrower).")
-    at_hop: int = Field(description="The hop whose expansion the budget cut.")
+    reason: Literal["max_nodes", "max_edges", "deadline", "endpoint_timeout"] = Field(
+        description="What cut the walk: a budget; deadline: the call's time ran out; endpoint_timeout: the store gave "
+        "up on a query. After a timeout the hops before at_hop are complete (ask again narrower, or with a longer "
+        "deadline).")
+    at_hop: int = Field(description="The hop (a closure's or a path search's level) whose expansion was cut.")
     frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
+
+
+class PageTruncation(Out):
+    reason: Literal["deadline", "endpoint_timeout"] = Field(
+        description="deadline: the call's time ran out; endpoint_timeout: the store gave up on a query. The page "
+        "holds every match up to its last row, fewer than limit: next_cursor goes on from there.")
 
 
 class _Walked(AsRdf, Drawable):
@@ -336,7 +344,11 @@ class Closure(Out):
     count: int
     reachable: list[str] = Field(description="Every ID reachable in one or more steps, sorted.")
     limit: int
-    truncated: bool = False
+    truncated: bool = Field(default=False, description="The list is not every ID reachable: limit, or a timeout, "
+                            "cut it (see truncation).")
+    truncation: Truncation | None = Field(
+        default=None, description="Where a timeout cut a level-by-level closure: the levels before at_hop are complete; "
+        "absent when limit cut it.")
     method: Literal["property_path", "per_level"]
     unresolved: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -349,6 +361,9 @@ class ScanPage(AsRdf):
     edges: list[Edge] = Field(default_factory=list)
     limit: int
     next_cursor: str | None = Field(default=None, description="Pass it back as cursor for the next page; null at the end.")
+    truncated: bool = Field(default=False, description="A timeout ended this page before limit rows: what it lists "
+                            "is whole up to its last row.")
+    truncation: PageTruncation | None = None
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -370,6 +385,9 @@ class ShortestPath(AsRdf, Drawable):
     confidence_product: float | None = Field(default=None, description="Omitted when any edge states no confidence.")
     weakest_edge: WeakestEdge | None = None
     reason: str | None = None
+    truncated: bool = Field(default=False, description="A timeout stopped the search before max_hops: no path is as "
+                            "short as the levels searched (truncation.at_hop - 1), nothing is said of longer ones.")
+    truncation: Truncation | None = None
     max_hops: int
     unresolved: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)

@@ -19,7 +19,7 @@ from gateway.engine.presentation import (
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
 from gateway.engine.seeds import present_seeds, seed_iris
-from gateway.engine.walk import WalkResult, unnamed_warning, walk
+from gateway.engine.walk import WalkResult, timeout_warning, unnamed_warning, walk
 from gateway.ids import IdMap, local_name
 from gateway.models import BfsQueryInput, CompactSubgraph, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
 from gateway.settings import clamp
@@ -75,6 +75,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
             ahead.close()
     suggest_ids(ctx, found, "seeds", warnings)
     unresolved = found.unresolved("unresolved_seeds", warnings)
+    warnings += timeout_warning(result.cut)
     warnings += unnamed_warning(result)
     if result.hidden_capped:
         warnings.append("hidden_by_filter counts are lower bounds (too many hidden statements to count)")

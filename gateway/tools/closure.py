@@ -18,7 +18,9 @@ from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.search import suggest_ids
 from gateway.engine.seeds import resolve_seeds
-from gateway.models import Closure, TransitiveClosureInput
+from gateway.engine.walk import Cut, timeout_warning
+from gateway.errors import EndpointTimeout
+from gateway.models import Closure, TransitiveClosureInput, Truncation
 from gateway.profiles.base import HopPlan
 from gateway.settings import clamp
 from gateway.sparql import integer, iri
@@ -46,44 +48,70 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
         return Closure(count=0, reachable=[], method="per_level", **answer)  # type: ignore[arg-type]
     predicate = next(iter(predicates))
     plain = not ctx.profile.has_reifiers and "asserted_true" in plan.truth_status and query.direction != "both"
+    found: Collection[str] | None = None
     if plain:
-        found, truncated = _property_path(ctx, starts[0], predicate, query.direction == "out", limit)
-    else:
-        found, truncated = _per_level(ctx, starts[0], predicate, plan, limit, warnings)
+        found, truncated = _property_path(ctx, starts[0], predicate, query.direction == "out", limit, warnings)
+    cut = None
+    if found is None:
+        plain = False
+        found, truncated, cut = _per_level(ctx, starts[0], predicate, plan, limit, warnings)
     reachable = sorted(ctx.ids.to_ids(found))
     return Closure(
         count=len(reachable), reachable=reachable, truncated=truncated,
+        truncation=Truncation(**vars(cut)) if cut is not None else None,
         method="property_path" if plain else "per_level", **answer,  # type: ignore[arg-type]
     )
 
 
 def _property_path(
-    ctx: GraphContext, start: str, predicate: str, out: bool, limit: int
-) -> tuple[Collection[str], bool]:
+    ctx: GraphContext, start: str, predicate: str, out: bool, limit: int, warnings: list[str],
+) -> tuple[Collection[str] | None, bool]:
+    """The closure in one query; None where the endpoint gave up on it with time left, for
+    the closure to be walked level by level instead (each level a smaller query, and what
+    the levels read is kept if one times out)."""
     text = ctx.profile.render("closure", ["out"] if out else [],
                               start=iri(start), predicate=iri(predicate), limit=integer(limit + 1))
-    found = ctx.backend.select(text, IRIS)  # DISTINCT already
+    try:
+        found = ctx.backend.select(text, IRIS)  # DISTINCT already
+    except EndpointTimeout:
+        if deadlines.timeout_cause() != "endpoint_timeout":
+            raise
+        warnings.append("the endpoint timed out on the closure as one property path: it was walked level by level")
+        return None, False
     return found[:limit], len(found) > limit
 
 
 def _per_level(
     ctx: GraphContext, start: str, predicate: str, plan: HopPlan, limit: int, warnings: list[str]
-) -> tuple[set[str], bool]:
+) -> tuple[set[str], bool, Cut | None]:
+    """The closure a level at a time: what it reached, whether that is cut short, and
+    where a timeout cut it (the levels before are whole; a first level that times out is
+    the error: nothing was read)."""
     plan = replace(plan, predicates=(predicate,), mirror_predicates=())
     found: set[str] = set()
     frontier = [start]
     deadline = deadlines.current()
+    level = 0
     while frontier:
+        level += 1
         if deadline is not None and deadline.nearly_expired():
-            warnings.append(f"the call's deadline ({deadline.seconds:g} s) stopped the closure before its fixed "
-                            "point: the list is what was reached so far")
-            return found, True
-        hits, more = ctx.profile.hop(frontier, plan, ROWS_PER_LEVEL)
+            cut = Cut("deadline", level, len(frontier))
+            warnings += timeout_warning(cut, step="level", fewer=None)
+            return found, True, cut
+        try:
+            hits, more = ctx.profile.hop(frontier, plan, ROWS_PER_LEVEL)
+        except EndpointTimeout:
+            cause = deadlines.timeout_cause()
+            if cause is None or level == 1:
+                raise
+            cut = Cut(cause, level, len(frontier))
+            warnings += timeout_warning(cut, step="level", fewer=None)
+            return found, True, cut
         step = {h.o if h.via == "o" else h.s for h in hits if (h.via == "o" and plan.out) or (h.via == "i" and plan.inward)}
         new = sorted(step - found)
         if more or len(found) + len(new) > limit:
             found.update(new[: limit - len(found)])
-            return found, True
+            return found, True, None
         found.update(new)
         frontier = [x for x in new if x != start]
-    return found, False
+    return found, False, None

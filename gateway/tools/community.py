@@ -25,7 +25,7 @@ from gateway.engine.plan import make_plan
 from gateway.engine.search import suggest_ids
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.statements import statement_rows, unnamed_subjects
-from gateway.engine.walk import EdgeKey, walk
+from gateway.engine.walk import TIMEOUTS, EdgeKey, walk
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
 from gateway.models import (
     Communities,
@@ -127,19 +127,20 @@ def partition(ctx: GraphContext, query: CommunitiesInput, warnings: list[str]) -
         hops = clamp(query.max_hops, 2, 1, MAX_HOPS, field="max_hops", warnings=warnings)
         result = walk(ctx.profile, seeds, plan, max_hops=hops,
                       max_nodes=2 * bound + len(seeds), max_edges=bound, count_hidden=False)
-        if result.cut is not None and result.cut.reason == "deadline":
-            raise EndpointTimeout("the neighbourhood could not be read within the call's deadline; "
-                                  "use fewer hops, seeds or predicates", field="max_hops")
+        if result.cut is not None and result.cut.reason in TIMEOUTS:
+            # A partition of part of the neighbourhood is not one of the neighbourhood: none is shown.
+            raise EndpointTimeout(f"the neighbourhood could not be read: {TIMEOUTS[result.cut.reason]} at hop "
+                                  f"{result.cut.at_hop}; use fewer hops, seeds or predicates", field="max_hops")
         if result.cut is not None:
             raise TooLarge(f"the neighbourhood has more than {bound} edges; use fewer hops, seeds or predicates",
                            field="max_hops")
         keys: list[EdgeKey] = result.edge_keys()
         nodes.update(result.hops)
     else:
-        rows, complete = statement_rows(ctx, plan, None, bound + 1)
-        if not complete:
-            raise EndpointTimeout("the statements could not be read within the call's deadline; "
-                                  "give seeds or predicates", field="predicates")
+        rows, stopped = statement_rows(ctx, plan, None, bound + 1)
+        if stopped is not None:
+            raise EndpointTimeout(f"the statements could not be read: {TIMEOUTS[stopped]}; give seeds or predicates",
+                                  field="predicates")
         if len(rows) > bound:
             raise TooLarge(f"more than {bound} statements match; give seeds or predicates", field="predicates")
         unnamed_subjects(ctx, warnings)

@@ -8,6 +8,7 @@ over the answer's nodes, so an edge between two nodes at distance k is not misse
 
 from __future__ import annotations
 
+from gateway import deadline as deadlines
 from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_plan, resolve_presentation
 from gateway.engine.presentation import (
@@ -19,7 +20,8 @@ from gateway.engine.presentation import (
 )
 from gateway.engine.search import suggest_ids
 from gateway.engine.seeds import resolve_seeds
-from gateway.engine.walk import Cut, EdgeKey, candidates, unnamed_warning, walk
+from gateway.engine.walk import TIMEOUTS, Cut, EdgeKey, candidates, timeout_warning, unnamed_warning, walk
+from gateway.errors import EndpointTimeout
 from gateway.models import (
     Edge,
     Intersection,
@@ -51,8 +53,10 @@ def intersect_subgraphs(ctx: GraphContext, query: IntersectSubgraphsInput) -> In
     common = sorted(n for n, d in distances.items() if len(d) == len(seeds)) if len(seeds) >= 2 else []
     if len(seeds) < 2:
         warnings.append("fewer than two seeds are in the graph: nothing to intersect")
-    edges, more = _edges_among(ctx, plan, common, limits.max_edges)
-    if more and cut is None:
+    edges, more = _edges_among(ctx, plan, common, limits, warnings)
+    if isinstance(more, Cut):
+        cut = cut or more
+    elif more and cut is None:
         cut = Cut("max_edges", k, len(common))
     to_id = ctx.ids.to_id
     order = sorted(common, key=lambda n: (sum(distances[n].values()), to_id(n)))
@@ -79,6 +83,7 @@ def _distances(
         result = walk(ctx.profile, [seed], plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
                       max_edges=limits.max_edges, count_hidden=False)
         cut = cut or result.cut
+        warnings += timeout_warning(result.cut)
         warnings += unnamed_warning(result)
         for node, hop in result.hops.items():
             distances.setdefault(node, {})[seed] = hop
@@ -107,14 +112,26 @@ def _limits(ctx: GraphContext, query: IntersectSubgraphsInput, warnings: list[st
     )
 
 
-def _edges_among(ctx: GraphContext, plan: HopPlan, common: list[str], max_edges: int) -> tuple[dict[EdgeKey, Hit], bool]:
+def _edges_among(
+    ctx: GraphContext, plan: HopPlan, common: list[str], limits: Limits, warnings: list[str],
+) -> tuple[dict[EdgeKey, Hit], bool | Cut]:
     """Every traversable statement with both ends in `common` (one hop query over them),
-    and whether the edge budget cut the read."""
+    and whether the edge budget cut the read; or none, and the cut, where the read timed
+    out after the walks (the nodes and their distances are whole, and are kept)."""
     if not common:
         return {}, False
     inside = set(common)
     edges: dict[EdgeKey, Hit] = {}
-    hits, more = ctx.profile.hop(common, plan, max_edges + 1)
+    try:
+        hits, more = ctx.profile.hop(common, plan, limits.max_edges + 1)
+    except EndpointTimeout:
+        cause = deadlines.timeout_cause()
+        if cause is None:
+            raise
+        warnings.append(f"{TIMEOUTS[cause]} reading the statements among the {len(common)} nodes found: the nodes and "
+                        "their distances are complete, their edges are not listed; ask again with fewer seeds, a "
+                        "smaller k or a longer deadline")
+        return {}, Cut(cause, limits.max_hops + 1, len(common))
     for key, hit, other in candidates(hits, plan, None, frozenset()):
         if other in inside and key.subject in inside and key.object in inside:
             edges.setdefault(key, hit)

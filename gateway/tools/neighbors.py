@@ -34,7 +34,7 @@ from gateway.engine.plan import make_plan
 from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, full_edges, full_nodes, node_types
 from gateway.engine.search import readable_name, suggest_ids
 from gateway.engine.seeds import resolve_seeds
-from gateway.engine.walk import EdgeKey, WalkResult, unnamed_warning, walk
+from gateway.engine.walk import EdgeKey, WalkResult, timeout_warning, unnamed_warning, walk
 from gateway.ids import local_name
 from gateway.models import ExpandNeighborsInput, Neighbor, Neighbors
 from gateway.profiles.base import HopPlan
@@ -68,8 +68,9 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     result = walk(ctx.profile, found.iris, plan, max_hops=depth, max_nodes=ctx.settings.default_max_nodes,
                   max_edges=ctx.settings.default_max_edges, count_hidden=False)
     if result.cut is not None:
-        warnings.append(f"the walk was cut at hop {result.cut.at_hop} ({result.cut.reason}): neighbours past the "
-                        "cut are not ranked; narrow it with relationship_types or a smaller depth")
+        warnings += timeout_warning(result.cut, fewer="hops (depth)") or [
+            f"the walk was cut at hop {result.cut.at_hop} ({result.cut.reason}): neighbours past the cut are not "
+            "ranked; narrow it with relationship_types or a smaller depth"]
     warnings += unnamed_warning(result)
     reached, types, places = _listed(ctx, result, wanted)
     ranked = sorted(reached, key=lambda n: (-reached[n].score, result.hops[n], to_id(n)))

@@ -27,8 +27,9 @@ from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import full_edges, full_nodes, node_types
 from gateway.engine.statements import statement_rows, unnamed_subjects
+from gateway.engine.walk import TIMEOUTS
 from gateway.errors import InvalidInput
-from gateway.models import ScanPage, ScanQueryInput
+from gateway.models import PageTruncation, ScanPage, ScanQueryInput
 from gateway.profiles.graph import MemoKey
 from gateway.settings import clamp
 from gateway.sparql import integer, iris, literal
@@ -90,15 +91,18 @@ def _scan_statements(
         if not predicates:
             return ScanPage(kind="statements", count=0, limit=limit, warnings=warnings)
         plan = replace(plan, predicates=tuple(sorted(predicates)))
-    rows, complete = statement_rows(ctx, plan, after, limit + 1)
+    rows, stopped = statement_rows(ctx, plan, after, limit + 1)
     page = rows[:limit]
     edges = full_edges(ctx, [(key, hit) for _, key, hit in page], valid_at=query.valid_at)
-    more = len(rows) > limit or not complete
-    if not complete:
-        warnings.append("the call's deadline ended this page early; pass next_cursor to go on")
+    more = len(rows) > limit or stopped is not None
+    if stopped is not None:
+        warnings.append(f"{TIMEOUTS[stopped]} before this page was full: it lists every match up to its last row; pass "
+                        "next_cursor to go on (narrower filters or a longer deadline make fuller pages)")
     unnamed_subjects(ctx, warnings)
     cursor = _make_cursor(ctx, query, "statements", page[-1][0] if page else after or "") if more else None
-    return ScanPage(kind="statements", count=len(edges), edges=edges, limit=limit, next_cursor=cursor, warnings=warnings)
+    return ScanPage(kind="statements", count=len(edges), edges=edges, limit=limit, next_cursor=cursor,
+                    truncated=stopped is not None, truncation=PageTruncation(reason=stopped) if stopped else None,
+                    warnings=warnings)
 
 
 # -- cursors ---------------------------------------------------------------------------

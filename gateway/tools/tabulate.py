@@ -23,6 +23,7 @@ from gateway.engine.plan import make_plan
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.statistics import STATISTICS, statistics
 from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, is_missing
+from gateway.engine.walk import TIMEOUTS
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
 from gateway.ids import local_name
 from gateway.models.tables import MAX_PATH_STEPS, MAX_ROWS_IDS, Condition, Table, TableLimits, TabulateInput
@@ -111,9 +112,12 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
     try:
         with deadlines.holding(BINDINGS, HELD):
             rows = ctx.backend.select(text)[1]
-    except EndpointTimeout as error:  # nothing of a table cut short is shown: its counts would be wrong
-        raise EndpointTimeout(f"the table could not be made within the call's deadline ({error.message}); nothing "
-                              f"of it is shown; {_NARROW}") from None
+    except EndpointTimeout as error:
+        # A table is one query: nothing of it was completed, and rows, counts or groups cut
+        # short would be wrong, not partial. Nothing of it is shown.
+        cause = TIMEOUTS.get(deadlines.timeout_cause() or "deadline", "")
+        raise EndpointTimeout(f"the table could not be made: {cause} ({error.message}); nothing of it is shown; "
+                              f"{_NARROW}, or ask with a longer deadline") from None
     except TooLarge as error:
         raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing of "
                        f"it is shown; {_NARROW}") from None
