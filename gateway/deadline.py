@@ -100,13 +100,31 @@ def stop_if_expired(message: str, field: str | None = None) -> None:
 
 CauseOfTimeout = Literal["deadline", "endpoint_timeout"]
 EXPIRED = 0.01
-"""The share of a call's time below which a timeout is the call's deadline, not the endpoint's:
-a query waits no longer than the time left, so a timeout then leaves next to nothing of it."""
+"""The share of a call's time that a query stopped at its deadline may leave past it (the
+clock read after the stop)."""
+
+
+@contextmanager
+def keeping_reserve() -> Iterator[None]:
+    """Run the block with the call's deadline brought forward by its reserve (`RESERVE`):
+    for a step whose work is kept when a later one times out (a hop, a level, a scan's
+    slice), so that a query the deadline stops leaves the time to present what the steps
+    before it found."""
+    deadline = _current.get()
+    if deadline is None:
+        yield
+        return
+    token = _current.set(Deadline(deadline.seconds, deadline.end - RESERVE * deadline.seconds, deadline.abandoned))
+    try:
+        yield
+    finally:
+        _current.reset(token)
 
 
 def timeout_cause() -> CauseOfTimeout | None:
     """Why the query that just raised `EndpointTimeout` stopped, for an answer that keeps
-    the steps done before it: "deadline" when the call's time is all but gone,
+    the steps done before it: "deadline" when the call's time is gone up to its reserve
+    (no such step is begun later, nor waited for past it: `keeping_reserve`),
     "endpoint_timeout" when the store gave up first; None when the caller went away,
     where an answer kept in part has nobody to read it (the error stands)."""
     deadline = _current.get()
@@ -114,7 +132,7 @@ def timeout_cause() -> CauseOfTimeout | None:
         return "endpoint_timeout"
     if deadline.abandoned is not None and deadline.abandoned.is_set():
         return None
-    return "deadline" if deadline.remaining() <= EXPIRED * deadline.seconds else "endpoint_timeout"
+    return "deadline" if deadline.remaining() <= (RESERVE + EXPIRED) * deadline.seconds else "endpoint_timeout"
 
 
 def remaining() -> float | None:

@@ -49,7 +49,8 @@ def statement_rows(
             return sorted(found.values())[:limit], "deadline"
         window = subjects[start : start + size]
         try:
-            hits = _window_hits(ctx, plan, window, size > 1)
+            with deadlines.keeping_reserve():
+                hits = _window_hits(ctx, plan, window, size > 1)
         except EndpointTimeout:
             cause = deadlines.timeout_cause()
             if not found or cause is None:

@@ -189,8 +189,9 @@ class _Walker:
         if writable(seeds) != seeds or (self.deadline is not None and self.deadline.nearly_expired()):
             return 0, seeds
         try:
-            read = self.profile.two_hop_lines(seeds, self.plan, limit=self.max_edges - result.edge_count() + 1,
-                                              nodes=self.max_nodes + 1, types=self.types)
+            with deadlines.keeping_reserve():
+                read = self.profile.two_hop_lines(seeds, self.plan, limit=self.max_edges - result.edge_count() + 1,
+                                                  nodes=self.max_nodes + 1, types=self.types)
         except EndpointTimeout:
             if deadlines.timeout_cause() != "endpoint_timeout":
                 raise
@@ -231,7 +232,8 @@ class _Walker:
                 return reached
             before = len(reached)
             try:
-                again = self._slice(hop, slices, at - 1, whole, reached, len(frontier))
+                with deadlines.keeping_reserve():
+                    again = self._slice(hop, slices, at - 1, whole, reached, len(frontier))
             except EndpointTimeout:
                 if not self._keep_on_timeout(hop, left):
                     raise

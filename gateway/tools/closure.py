@@ -99,7 +99,8 @@ def _per_level(
             warnings += timeout_warning(cut, step="level", fewer=None)
             return found, True, cut
         try:
-            hits, more = ctx.profile.hop(frontier, plan, ROWS_PER_LEVEL)
+            with deadlines.keeping_reserve():
+                hits, more = ctx.profile.hop(frontier, plan, ROWS_PER_LEVEL)
         except EndpointTimeout:
             cause = deadlines.timeout_cause()
             if cause is None or level == 1:

@@ -123,7 +123,8 @@ def _edges_among(
     inside = set(common)
     edges: dict[EdgeKey, Hit] = {}
     try:
-        hits, more = ctx.profile.hop(common, plan, limits.max_edges + 1)
+        with deadlines.keeping_reserve():
+            hits, more = ctx.profile.hop(common, plan, limits.max_edges + 1)
     except EndpointTimeout:
         cause = deadlines.timeout_cause()
         if cause is None:

@@ -108,7 +108,8 @@ class _Search:
                 self._stop("deadline", radius, forward)
                 return None
             try:
-                self._expand_forward() if forward else self._expand_backward()
+                with deadlines.keeping_reserve():
+                    self._expand_forward() if forward else self._expand_backward()
             except EndpointTimeout:
                 cause = deadlines.timeout_cause()
                 if cause is None or radius == 0:  # nothing searched: nothing to answer
