@@ -9,7 +9,9 @@ query costs a round trip, the whole frontier is one query unless a budget would 
 fill (`_likely_cut`), and a hop the budget may have cut is asked again in slices
 (`_might_cut`): the walk kept is the same. A walk also stops
 before a slice once the call's deadline is near (`gateway.deadline`): `truncation.reason`
-is then "deadline".
+is then "deadline". A slice whose query times out after an earlier slice was admitted
+ends the walk there too, with what was admitted (each slice whole or not at all):
+`truncation.reason` "deadline" or "endpoint_timeout" (`deadline.timeout_cause`).
 
 Rules (docs/tools.md, "How a walk is decided"): a hop is one relationship. A node at hop h < max_hops is expanded:
 each traversable statement whose subject (direction out) or object (direction in) it
@@ -200,6 +202,7 @@ class _Walker:
             return 0, seeds
         reached: list[str] = []
         self._admit_plain(0, seeds, (read.first, read.more), False, reached, len(seeds))
+        self.reads += 1
         frontier = sorted(reached)
         if result.cut is not None:
             return 2, []

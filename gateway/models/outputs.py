@@ -163,7 +163,8 @@ class Neighbors(Out):
     total: int = Field(description="Neighbours found (of the types asked), before the limit.")
     depth: int
     limit: int
-    truncated: bool = Field(description="More neighbours existed than are listed (or a budget or a timeout cut the walk: see warnings).")
+    truncated: bool = Field(
+        description="More neighbours existed than are listed (or a budget or a timeout cut the walk: see warnings).")
     filters: dict[str, Any] = Field(default_factory=dict, description="The filters applied.")
     warnings: list[str] = Field(default_factory=list)
 

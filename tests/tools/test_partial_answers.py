@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from gateway import EndpointTimeout, Gateway
-from gateway.backends.base import TABLE, Backend, Graphs, Shape
+from gateway.backends.base import TABLE, Backend, Capabilities, Graphs, Shape
 from gateway.errors import BackendError, RateLimited, UpstreamError
 from gateway.models import Subgraph
 from tests.conftest import DEMO, listed_edges, listed_nodes
@@ -36,13 +37,19 @@ class TimesOut:
 
     def __init__(self, backend: Backend, nth: set[int], kind: str = HOP,
                  error: Callable[[], BackendError] = lambda: EndpointTimeout("the endpoint did not answer in time"),
-                 before: Callable[[], None] | None = None) -> None:
+                 before: Callable[[], None] | None = None, round_trips: bool = False) -> None:
         self._backend, self.nth, self.kind, self.error, self.before = backend, nth, kind, error, before
         self.seen = 0
         self.texts: list[str] = []
+        self.round_trips = round_trips
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._backend, name)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The store's; with `round_trips`, walked as an endpoint over HTTP is (its queries are those an endpoint gets)."""
+        return replace(self._backend.capabilities, round_trips=self.round_trips or self._backend.capabilities.round_trips)
 
     def select(self, query: str, shape: Shape[Any] = TABLE, *, graphs: Graphs = None) -> Any:
         if query.startswith(self.kind):
@@ -158,6 +165,28 @@ def test_a_hop_cut_between_its_slices_keeps_the_slices_read() -> None:
     nodes, edges = walked(above)
     kept = {e for e in edges if e[0] not in frontier or e[0] in read}
     assert walked(partial) == ({n for n in nodes if n in hops_of(below) or any(e[2] == n for e in kept)}, kept)
+
+
+def test_two_hops_in_one_query_the_endpoint_gives_up_on_are_read_hop_by_hop() -> None:
+    """Over HTTP a 2-hop walk over plain data is one query (two_hops.rq): when the endpoint
+    gives up on it, the hops are asked one at a time, and a timeout on the second keeps the first."""
+    from tests.conftest import gateway_from_ntriples
+
+    ex = "http://example.org/"
+    tree = gateway_from_ntriples("".join(f"<{ex}n{i}> <{ex}to> <{ex}n{j}> .\n"
+                                         for i in range(20) for j in (2 * i + 1, 2 * i + 2) if j < 20))
+
+    def bfs(gateway: Gateway, hops: int) -> Subgraph:
+        return gateway.bfs_query(seeds=[f"{ex}n0"], max_hops=hops, direction="out", topology_only=True)  # type: ignore[return-value]
+
+    both = TimesOut(tree.backend, {1}, kind="# Two BFS hops", round_trips=True)
+    assert walked(bfs(Gateway(both, profile=tree.profile), 2)) == walked(bfs(tree, 2))  # type: ignore[arg-type]
+    assert both.seen == 1  # it was asked, and gave up on
+    second = TimesOut(TimesOut(tree.backend, {1}, kind="# Two BFS hops", round_trips=True), {2}, round_trips=True)
+    partial = bfs(Gateway(second, profile=tree.profile), 2)  # type: ignore[arg-type]
+    assert partial.truncation is not None and (partial.truncation.reason, partial.truncation.at_hop) == (
+        "endpoint_timeout", 2)
+    assert walked(partial) == walked(bfs(tree, 1))
 
 
 def test_only_a_timeout_is_kept_in_part(store: Gateway) -> None:
