@@ -26,6 +26,7 @@ from gateway.backends.endpoint_file import (
 from gateway.errors import InvalidInput
 from gateway.profiles import PROFILES
 from support.servers import OxigraphServer
+from tests.conftest import ROOT
 
 SECRET = "canary-" + secrets.token_hex(8)
 EVERY_FIELD: dict[str, Any] = {
@@ -250,3 +251,15 @@ def test_a_config_with_options_beside_it_is_refused() -> None:
     config = EndpointConfig("http://127.0.0.1:1/query")
     with pytest.raises(InvalidInput, match="timeout, max_rows"):
         Gateway.connect(config, timeout=5, max_rows=10)
+
+
+@pytest.mark.parametrize("where", ["docs/http.md", "gateway/backends/endpoint_file.py"])
+def test_the_documented_example_reads(tmp_path: Path, where: str) -> None:
+    text = (ROOT / where).read_text(encoding="utf-8")
+    if where.endswith(".md"):
+        example = next(block.split("```")[0] for block in text.split("```toml\n") if "[endpoints.team]" in block)
+    else:  # the docstring's indented lines
+        example = "\n".join(line[4:] for line in text.split('"""')[1].splitlines() if line.startswith("    "))
+    entry = read_endpoints(written(tmp_path, example), {"TEAM_SPARQL_PASSWORD": SECRET, "TEAM_API_KEY": SECRET})["team"]
+    assert entry.config.url == "https://sparql.example.org/sparql" and isinstance(entry.config.auth, BasicOrDigestAuth)
+    assert entry.config.headers == {"X-API-Key": SECRET} and entry.profile == "reification"
