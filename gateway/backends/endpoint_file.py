@@ -30,8 +30,9 @@ digits, `_` and `-`.
 Digest when the endpoint asks for it; `digest` sends Digest only; `bearer` takes `token`
 or `token_env`. Each secret is written in the file or, better, named by the environment
 variable holding it (`*_env`); a header is a string or `{ env = "VAR" }`. An entry with
-no `auth` table and no headers takes its credentials from the environment as a bare URL
-does (`gateway.backends.credentials`).
+no `auth` table sends no credentials but its headers: the environment's
+`BFSQL_ENDPOINT_*` are for a bare `--endpoint URL` (`gateway.backends.credentials`), not
+for every endpoint a shared file names.
 
 The file is checked whole when read: an unknown key, a value of the wrong type, an
 unset environment variable, a URL carrying credentials or a TOML syntax error is an
@@ -58,7 +59,7 @@ import httpx2
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from gateway import redaction
-from gateway.backends.credentials import BasicOrDigestAuth, BearerAuth
+from gateway.backends.credentials import NO_CREDENTIALS, BasicOrDigestAuth, BearerAuth
 from gateway.backends.endpoint_config import EndpointConfig
 from gateway.errors import InvalidInput
 
@@ -160,8 +161,8 @@ class _Place:
 def _entry(name: str, table: dict[str, Any], place: _Place, environ: Mapping[str, str]) -> EndpointEntry:
     values = _plain_values(table, place)
     headers = _headers(table["headers"], place.inner("headers"), environ) if "headers" in table else None
-    auth = _auth(table["auth"], place.inner("auth"), environ) if "auth" in table else None
-    if auth is not None and headers and any(header.lower() == "authorization" for header in headers):
+    auth = _auth(table["auth"], place.inner("auth"), environ) if "auth" in table else NO_CREDENTIALS
+    if auth is not NO_CREDENTIALS and headers and any(header.lower() == "authorization" for header in headers):
         raise place.inner("headers").error("an Authorization header and an auth table together: give one")
     try:
         config = EndpointConfig(**values, auth=auth, headers=headers)

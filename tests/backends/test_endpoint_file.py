@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from gateway import Gateway, redaction
-from gateway.backends.credentials import BasicOrDigestAuth, BearerAuth
+from gateway.backends.credentials import NO_CREDENTIALS, BasicOrDigestAuth, BearerAuth
 from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.endpoint_file import (
     ENDPOINTS_VARIABLE,
@@ -23,9 +23,10 @@ from gateway.backends.endpoint_file import (
     read_endpoints,
     resolve_endpoint,
 )
-from gateway.errors import InvalidInput
+from gateway.errors import InvalidInput, UpstreamError
 from gateway.profiles import PROFILES
 from support.servers import OxigraphServer
+from tests.backends.test_remote_canary import CANARY, IRENE, basic_auth_nginx
 from tests.conftest import ROOT
 
 SECRET = "canary-" + secrets.token_hex(8)
@@ -88,12 +89,13 @@ def test_every_plain_field_is_read_as_the_config_has_it(tmp_path: Path) -> None:
     for key, value in EVERY_FIELD.items():
         read = getattr(entry.config, key)
         assert (list(read) if key == "graphs" else read) == value, key
-    assert entry.config.auth is None and entry.config.headers is None
+    assert entry.config.auth is NO_CREDENTIALS and entry.config.headers is None
 
 
 def test_defaults_are_the_configs(tmp_path: Path) -> None:
     entry = read_endpoints(written(tmp_path, '[endpoints.a]\nurl = "http://127.0.0.1:7878/query"\n'), {})["a"]
-    assert entry.config == EndpointConfig("http://127.0.0.1:7878/query") and entry.profile == "native"
+    expected = EndpointConfig("http://127.0.0.1:7878/query", auth=NO_CREDENTIALS)
+    assert entry.config == expected and entry.profile == "native"
 
 
 def flow(auth: httpx2.Auth) -> httpx2.Request:
@@ -263,3 +265,22 @@ def test_the_documented_example_reads(tmp_path: Path, where: str) -> None:
     entry = read_endpoints(written(tmp_path, example), {"TEAM_SPARQL_PASSWORD": SECRET, "TEAM_API_KEY": SECRET})["team"]
     assert entry.config.url == "https://sparql.example.org/sparql" and isinstance(entry.config.auth, BasicOrDigestAuth)
     assert entry.config.headers == {"X-API-Key": SECRET} and entry.profile == "reification"
+
+
+def test_the_environments_credentials_are_for_a_bare_url_only(
+    tmp_path: Path, oxigraph_server: OxigraphServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file's entry with no auth table sends none, though BFSQL_ENDPOINT_* would be accepted:
+    they must not go to every endpoint a shared file names (a public one among them)."""
+    nginx = basic_auth_nginx(oxigraph_server)
+    monkeypatch.setenv("BFSQL_ENDPOINT_USER", "alice")
+    monkeypatch.setenv("BFSQL_ENDPOINT_PASSWORD", CANARY)
+    monkeypatch.delenv("BFSQL_ENDPOINT_TOKEN", raising=False)
+    try:
+        with Gateway.connect(nginx.url) as bare:
+            assert bare.describe_entity(IRENE).label == "Irene Adler"
+        path = written(tmp_path, f'[endpoints.a]\nurl = "{nginx.url}"\n')
+        with Gateway.connect_named("a", path) as named, pytest.raises(UpstreamError, match="has none"):
+            named.describe_entity(IRENE)
+    finally:
+        nginx.stop()
