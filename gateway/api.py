@@ -107,11 +107,14 @@ class Gateway:
             iri = DEFAULT_GRAPH if name.strip() == DEFAULT_GRAPH else self.context.ids.resolve(name, f"graphs[{i}]").iri
             held = next((form for form in ([iri, *self.context.ids.spellings(iri)] if iri else []) if form in there), None)
             if held is None:
-                shown = ", ".join(self.context.ids.to_id(g) for g in there[:5]) + (" ..." if len(there) > 5 else "")
-                raise InvalidInput(f"graphs[{i}]: {name[:80]!r} is not a named graph here; the graphs: "
-                                   f"{shown or 'none'} (describe_schema lists them)", field=f"graphs[{i}]")
+                raise self._not_a_graph(f"graphs[{i}]", name, there)
             found.append(held)
         return tuple(sorted(set(found)))
+
+    def _not_a_graph(self, field: str, name: str, there: tuple[str, ...]) -> InvalidInput:
+        shown = ", ".join(self.context.ids.to_id(g) for g in there[:5]) + (" ..." if len(there) > 5 else "")
+        return InvalidInput(f"{field}: {name[:80]!r} is not a named graph here; the graphs: "
+                            f"{shown or 'none'} (describe_schema lists them)", field=field)
 
     def _default_graph(self) -> tuple[str, ...]:
         """("default",) where the store's default graph holds a triple, else ()."""

@@ -110,15 +110,21 @@ def credentials_for(
         auth, environ = None, {}
     if auth is not None:
         return Credentials(clean, auth, headers, "auth=")
-    parts = urlsplit(url)
-    if parts.username is not None or parts.password is not None:
-        user, password = unquote(parts.username or ""), unquote(parts.password or "")
-        # A name and no password is a token (https://TOKEN@host/): sent as a bearer token.
-        given = BasicOrDigestAuth(user, password) if parts.password is not None else BearerAuth(user)
-        return Credentials(clean, given, headers, "the endpoint URL")
+    in_url = _from_url(url)
+    if in_url is not None:
+        return Credentials(clean, in_url, headers, "the endpoint URL")
     if headers:
         return Credentials(clean, None, headers, "headers=")
     return _from_environment(clean, environ)
+
+
+def _from_url(url: str) -> httpx2.Auth | None:
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return None
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    # A name and no password is a token (https://TOKEN@host/): sent as a bearer token.
+    return BasicOrDigestAuth(user, password) if parts.password is not None else BearerAuth(user)
 
 
 def _from_environment(clean: str, environ: Mapping[str, str]) -> Credentials:

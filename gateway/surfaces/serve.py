@@ -24,7 +24,7 @@ import os
 import signal
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -307,14 +307,7 @@ def serve(config: ServeConfig) -> int:
     options: dict[str, Any] = {"host": config.host, "port": config.port, "access_log": False, "log_config": None,
                                "timeout_graceful_shutdown": 5, "http": GuardedHttp}
     if config.workers > 1:
-        # Fail here, once, on a bad graph or readers file, not in every worker.
-        if config.readers:
-            Readers.open(Path(config.readers))
-        if config.prefixes:
-            read_prefix_file(Path(config.prefixes))
-        deployment_key()  # made once here, so every worker seals scan cursors alike
-        if config.source and not Path(config.source).exists():
-            raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
+        _check_once(config)
         logger.info("%s", start_line(config, entry))
         return _serve_workers(config, options)
     GuardedHttp.timeout = config.request_timeout
@@ -325,17 +318,32 @@ def serve(config: ServeConfig) -> int:
     return 0 if server.started else 1
 
 
-def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
-    """Run `config.workers` worker processes until SIGINT or SIGTERM; 0 after a clean
-    shutdown, 1 if a worker ended on its own (it could not bind, or failed to start)."""
-    # SO_REUSEPORT would let the workers share the port with a server already on it:
-    # bind once without it, so a busy port is refused as with one worker.
+def _check_once(config: ServeConfig) -> None:
+    """Fail here, once, on a bad graph or readers file, not in every worker."""
+    if config.readers:
+        Readers.open(Path(config.readers))
+    if config.prefixes:
+        read_prefix_file(Path(config.prefixes))
+    deployment_key()  # made once here, so every worker seals scan cursors alike
+    if config.source and not Path(config.source).exists():
+        raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
+
+
+def _probe_port(config: ServeConfig) -> None:
+    """SO_REUSEPORT would let the workers share the port with a server already on it:
+    bind once without it, so a busy port is refused as with one worker."""
     with socket.socket(_family(config.host), socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((config.host, config.port))
         except OSError as error:
             raise InvalidInput(f"cannot listen on {config.host}:{config.port}: {error.strerror}", field="port") from None
+
+
+def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
+    """Run `config.workers` worker processes until SIGINT or SIGTERM; 0 after a clean
+    shutdown, 1 if a worker ended on its own (it could not bind, or failed to start)."""
+    _probe_port(config)
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_worker, args=(asdict(config), options)) for _ in range(config.workers)]
     for worker in workers:
@@ -346,17 +354,24 @@ def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
         while not stop.is_set() and all(w.is_alive() for w in workers):
             stop.wait(0.2)
     finally:
-        for worker in workers:
-            if worker.is_alive() and worker.pid is not None:
-                os.kill(worker.pid, signal.SIGTERM)
-        for worker in workers:
-            worker.join(30)
+        _stop(workers)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    return 0 if stop.is_set() and _stopped_cleanly(workers) else 1
+
+
+def _stopped_cleanly(workers: Sequence[multiprocessing.process.BaseProcess]) -> bool:
     # A worker may see the signal twice (from the terminal's process group, then from
     # here) and die of the second after its graceful shutdown: that is a clean stop too.
-    stopped = (0, -signal.SIGTERM, -signal.SIGINT)
-    return 0 if stop.is_set() and all(w.exitcode in stopped for w in workers) else 1
+    return all(w.exitcode in (0, -signal.SIGTERM, -signal.SIGINT) for w in workers)
+
+
+def _stop(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    for worker in workers:
+        if worker.is_alive() and worker.pid is not None:
+            os.kill(worker.pid, signal.SIGTERM)
+    for worker in workers:
+        worker.join(30)
 
 
 def _worker(fields: dict[str, Any], options: dict[str, Any]) -> None:
