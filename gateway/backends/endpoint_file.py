@@ -37,7 +37,8 @@ for every endpoint a shared file names.
 The file is checked whole when read: an unknown key, a value of the wrong type, an
 unset environment variable, a URL carrying credentials or a TOML syntax error is an
 `InvalidInput` naming the file and the key (`endpoints.NAME.KEY`), never a value. Every
-secret is registered with `gateway.redaction` as it is read.
+secret is registered with `gateway.redaction` as it is read; a secret written in a file
+that others may read is warned about.
 
 `resolve_endpoint` is how every command picks one: `--endpoint URL` is that URL, alone
 (the file is not read); `--endpoint NAME` is the file's entry; no `--endpoint` is the
@@ -46,6 +47,7 @@ file's only entry.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -78,6 +80,7 @@ _RESERVED_HEADERS = frozenset({"host", "content-length", "content-type", "transf
 """Headers the gateway sets itself: the User-Agent is `user_agent` and `contact`."""
 _AUTH_KEYS = {"basic": ("user", "password"), "digest": ("user", "password"), "bearer": ("token",)}
 _FIELDS: dict[str, TypeAdapter[Any]] = {}
+logger = logging.getLogger("gateway.endpoints")
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,18 @@ def read_endpoints(path: str | Path, environ: Mapping[str, str] | None = None) -
         if not isinstance(table, dict):
             raise InvalidInput(f"{where}: endpoints.{name} must be a table ([endpoints.{name}])", field=f"endpoints.{name}")
         entries[name] = _entry(name, table, _Place(where, f"endpoints.{name}"), environ)
+    _warn_if_others_read(Path(path), tables)
     return entries
+
+
+def _warn_if_others_read(path: Path, tables: dict[str, Any]) -> None:
+    """A secret written in the file is only as safe as the file's permissions."""
+    written = [name for name, table in tables.items()
+               if any(key in table.get("auth", {}) for key in ("password", "token"))
+               or any(isinstance(value, str) for value in table.get("headers", {}).values())]
+    if written and path.stat().st_mode & 0o077:
+        logger.warning("%s: holds secrets for %s and others may read it: chmod 600 it, or name each secret by "
+                       "its environment variable (password_env, token_env, { env = ... })", path, ", ".join(written))
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

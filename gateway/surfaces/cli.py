@@ -1,17 +1,17 @@
 """`bfsql`: the command line.
 
     bfsql query TOOL JSON [--data PATH]    run one tool, print its result as JSON (PATH: RDF, a store or a bundle)
-    bfsql query TOOL JSON --endpoint URL   the same over a remote SPARQL endpoint (or its NAME in --endpoints FILE)
+    bfsql query TOOL JSON --endpoint URL|NAME   the same over a remote SPARQL endpoint
     bfsql load FILE... --store DIR         bulk-load RDF into an on-disk store
     bfsql demo [medlit]                    a guided walk through the demo graph (or the book's medlit session)
     bfsql serve [FILE|DIR]                 serve the HTTP tool API, /mcp and /sparql on 127.0.0.1:8000
     bfsql serve --endpoint URL|NAME --workers N   the same over a remote SPARQL endpoint, N processes
     bfsql mcp [FILE|DIR | --endpoint URL|NAME]   serve MCP over stdio
+    bfsql import-bundle DIR --out FILE     a JSON-lines property-graph bundle as RDF 1.2 TriG
 
 `--endpoints FILE` (default: $BFSQL_ENDPOINTS) names endpoints and their settings
 (`gateway.backends.endpoint_file`); a command given no data and no `--endpoint` uses the
 file's only endpoint.
-    bfsql import-bundle DIR --out FILE     a JSON-lines property-graph bundle as RDF 1.2 TriG
 """
 
 from __future__ import annotations

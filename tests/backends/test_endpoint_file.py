@@ -285,3 +285,21 @@ def test_the_environments_credentials_are_for_a_bare_url_only(
             named.describe_entity(IRENE)
     finally:
         nginx.stop()
+
+
+def test_secrets_written_in_a_file_others_may_read_are_warned_about(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    by_variable = written(tmp_path, URL + '[endpoints.a.auth]\ntype = "bearer"\ntoken_env = "TEAM_TOKEN"\n')
+    by_variable.chmod(0o644)
+    read_endpoints(by_variable, {"TEAM_TOKEN": SECRET})
+    assert not caplog.records
+    path = written(tmp_path, URL + f'[endpoints.a.auth]\ntype = "bearer"\ntoken = "{SECRET}"\n')
+    path.chmod(0o600)
+    read_endpoints(path, {})
+    assert not caplog.records
+    path.chmod(0o640)
+    read_endpoints(path, {})
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{path}: holds secrets for a and others may read it: chmod 600 it, or name each secret by its environment "
+        "variable (password_env, token_env, { env = ... })"]
