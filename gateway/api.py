@@ -19,6 +19,7 @@ from gateway.auth import Reader
 from gateway.backends.base import Backend
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.endpoint_config import EndpointConfig
+from gateway.backends.endpoint_file import read_endpoints, select_endpoint
 from gateway.backends.rdflib_source import from_rdflib, is_rdflib_graph
 from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
@@ -106,11 +107,14 @@ class Gateway:
             iri = DEFAULT_GRAPH if name.strip() == DEFAULT_GRAPH else self.context.ids.resolve(name, f"graphs[{i}]").iri
             held = next((form for form in ([iri, *self.context.ids.spellings(iri)] if iri else []) if form in there), None)
             if held is None:
-                shown = ", ".join(self.context.ids.to_id(g) for g in there[:5]) + (" ..." if len(there) > 5 else "")
-                raise InvalidInput(f"graphs[{i}]: {name[:80]!r} is not a named graph here; the graphs: "
-                                   f"{shown or 'none'} (describe_schema lists them)", field=f"graphs[{i}]")
+                raise self._not_a_graph(f"graphs[{i}]", name, there)
             found.append(held)
         return tuple(sorted(set(found)))
+
+    def _not_a_graph(self, field: str, name: str, there: tuple[str, ...]) -> InvalidInput:
+        shown = ", ".join(self.context.ids.to_id(g) for g in there[:5]) + (" ..." if len(there) > 5 else "")
+        return InvalidInput(f"{field}: {name[:80]!r} is not a named graph here; the graphs: "
+                            f"{shown or 'none'} (describe_schema lists them)", field=field)
 
     def _default_graph(self) -> tuple[str, ...]:
         """("default",) where the store's default graph holds a triple, else ()."""
@@ -154,28 +158,49 @@ class Gateway:
     @classmethod
     def connect(
         cls,
-        endpoint_url: str,
+        url_or_config: str | EndpointConfig,
         *,
         profile: str = "native",
         prefixes: dict[str, str] | None = None,
         settings: Settings | None = None,
         graphs: Sequence[str] | None = None,
-        timeout: float = 60.0,
+        timeout: float | None = None,
         user_agent: str | None = None,
         **options: Any,
     ) -> Gateway:
-        """Open a remote SPARQL 1.1 endpoint (see `gateway.backends.remote.RemoteBackend`).
+        """Open a remote SPARQL 1.1 endpoint (see `gateway.backends.remote.RemoteBackend`):
+        its URL, with any `EndpointConfig` field as a keyword, or a whole `EndpointConfig`
+        (then with no such keyword: the config holds them all).
 
         `profile` is the store's statement model: "native" (RDF 1.2 reifiers), "reification"
-        (`rdf:Statement` nodes, e.g. Virtuoso 7) or "plain" (plain triples). `graphs` is the
-        dataset a query reads when no reader narrows it (None: the endpoint's default).
-        `user_agent` should name you (a URL or an e-mail) on a public endpoint; `options`
-        go to its `EndpointConfig` (connect_timeout, max_concurrency, retry, breaker, ...).
+        (`rdf:Statement` nodes, e.g. Virtuoso 7), "plain" (plain triples), "wikidata", or
+        "auto" to detect it. `graphs` is the dataset a query reads when no reader narrows it
+        (None: the endpoint's default). `user_agent` (or `contact=`) should name you on a
+        public endpoint; `options` are the config's other fields (connect_timeout,
+        max_concurrency, retry, breaker, ...).
         """
-        backend = RemoteBackend(EndpointConfig(
-            endpoint_url, graphs=graphs, prefixes=prefixes, timeout=timeout, user_agent=user_agent, **options
-        ))
+        given = {"prefixes": prefixes, "graphs": graphs, "timeout": timeout, "user_agent": user_agent}
+        fields = {name: value for name, value in given.items() if value is not None} | options
+        if isinstance(url_or_config, EndpointConfig):
+            if fields:
+                raise InvalidInput(f"an EndpointConfig holds every setting: give {', '.join(fields)} in it "
+                                   "(dataclasses.replace), not beside it", field="options")
+            config = url_or_config
+        else:
+            config = EndpointConfig(url_or_config, **fields)
+        backend = RemoteBackend(config)
         return cls(backend, settings=settings, profile=_profile(profile, backend))
+
+    @classmethod
+    def connect_named(
+        cls, name: str | None, endpoints_file: str | Path, *, profile: str | None = None,
+        settings: Settings | None = None,
+    ) -> Gateway:
+        """Open the endpoint called `name` in an endpoints file (None: its only one), with the
+        profile the file gives it unless `profile` says otherwise (the format:
+        `gateway.backends.endpoint_file`)."""
+        entry = select_endpoint(read_endpoints(endpoints_file), name, str(endpoints_file))
+        return cls.connect(entry.config, profile=profile or entry.profile, settings=settings)
 
     def call(
         self, name: str, arguments: object = None, *, reader: Reader | None = None, deadline: float | None = None,

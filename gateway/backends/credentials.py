@@ -6,7 +6,9 @@ In this order, the first found:
 2. the endpoint URL's userinfo (`http://user:password@host/sparql`), taken out of the URL;
 3. `headers=` (an API key's header, say), sent with either of the above too;
 4. when none of those is given, the environment: `BFSQL_ENDPOINT_USER` with
-   `BFSQL_ENDPOINT_PASSWORD`, or `BFSQL_ENDPOINT_TOKEN` (a bearer token).
+   `BFSQL_ENDPOINT_PASSWORD`, or `BFSQL_ENDPOINT_TOKEN` (a bearer token); not for
+   `auth=NO_CREDENTIALS`, which an endpoints file's entry without an auth table has (the
+   environment's credentials are for a bare URL, not for every endpoint the file names).
 
 A user name and password are sent as Basic authentication; an endpoint that answers with
 a Digest challenge gets Digest from then on (`BasicOrDigestAuth`). Every secret is
@@ -39,6 +41,13 @@ class BearerAuth(httpx2.Auth):
     def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
         request.headers["Authorization"] = self._header
         yield request
+
+
+class _NoCredentials(httpx2.Auth):
+    """No credentials, on purpose: the environment's are not read either."""
+
+
+NO_CREDENTIALS = _NoCredentials()
 
 
 class BasicOrDigestAuth(httpx2.Auth):
@@ -97,23 +106,35 @@ def credentials_for(
     headers = dict(headers or {})
     redaction.register(*headers.values())  # headers are given for credentials (API keys): all taken for secrets
     clean = redaction.public_url(url)
+    if auth is NO_CREDENTIALS:
+        auth, environ = None, {}
     if auth is not None:
         return Credentials(clean, auth, headers, "auth=")
-    parts = urlsplit(url)
-    if parts.username is not None or parts.password is not None:
-        user, password = unquote(parts.username or ""), unquote(parts.password or "")
-        # A name and no password is a token (https://TOKEN@host/): sent as a bearer token.
-        given = BasicOrDigestAuth(user, password) if parts.password is not None else BearerAuth(user)
-        return Credentials(clean, given, headers, "the endpoint URL")
+    in_url = _from_url(url)
+    if in_url is not None:
+        return Credentials(clean, in_url, headers, "the endpoint URL")
     if headers:
         return Credentials(clean, None, headers, "headers=")
+    return _from_environment(clean, environ)
+
+
+def _from_url(url: str) -> httpx2.Auth | None:
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return None
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    # A name and no password is a token (https://TOKEN@host/): sent as a bearer token.
+    return BasicOrDigestAuth(user, password) if parts.password is not None else BearerAuth(user)
+
+
+def _from_environment(clean: str, environ: Mapping[str, str]) -> Credentials:
     named, secret, token = environ.get(USER), environ.get(PASSWORD), environ.get(TOKEN)
     if token and (named or secret):
         raise InvalidInput(f"set {USER} and {PASSWORD}, or {TOKEN}, not both", field="endpoint")
     if token:
-        return Credentials(clean, BearerAuth(token), headers, TOKEN)
+        return Credentials(clean, BearerAuth(token), {}, TOKEN)
     if bool(named) != bool(secret):
         raise InvalidInput(f"{USER} and {PASSWORD} go together: set both or neither", field="endpoint")
     if named and secret:
-        return Credentials(clean, BasicOrDigestAuth(named, secret), headers, f"{USER} and {PASSWORD}")
+        return Credentials(clean, BasicOrDigestAuth(named, secret), {}, f"{USER} and {PASSWORD}")
     return Credentials(clean)

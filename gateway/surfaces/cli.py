@@ -1,13 +1,17 @@
 """`bfsql`: the command line.
 
     bfsql query TOOL JSON [--data PATH]    run one tool, print its result as JSON (PATH: RDF, a store or a bundle)
-    bfsql query TOOL JSON --endpoint URL   the same over a remote SPARQL endpoint
+    bfsql query TOOL JSON --endpoint URL|NAME   the same over a remote SPARQL endpoint
     bfsql load FILE... --store DIR         bulk-load RDF into an on-disk store
     bfsql demo [medlit]                    a guided walk through the demo graph (or the book's medlit session)
     bfsql serve [FILE|DIR]                 serve the HTTP tool API, /mcp and /sparql on 127.0.0.1:8000
-    bfsql serve --endpoint URL --workers N the same over a remote SPARQL endpoint, N processes
-    bfsql mcp [FILE|DIR | --endpoint URL]  serve MCP over stdio
+    bfsql serve --endpoint URL|NAME --workers N   the same over a remote SPARQL endpoint, N processes
+    bfsql mcp [FILE|DIR | --endpoint URL|NAME]   serve MCP over stdio
     bfsql import-bundle DIR --out FILE     a JSON-lines property-graph bundle as RDF 1.2 TriG
+
+`--endpoints FILE` (default: $BFSQL_ENDPOINTS) names endpoints and their settings
+(`gateway.backends.endpoint_file`); a command given no data and no `--endpoint` uses the
+file's only endpoint.
 """
 
 from __future__ import annotations
@@ -15,12 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from gateway import redaction
 from gateway.api import Gateway
+from gateway.backends.endpoint_file import ENDPOINTS_VARIABLE, endpoints_path, resolve_endpoint
 from gateway.errors import GatewayError, InvalidInput
 from gateway.pictures import FORMATS
 from gateway.resources import demo_path, package_version
@@ -28,8 +34,12 @@ from gateway.settings import Settings
 from gateway.tools import TOOLS
 
 SOURCE_HELP = "an RDF file, a store directory or a bundle directory (default: the demo graph)"
-ENDPOINT_HELP = ("a remote SPARQL endpoint to use instead (credentials: BFSQL_ENDPOINT_USER and "
-                 "BFSQL_ENDPOINT_PASSWORD, or BFSQL_ENDPOINT_TOKEN, in the environment)")
+ENDPOINT_HELP = ("a remote SPARQL endpoint to use instead of data: its URL (credentials: BFSQL_ENDPOINT_USER "
+                 "and BFSQL_ENDPOINT_PASSWORD, or BFSQL_ENDPOINT_TOKEN, in the environment), or its NAME in the "
+                 "endpoints file")
+ENDPOINTS_HELP = (f"an endpoints file (TOML): endpoints by name, with their settings and credentials (default: "
+                  f"${ENDPOINTS_VARIABLE}); with no data and no --endpoint, its only endpoint is used")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 PROFILES = ["native", "reification", "plain", "wikidata", "auto"]
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -83,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
 
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout")
-    mcp.add_argument("source", nargs="?", default=None, help=SOURCE_HELP)
+    mcp.add_argument("source", nargs="?", type=_local_path, default=None, help=SOURCE_HELP)
     mcp.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
     _endpoint_options(mcp)
     mcp.set_defaults(run=_mcp)
@@ -95,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     bundle.set_defaults(run=import_bundle_command)
 
     serve = commands.add_parser("serve", help="serve the HTTP tool API and /sparql (default: the demo graph on 127.0.0.1:8000)")
-    serve.add_argument("source", nargs="?", default=None, help=SOURCE_HELP)
+    serve.add_argument("source", nargs="?", type=_local_path, default=None, help=SOURCE_HELP)
     serve.add_argument("--host", default="127.0.0.1", help="the address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="the port to bind (default: 8000)")
     serve.add_argument("--readers", type=Path, default=None, help="a readers file: bearer tokens and the graphs they read")
@@ -104,14 +114,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="an origin (https://app.example) browsers may call from; repeatable; '*' for any")
     serve.add_argument("--allow-host", action="append", default=[], metavar="HOST[:PORT]",
                        help="a Host header value to answer besides the loopback names; repeatable; '*' for any")
-    serve.add_argument("--endpoint", default=None, metavar="URL",
-                       help="serve a remote SPARQL endpoint instead of FILE|DIR (workers then share that store; "
-                            f"{ENDPOINT_HELP.partition('(')[2]}")
-    serve.add_argument("--profile", default="native", choices=PROFILES,
-                       help="the endpoint's statement model (default: native)")
+    _endpoint_options(serve)
     serve.add_argument("--prefixes", type=Path, default=None, metavar="FILE",
                        help="prefixes to add to the data's own: a JSON object, or a file of @prefix/PREFIX lines "
-                            "(for an --endpoint, the only way to name its data's prefixes)")
+                            "(for an --endpoint, added to those its endpoints file names)")
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
     serve.add_argument("--on-disk", action="store_true",
                        help="serve a store directory from disk (default: in memory when it fits in half the free memory)")
@@ -136,31 +142,54 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _data_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", type=Path, default=None,
+    parser.add_argument("--data", type=_local_path, default=None,
                         help="an RDF file, a store directory or a bundle directory (default: the demo graph)")
     parser.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
 
 
 def _endpoint_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--endpoint", default=None, metavar="URL", help=ENDPOINT_HELP)
-    parser.add_argument("--profile", default="native", choices=PROFILES,
-                        help="the endpoint's statement model (default: native)")
+    parser.add_argument("--endpoint", default=None, metavar="URL|NAME", help=ENDPOINT_HELP)
+    parser.add_argument("--endpoints", default=None, metavar="FILE", help=ENDPOINTS_HELP)
+    parser.add_argument("--profile", default=None, choices=PROFILES,
+                        help="the endpoint's statement model (default: the endpoints file's, else native)")
 
 
-def _connect(endpoint: str, profile: str, data: object) -> Gateway:
-    """A remote endpoint, for `bfsql query` and `bfsql mcp`, with its log lines redacted."""
+def _local_path(text: str) -> Path:
+    """A data path as given; a URL is refused here (a `Path` would fold its `//`)."""
+    if _URL.match(text):
+        raise argparse.ArgumentTypeError("a URL is no file or directory: give a remote SPARQL endpoint with --endpoint URL")
+    return Path(text)
+
+
+def _chosen_endpoint(args: argparse.Namespace, data: Path | None) -> tuple[str | None, str | None]:
+    """(--endpoint, the endpoints file) when the command runs over a remote endpoint, else
+    (None, None). Data given on the command line wins over $BFSQL_ENDPOINTS, not over an
+    explicit --endpoint or --endpoints."""
     if data is not None:
-        raise InvalidInput("use data or an --endpoint, not both", field="endpoint")
+        if args.endpoint or args.endpoints:
+            raise InvalidInput("use data or an --endpoint, not both", field="endpoint")
+        return None, None
+    return args.endpoint or None, endpoints_path(args.endpoints)
+
+
+def _connect(args: argparse.Namespace, data: Path | None) -> Gateway | None:
+    """The remote endpoint `bfsql query` or `bfsql mcp` was given, with its log lines
+    redacted; None when it runs over data."""
+    endpoint, path = _chosen_endpoint(args, data)
+    if endpoint is None and path is None:
+        return None
     logging.basicConfig(level=logging.WARNING, format="bfsql: %(levelname)s %(name)s: %(message)s")
     redaction.guard_logging()
-    return Gateway.connect(endpoint, profile=profile)
+    entry = resolve_endpoint(endpoint, path)
+    return Gateway.connect(entry.config, profile=args.profile or entry.profile)
 
 
 def _open(args: argparse.Namespace) -> Gateway:
     from gateway.importers.bundle import open_bundle  # a bundle directory is data too
 
-    if getattr(args, "endpoint", None):
-        return _connect(args.endpoint, args.profile, args.data)
+    remote = _connect(args, args.data) if hasattr(args, "endpoints") else None
+    if remote is not None:
+        return remote
     gateway = open_bundle(args.data or demo_path(), lenient=args.lenient)
     for warning in gateway.load_warnings():
         print(f"bfsql: {warning}", file=sys.stderr)
@@ -221,10 +250,7 @@ def _mcp(args: argparse.Namespace) -> int:
     from gateway.surfaces.mcp import run_stdio
 
     # stdout carries the protocol: nothing else may be printed there (the log is on stderr).
-    if args.endpoint:
-        gateway = _connect(args.endpoint, args.profile, args.source)
-    else:
-        gateway = open_bundle(Path(args.source) if args.source else demo_path(), lenient=args.lenient)
+    gateway = _connect(args, args.source) or open_bundle(args.source or demo_path(), lenient=args.lenient)
     for warning in gateway.load_warnings():
         print(f"bfsql: {warning}", file=sys.stderr)
     run_stdio(gateway)
@@ -234,8 +260,11 @@ def _mcp(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from gateway.surfaces.serve import ServeConfig, serve
 
+    # Workers are given the file's path and the entry's name, never its secrets: each reads them itself.
+    endpoint, endpoints_file = _chosen_endpoint(args, args.source)
     return serve(ServeConfig(
-        source=str(args.source) if args.source else None, endpoint=args.endpoint, profile=args.profile,
+        source=str(args.source) if args.source else None, endpoint=endpoint, endpoints_file=endpoints_file,
+        profile=args.profile,
         prefixes=str(args.prefixes) if args.prefixes else None,
         host=args.host, port=args.port,
         readers=str(args.readers) if args.readers else None, lenient=args.lenient,

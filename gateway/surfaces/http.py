@@ -265,6 +265,11 @@ def create_app(gateway: Gateway, config: HttpConfig | None = None, *, readers: R
     _explorer_routes(app)
     if sparql is not None:
         sparql.add_routes(app)
+    else:
+        async def no_sparql() -> Response:
+            raise NotFound("no /sparql here: this gateway reads a remote store, which has its own SPARQL endpoint")
+
+        app.add_api_route("/sparql", no_sparql, methods=["GET", "POST"], include_in_schema=False)
 
     app.openapi = lambda: app.openapi_schema or _cache(app, build_openapi(app, schemas))  # type: ignore[method-assign]
     return app

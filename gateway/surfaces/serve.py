@@ -1,4 +1,4 @@
-"""`bfsql serve`: one process serving the HTTP tool API, `/mcp` and `/sparql`.
+"""`bfsql serve`: one process serving the HTTP tool API, `/mcp` and (over local data) `/sparql`.
 
 It binds 127.0.0.1:8000 by default and answers only for the loopback host names (the
 `Host` header is checked: DNS rebinding) on that port, plus the bound address and any
@@ -6,8 +6,9 @@ It binds 127.0.0.1:8000 by default and answers only for the loopback host names 
 
 With `--workers N` (N > 1) this process starts N worker processes and waits; each opens
 the graph itself (an RDF file is loaded N times; a store directory is opened read-only N
-times) and listens on its own socket bound to the same port with SO_REUSEPORT, so the
-kernel spreads connections over the workers evenly. (With one shared socket, as
+times; an endpoints file, and the secrets it names, are read by each) and listens on its
+own socket bound to the same port with SO_REUSEPORT, so the kernel spreads connections
+over the workers evenly. (With one shared socket, as
 uvicorn's own `--workers` has it, whichever worker wakes first takes a burst of
 keep-alive connections: measured, all 16 of a benchmark's connections on one of two.)
 """
@@ -23,8 +24,8 @@ import os
 import signal
 import socket
 import threading
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from gateway import redaction
 from gateway.api import Gateway
 from gateway.auth import Readers
 from gateway.backends.embedded import fits_in_memory, read_prefix_file
+from gateway.backends.endpoint_file import EndpointEntry, resolve_endpoint
 from gateway.deployment_key import deployment_key
 from gateway.errors import InvalidInput
 from gateway.importers.bundle import is_bundle, open_bundle
@@ -55,9 +57,14 @@ class ServeConfig:
     source: str | None = None
     """An RDF file or a store directory; None serves the demo graph (or `endpoint`)."""
     endpoint: str | None = None
-    """A remote SPARQL endpoint to serve instead of a local source."""
-    profile: str = "native"
-    """The remote store's statement model (see `Gateway.connect`)."""
+    """A remote SPARQL endpoint to serve instead of a local source: its URL, or its NAME in
+    `endpoints_file`."""
+    endpoints_file: str | None = None
+    """An endpoints file (`gateway.backends.endpoint_file`): each worker reads it, and the
+    secrets it names, itself; with no `endpoint`, its only endpoint is served."""
+    profile: str | None = None
+    """The remote store's statement model (see `Gateway.connect`); None: the endpoints
+    file's, else native."""
     prefixes: str | None = None
     """A file of prefixes to add to the data's own (JSON, or Turtle/SPARQL prefix lines)."""
     host: str = "127.0.0.1"
@@ -112,8 +119,9 @@ class ServeConfig:
 def build_app(config: ServeConfig) -> FastAPI:
     prefixes = read_prefix_file(Path(config.prefixes)) if config.prefixes else None
     settings = Settings(languages=config.languages, llm_url=config.llm_url, llm_model=config.llm_model)
-    if config.endpoint:
-        gateway = Gateway.connect(config.endpoint, profile=config.profile, prefixes=prefixes, settings=settings)
+    entry = endpoint_entry(config)
+    if entry is not None:
+        gateway = _connect(entry, config.profile, prefixes, settings)
     else:
         # A store directory is served from memory when every worker's copy fits in half the
         # free memory: walks are 2.3-2.6x faster than from disk (bench/RESULTS.md).
@@ -130,6 +138,14 @@ def build_app(config: ServeConfig) -> FastAPI:
     return create_app(gateway, config.app_config(), readers=readers)
 
 
+def _connect(entry: EndpointEntry, profile: str | None, prefixes: dict[str, str] | None, settings: Settings) -> Gateway:
+    """The endpoint's gateway: `--prefixes` added to the file's, `--profile` over the file's."""
+    endpoint = entry.config
+    if prefixes:
+        endpoint = replace(endpoint, prefixes={**(endpoint.prefixes or {}), **prefixes})
+    return Gateway.connect(endpoint, profile=profile or entry.profile, settings=settings)
+
+
 def configure_logging() -> None:
     """The log on stderr, every line of it through `gateway.redaction` (an endpoint's
     credentials never reach it, whichever logger a line comes from)."""
@@ -137,9 +153,25 @@ def configure_logging() -> None:
     redaction.guard_logging()
 
 
-def shown(config: ServeConfig) -> str:
-    """What the start line says is served: the endpoint without its userinfo."""
-    return redaction.public_url(config.endpoint) if config.endpoint else config.source or "the demo graph"
+def endpoint_entry(config: ServeConfig) -> EndpointEntry | None:
+    """The remote endpoint served, None for local data."""
+    if not config.endpoint and not config.endpoints_file:
+        return None
+    return resolve_endpoint(config.endpoint, config.endpoints_file)
+
+
+def start_line(config: ServeConfig, entry: EndpointEntry | None) -> str:
+    """What is served, where: the endpoint without its userinfo, and the routes (no
+    /sparql over an endpoint, which has its own)."""
+    where = f"http://{'[' + config.host + ']' if ':' in config.host else config.host}:{config.port}"
+    if entry is None:
+        what = config.source or "the demo graph"
+    else:
+        url = redaction.public_url(entry.config.url)
+        what = url if entry.name == url else f"{url} ({entry.name} in {config.endpoints_file})"
+    workers = f" with {config.workers} workers" if config.workers > 1 else ""
+    sparql = f", SPARQL: {where}/sparql" if entry is None else ""
+    return f"serving {what}{workers} at {where} (explorer: {where}/, tools: {where}/v1/tools, MCP: {where}/mcp{sparql})"
 
 
 MAX_HEADER_BYTES = 64 << 10
@@ -266,46 +298,52 @@ def serve(config: ServeConfig) -> int:
         redaction.register_url(config.endpoint)  # before any line is logged, workers' start included
     if config.workers < 1:
         raise InvalidInput("--workers must be at least 1", field="workers")
-    if config.source and config.endpoint:
+    if config.source and (config.endpoint or config.endpoints_file):
         raise InvalidInput("serve a FILE|DIR or an --endpoint, not both", field="endpoint")
+    entry = endpoint_entry(config)  # a bad endpoints file fails here, once, before any worker starts
     if config.host in WILDCARDS and not config.allow_hosts:
         logger.warning("listening on every interface, but answering only for loopback Host names; "
                        "add --allow-host NAME for the names clients use")
-    where = f"http://{'[' + config.host + ']' if ':' in config.host else config.host}:{config.port}"
     options: dict[str, Any] = {"host": config.host, "port": config.port, "access_log": False, "log_config": None,
                                "timeout_graceful_shutdown": 5, "http": GuardedHttp}
     if config.workers > 1:
-        # Fail here, once, on a bad graph or readers file, not in every worker.
-        if config.readers:
-            Readers.open(Path(config.readers))
-        if config.prefixes:
-            read_prefix_file(Path(config.prefixes))
-        deployment_key()  # made once here, so every worker seals scan cursors alike
-        if config.source and not Path(config.source).exists():
-            raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
-        logger.info("serving %s with %d workers at %s (explorer: %s/, tools: %s/v1/tools, MCP: %s/mcp, SPARQL: %s/sparql)",
-                    shown(config), config.workers, where, where, where, where, where)
+        _check_once(config)
+        logger.info("%s", start_line(config, entry))
         return _serve_workers(config, options)
     GuardedHttp.timeout = config.request_timeout
     app = build_app(config)
-    logger.info("serving %s at %s (explorer: %s/, tools: %s/v1/tools, MCP: %s/mcp, SPARQL: %s/sparql)",
-                shown(config), where, where, where, where, where)
+    logger.info("%s", start_line(config, entry))
     server = _Server(uvicorn.Config(app, **options))
     server.run()
     return 0 if server.started else 1
 
 
-def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
-    """Run `config.workers` worker processes until SIGINT or SIGTERM; 0 after a clean
-    shutdown, 1 if a worker ended on its own (it could not bind, or failed to start)."""
-    # SO_REUSEPORT would let the workers share the port with a server already on it:
-    # bind once without it, so a busy port is refused as with one worker.
+def _check_once(config: ServeConfig) -> None:
+    """Fail here, once, on a bad graph or readers file, not in every worker."""
+    if config.readers:
+        Readers.open(Path(config.readers))
+    if config.prefixes:
+        read_prefix_file(Path(config.prefixes))
+    deployment_key()  # made once here, so every worker seals scan cursors alike
+    if config.source and not Path(config.source).exists():
+        raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
+
+
+def _probe_port(config: ServeConfig) -> None:
+    """SO_REUSEPORT would let the workers share the port with a server already on it:
+    bind once without it, so a busy port is refused as with one worker."""
     with socket.socket(_family(config.host), socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((config.host, config.port))
         except OSError as error:
             raise InvalidInput(f"cannot listen on {config.host}:{config.port}: {error.strerror}", field="port") from None
+
+
+def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
+    """Run `config.workers` worker processes until SIGINT or SIGTERM; 0 after a clean
+    shutdown, 1 if a worker ended on its own (it could not bind, or failed to start)."""
+    _probe_port(config)
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_worker, args=(asdict(config), options)) for _ in range(config.workers)]
     for worker in workers:
@@ -316,17 +354,24 @@ def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
         while not stop.is_set() and all(w.is_alive() for w in workers):
             stop.wait(0.2)
     finally:
-        for worker in workers:
-            if worker.is_alive() and worker.pid is not None:
-                os.kill(worker.pid, signal.SIGTERM)
-        for worker in workers:
-            worker.join(30)
+        _stop(workers)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    return 0 if stop.is_set() and _stopped_cleanly(workers) else 1
+
+
+def _stopped_cleanly(workers: Sequence[multiprocessing.process.BaseProcess]) -> bool:
     # A worker may see the signal twice (from the terminal's process group, then from
     # here) and die of the second after its graceful shutdown: that is a clean stop too.
-    stopped = (0, -signal.SIGTERM, -signal.SIGINT)
-    return 0 if stop.is_set() and all(w.exitcode in stopped for w in workers) else 1
+    return all(w.exitcode in (0, -signal.SIGTERM, -signal.SIGINT) for w in workers)
+
+
+def _stop(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    for worker in workers:
+        if worker.is_alive() and worker.pid is not None:
+            os.kill(worker.pid, signal.SIGTERM)
+    for worker in workers:
+        worker.join(30)
 
 
 def _worker(fields: dict[str, Any], options: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shlex
@@ -10,14 +11,50 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from gateway import Gateway
 from gateway.demos import rendered
+from support.servers import NginxServer, OxigraphServer
+from tests.backends.test_remote_canary import CANARY, IRENE, basic_auth_nginx, leaks, mcp_calls
 from tests.conftest import DEMO, ROOT
 
 BFSQL = [sys.executable, "-m", "gateway.surfaces.cli"]
+PASSWORD_VARIABLE = "TEAM_SPARQL_PASSWORD"
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*BFSQL, *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
+def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*BFSQL, *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env=env)
+
+
+def endpoints_file(directory: Path, nginx: NginxServer) -> Path:
+    """Two endpoints: `demo` behind nginx's Basic authentication, its password in the
+    environment variable the file names, and another (so that a NAME must be given)."""
+    path = directory / "endpoints.toml"
+    path.write_text(f'''
+[endpoints.demo]
+url = "{nginx.url}"
+contact = "mailto:ops@example.org"
+timeout = 30
+
+[endpoints.demo.auth]
+type = "basic"
+user = "alice"
+password_env = "{PASSWORD_VARIABLE}"
+
+[endpoints.elsewhere]
+url = "http://127.0.0.1:9/sparql"
+profile = "plain"
+''', encoding="utf-8")
+    return path
+
+
+def with_password() -> dict[str, str]:
+    """The environment with the canary as the file's password, and no other credentials."""
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("BFSQL_ENDPOINT")}
+    return {**kept, PASSWORD_VARIABLE: CANARY}
 
 
 def test_console_script_is_declared() -> None:
@@ -107,3 +144,74 @@ def test_the_demo_commands_can_be_pasted() -> None:
         shown = done.stdout.split(f"$ {command}\n", 1)[1].split("\n-- ", 1)[0]
         kept, cut, _ = shown.partition("\n… [cut here:")
         assert rendered(json.loads(pasted.stdout)).startswith(kept) and (cut or json.loads(kept)), command
+
+
+def test_query_a_named_endpoint_behind_basic_auth(tmp_path: Path, oxigraph_server: OxigraphServer) -> None:
+    nginx = basic_auth_nginx(oxigraph_server)
+    try:
+        path = endpoints_file(tmp_path, nginx)
+        expected = Gateway.connect(oxigraph_server.url).describe_entity(IRENE)
+        named = run("query", "describe_entity", json.dumps({"id": IRENE}), "--endpoints", str(path),
+                    "--endpoint", "demo", "--compact", env=with_password())
+        assert named.returncode == 0, named.stderr
+        assert json.loads(named.stdout) == expected.model_dump(mode="json", exclude_none=True)
+        # The file from $BFSQL_ENDPOINTS, its only endpoint taken when none is named.
+        only = tmp_path / "only.toml"
+        only.write_text(path.read_text().split("[endpoints.elsewhere]")[0], encoding="utf-8")
+        defaulted = run("query", "describe_entity", json.dumps({"id": IRENE}), "--compact",
+                        env={**with_password(), "BFSQL_ENDPOINTS": str(only)})
+        assert defaulted.returncode == 0 and json.loads(defaulted.stdout) == json.loads(named.stdout), defaulted.stderr
+        unset = run("query", "describe_schema", "--endpoints", str(path), "--endpoint", "demo",
+                    env={k: v for k, v in with_password().items() if k != PASSWORD_VARIABLE})
+        assert unset.returncode == 2 and f"{PASSWORD_VARIABLE} is not set" in unset.stderr
+        assert "endpoints.demo.auth.password_env" in unset.stderr and str(path) in unset.stderr
+        unnamed = run("query", "describe_schema", "--endpoints", str(path), env=with_password())
+        assert unnamed.returncode == 2 and "demo, elsewhere" in unnamed.stderr and "--endpoint NAME" in unnamed.stderr
+        outputs = [named.stdout, named.stderr, defaulted.stdout, defaulted.stderr, unset.stderr, unnamed.stderr]
+    finally:
+        nginx.stop()
+    gone = run("query", "describe_entity", json.dumps({"id": IRENE}), "--endpoints", str(path), "--endpoint", "demo",
+               env=with_password())
+    assert gone.returncode == 1 and f"127.0.0.1:{nginx.port}" in gone.stderr, gone.stderr
+    assert leaks("\n".join([*outputs, gone.stdout, gone.stderr])) == []
+
+
+def test_mcp_over_stdio_serves_a_named_endpoint(tmp_path: Path, oxigraph_server: OxigraphServer) -> None:
+    nginx = basic_auth_nginx(oxigraph_server)
+    errors = tmp_path / "mcp-stderr.log"
+    params = StdioServerParameters(
+        command=sys.executable, cwd=str(ROOT), env=with_password(),
+        args=["-m", "gateway.surfaces.cli", "mcp", "--endpoints", str(endpoints_file(tmp_path, nginx)),
+              "--endpoint", "demo"])
+
+    async def session(failing: bool) -> str:
+        with open(errors, "a") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                expected = Gateway.connect(oxigraph_server.url).describe_entity(IRENE) if not failing else None
+                answered = await client.call_tool("describe_entity", {"id": IRENE})
+                if expected is not None:
+                    assert answered.structured_content == expected.model_dump(mode="json", exclude_none=True)
+                return str(answered.structured_content) + await mcp_calls(client, failing)
+
+    try:
+        outputs = [asyncio.run(session(failing=False))]
+    finally:
+        nginx.stop()
+    outputs.append(asyncio.run(session(failing=True)))
+    assert leaks(errors.read_text()) == [] and leaks("\n".join(outputs)) == []
+
+
+def test_a_url_given_as_data_points_to_endpoint(tmp_path: Path) -> None:
+    for args in (["query", "describe_schema", "--data", "http://alice:pw@127.0.0.1:1/sparql"],
+                 ["mcp", "https://example.org/sparql"], ["serve", "https://example.org/sparql", "--port", "1"]):
+        done = run(*args)
+        assert done.returncode == 2 and "--endpoint URL" in done.stderr and "alice:pw" not in done.stderr, done.stderr
+
+
+def test_data_and_an_endpoints_file_together_are_refused(tmp_path: Path) -> None:
+    done = run("query", "describe_schema", "--data", str(DEMO), "--endpoints", str(tmp_path / "absent.toml"))
+    assert done.returncode == 2 and "not both" in done.stderr
+    # $BFSQL_ENDPOINTS is a default, and data given on the command line is used over it.
+    done = run("query", "describe_entity", '{"id": "wiki:Dr_Watson"}', "--data", str(DEMO),
+               env={**os.environ, "BFSQL_ENDPOINTS": str(tmp_path / "absent.toml")})
+    assert done.returncode == 0 and json.loads(done.stdout)["label"] == "Dr. Watson", done.stderr

@@ -12,7 +12,9 @@ import pytest
 
 from gateway import Gateway
 from support.servers import OxigraphServer
+from tests.backends.test_remote_canary import CANARY, IRENE, basic_auth_nginx, leaks, transcript
 from tests.surfaces.conftest import ROOT, start_server
+from tests.surfaces.test_cli import PASSWORD_VARIABLE, endpoints_file
 from tests.surfaces.test_http_tools import assert_problem
 
 
@@ -67,6 +69,48 @@ def test_two_workers_over_a_remote_endpoint_answer_as_the_python_api(tmp_path: P
                 assert response.json() == expected.model_dump(mode="json", exclude_none=True)
     finally:
         assert served.stop() == 0
+
+
+def test_workers_serve_a_named_endpoint_behind_basic_auth(
+    tmp_path: Path, oxigraph_server: OxigraphServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bfsql serve --endpoints FILE --endpoint NAME --workers 2`: each worker reads the file
+    and the password from the variable it names; no worker's command line holds it; the
+    start line names the endpoint and no /sparql, which answers 404 saying why."""
+    nginx = basic_auth_nginx(oxigraph_server)
+    monkeypatch.setenv(PASSWORD_VARIABLE, CANARY)
+    for variable in ("BFSQL_ENDPOINT_USER", "BFSQL_ENDPOINT_PASSWORD", "BFSQL_ENDPOINT_TOKEN"):
+        monkeypatch.delenv(variable, raising=False)
+    path = endpoints_file(tmp_path, nginx)
+    served = start_server(tmp_path, "--endpoints", str(path), "--endpoint", "demo", "--workers", "2")
+    expected = Gateway.connect(oxigraph_server.url).bfs_query(seeds=[IRENE], max_hops=2)
+    outputs = []
+    try:
+        with served.client() as client:
+            for _ in range(4):
+                response = client.post("/v1/tools/bfs_query", json={"seeds": [IRENE], "max_hops": 2})
+                assert response.status_code == 200, response.text
+                assert response.json() == expected.model_dump(mode="json", exclude_none=True)
+                outputs.append(transcript(response))
+            for absent in (client.get("/sparql?query=ASK{}"), client.post("/sparql", data={"query": "ASK {}"})):
+                problem = assert_problem(absent, 404)
+                assert "remote store" in problem["detail"] and "own SPARQL endpoint" in problem["detail"]
+            assert "/sparql" not in client.get("/openapi.json").json()["paths"]
+        outputs += [_command_lines(served.process.pid)]
+    finally:
+        nginx.stop()
+        assert served.stop() == 0
+    log = served.log_text()
+    start = next(line for line in log.splitlines() if "serving " in line)
+    assert f"serving {nginx.url} (demo in {path}) with 2 workers" in start and "/sparql" not in start.split(" at ")[1]
+    assert leaks(log) == [] and leaks("\n".join(outputs)) == []
+
+
+def _command_lines(pid: int) -> str:
+    """The command lines of `pid` and its children (the workers)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    assert len(children) >= 2
+    return "\n".join(Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace") for p in [pid, *children])
 
 
 def test_a_file_and_an_endpoint_together_are_a_usage_error(tmp_path: Path) -> None:
