@@ -73,7 +73,8 @@ from gateway.errors import BackendError, EndpointTimeout, InvalidInput, RateLimi
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH
 
 R = TypeVar("R")
-RETRY_STATUSES = frozenset({502, 503, 504})
+RETRIED = frozenset({429, 502, 503, 504})
+"""Statuses asked again after a wait (a 429's for every client of the endpoint)."""
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*(?:OFFSET\s+\d+\s*)?$", re.IGNORECASE)
 _FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 _NO_AUTH = httpx2.Auth()
@@ -201,30 +202,40 @@ class RemoteBackend(Selects):
         attempt = 0
         while True:
             attempt += 1
-            pause = self._shared.wait_needed()
-            if pause > 0:
-                left = deadlines.remaining()
-                if left is not None and pause >= left:
-                    raise RateLimited(f"{self.host} asked to wait {math.ceil(pause)} s, past the call's deadline "
-                                      f"(retry after {math.ceil(pause)} s)", retry_after=pause)
-                self._sleep(pause)
+            self._wait_out_pause()
             try:
                 return self._attempt(form, read)
             except Retry as retry:
-                retry.error.outage = True
-                if attempt >= self.retry.attempts:
-                    raise retry.error from None
-                wait = retry.wait if retry.wait is not None else self.retry.backoff_for(attempt)
-                left = deadlines.remaining()
-                if wait > self.retry.max_wait or (left is not None and wait >= left):
-                    raise retry.error from None
-                if retry.pause_all:
-                    self._shared.pause(wait)  # the next pass waits it out, as do other threads
-                else:
-                    self._sleep(wait)
+                self._before_retry(retry, attempt)
             except EndpointTimeout as error:
                 error.outage = True
                 raise
+
+    def _before_retry(self, retry: Retry, attempt: int) -> None:
+        """The wait before the next attempt waited (a 429's by every client of the endpoint), or
+        the attempt's error raised when no attempt, or no time, is left."""
+        retry.error.outage = True
+        wait = retry.wait if retry.wait is not None else self.retry.backoff_for(attempt)
+        if retry.pause_all:
+            # Every client of the endpoint waits it out, this one on its next pass; and so does
+            # the next call, when this one gives up.
+            self._shared.pause(wait)
+        left = deadlines.remaining()
+        if attempt >= self.retry.attempts or wait > self.retry.max_wait or (left is not None and wait >= left):
+            raise retry.error from None
+        if not retry.pause_all:
+            self._sleep(wait)
+
+    def _wait_out_pause(self) -> None:
+        """The endpoint's pause (a 429's `Retry-After`) waited out, within the call's deadline."""
+        pause = self._shared.wait_needed()
+        if pause <= 0:
+            return
+        left = deadlines.remaining()
+        if left is not None and pause >= left:
+            raise RateLimited(f"{self.host} asked to wait {math.ceil(pause)} s, past the call's deadline "
+                              f"(retry after {math.ceil(pause)} s)", retry_after=pause)
+        self._sleep(pause)
 
     def _attempt(self, form: bytes, read: Callable[[Body], tuple[list[str], list[R]]]) -> tuple[list[str], list[R]]:
         if self.result_format != "json":
@@ -389,25 +400,28 @@ class RemoteBackend(Selects):
         said = f"{self.host} answered {status} {_phrase(status)}"
         if status == 206:
             raise Truncated(f"{self.host} returned partial results (206){_sql_state(response)}")
-        if status == 429:
-            wait = retry_after(response) or self.retry.retry_after_default
-            raise Retry(
-                RateLimited(f"{self.host} is rate limiting us (429); it asks to wait {wait:.0f} s", retry_after=wait),
-                wait=wait, pause_all=True,
-            )
+        if status in RETRIED:
+            raise self._retry(response, said)
         if status in (401, 403):
             raise self._refused(status)
-        if status in RETRY_STATUSES:
-            kind = EndpointTimeout if status == 504 else UpstreamError
-            meaning = ("a server in front of the endpoint gave up waiting for it" if status == 504
-                       else "the endpoint (or a server in front of it) could not take the query")
-            raise Retry(kind(f"{said}: {meaning}"), wait=retry_after(response))
         if status == 408 or (status >= 500 and TIMEOUT_TEXT.search(body.decode("utf-8", "replace"))):
             raise EndpointTimeout(f"{self.host} timed out running the query ({status})")
         meaning = "the endpoint failed running the query" if status >= 500 else "the endpoint refused the query"
         error = UpstreamError(f"{said}: {meaning} (its own text is in the gateway's log at debug level)")
         error.outage = status >= 500
         raise error
+
+    def _retry(self, response: httpx2.Response, said: str) -> Retry:
+        """A 429, 502, 503 or 504: worth asking again, after the wait the endpoint names."""
+        if response.status_code == 429:
+            wait = retry_after(response) or self.retry.retry_after_default
+            return Retry(RateLimited(f"{self.host} is rate limiting us (429); it asks to wait {math.ceil(wait)} s "
+                                     f"(retry after {math.ceil(wait)} s)", retry_after=wait),
+                         wait=wait, pause_all=True)
+        kind = EndpointTimeout if response.status_code == 504 else UpstreamError
+        meaning = ("a server in front of the endpoint gave up waiting for it" if response.status_code == 504
+                   else "the endpoint (or a server in front of it) could not take the query")
+        return Retry(kind(f"{said}: {meaning}"), wait=retry_after(response))
 
     def _refused(self, status: int) -> UpstreamError:
         """A 401 or 403: the credentials were refused, or none were given."""

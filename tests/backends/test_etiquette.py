@@ -36,7 +36,7 @@ from gateway.backends.etiquette import (
     user_agent_for,
 )
 from gateway.backends.remote import RemoteBackend
-from gateway.backends.resilience import MINUTE, EndpointShare, Window
+from gateway.backends.resilience import MINUTE, EndpointShare, RetryPolicy, Window
 from gateway.errors import InvalidInput
 from gateway.settings import Settings
 from gateway.surfaces.mcp import create_mcp_server
@@ -81,6 +81,8 @@ class Endpoint(ThreadingHTTPServer):
 
     def __init__(self, clock: Clock, query_seconds: float = 0.0) -> None:
         self.clock, self.query_seconds = clock, query_seconds
+        self.busy_for: int | None = None
+        """When set, every answer is a 429 asking to wait that many seconds."""
         self.exchanges: list[tuple[float, float]] = []
         self.headers: list[dict[str, str]] = []
         super().__init__(("127.0.0.1", 0), self._handler())
@@ -97,6 +99,12 @@ class Endpoint(ThreadingHTTPServer):
                 endpoint.clock.advance(endpoint.query_seconds)
                 endpoint.exchanges.append((start, endpoint.clock()))
                 endpoint.headers.append({k.lower(): v for k, v in self.headers.items()})
+                if endpoint.busy_for is not None:
+                    self.send_response(429)
+                    self.send_header("Retry-After", str(endpoint.busy_for))
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 body = b"?s\n<http://a.example/x>\n"
                 self.send_response(200)
                 self.send_header("Content-Type", "text/tab-separated-values")
@@ -316,6 +324,20 @@ def test_no_room_within_the_deadline_is_rate_limited_saying_when(endpoint: Endpo
     assert "2 requests a minute" in message and f"retry after {seconds} s" in message
     problem = to_problem(caught.value)
     assert problem.status == 429 and problem.headers["Retry-After"] == str(seconds)
+
+
+def test_an_endpoint_s_429_is_reported_with_when_to_retry(endpoint: Endpoint, clock: Clock) -> None:
+    endpoint.busy_for = 7
+    client = backend(endpoint, clock, retry=RetryPolicy(attempts=1))
+    with pytest.raises(RateLimited) as caught:
+        client.select(QUERY)
+    assert caught.value.retry_after == 7 and "retry after 7 s" in str(caught.value)
+    problem = to_problem(caught.value)
+    assert problem.status == 429 and problem.headers["Retry-After"] == "7"
+    with deadlines.within(3), pytest.raises(RateLimited) as caught:  # the pause it set, past the deadline
+        client.select(QUERY)
+    assert len(endpoint.exchanges) == 1 and 0 < (caught.value.retry_after or 0) <= 7
+    assert f"retry after {math.ceil(caught.value.retry_after or 0)} s" in str(caught.value)
 
 
 def test_the_caller_is_told_when_to_retry_over_http_and_mcp(oxigraph_server: OxigraphServer) -> None:
