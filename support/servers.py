@@ -1,5 +1,6 @@
-"""Real SPARQL servers for the remote-backend tests: `oxigraph serve`, Virtuoso, and
-Debian's nginx in front of them (Basic authentication, redirects, large files).
+"""Real SPARQL servers for the remote-backend tests: `oxigraph serve`, Virtuoso (its
+Digest-protected `/sparql-auth` too), and Debian's nginx in front of them (Basic
+authentication, a bearer token, redirects, large files).
 
 Each server runs from a temporary directory, bound to 127.0.0.1 on free ports, in its
 own process group, and is stopped by that group's id (its temporary directory is
@@ -192,6 +193,20 @@ class VirtuosoServer(Server):
             statements.append(f"DB.DBA.TTLP_MT(file_to_string_output('{path}'), '', '{graph}', 0);")
         self.sql(" ".join([*statements, "checkpoint;"]))
 
+    @property
+    def auth_url(self) -> str:
+        """`/sparql-auth`: the same endpoint behind HTTP Digest authentication, for the users
+        `add_sparql_user` makes (and dba)."""
+        return f"{self.url}-auth"
+
+    def add_sparql_user(self, name: str, password: str) -> None:
+        """A SQL user who may query through `/sparql-auth` (the role SPARQL_SELECT), no more."""
+        def quoted(text: str) -> str:
+            return text.replace("'", "''")
+
+        self.sql(f"DB.DBA.USER_CREATE('{quoted(name)}', '{quoted(password)}'); "
+                 f'GRANT SPARQL_SELECT TO "{name.replace(chr(34), "")}";')
+
     def sql(self, text: str) -> str:
         result = subprocess.run(
             [self.isql, f"{HOST}:{self.sql_port}", "dba", "dba", f"exec={text}"],
@@ -231,6 +246,13 @@ http {{
     }}
 }}
 """
+
+
+def bearer_location(path: str, token: str, upstream: str, *, refusal: int = 401) -> str:
+    """An nginx `location` passing requests that carry `Authorization: Bearer TOKEN` to
+    `upstream`, and answering any other with `refusal` (401, or 403 as some servers do)."""
+    return (f'        location = {path} {{ if ($http_authorization != "Bearer {token}") {{ return {refusal}; }} '
+            f"proxy_pass {upstream}; }}\n")
 
 
 class NginxServer(Server):

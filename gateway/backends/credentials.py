@@ -67,8 +67,17 @@ class BasicOrDigestAuth(httpx2.Auth):
             return
         request.headers["Authorization"] = self._basic
         response = yield request
-        if response.status_code != 401 or not _asks_digest(response):
+        if response.status_code != 401:
             return
+        if not _asks_digest(response):
+            if response.headers.get_list("www-authenticate"):
+                return  # a challenge of another kind: the credentials were refused
+            # Virtuoso answers Basic with a bare 401 and challenges only a request carrying no
+            # credentials: asked once so, for the challenge.
+            del request.headers["Authorization"]
+            response = yield request
+            if response.status_code != 401 or not _asks_digest(response):
+                return
         self.uses_digest = True
         # DigestAuth's own flow, handed the challenge already received: it answers it.
         digest = self._digest.auth_flow(request)

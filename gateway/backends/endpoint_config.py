@@ -36,11 +36,13 @@ class EndpointConfig:
     prefixes: Mapping[str, str] | None = None
     """Prefixes configured for the endpoint (none are read from its data)."""
     user_agent: str | None = None
-    """The whole User-Agent, when given; None: one naming the project, its version and `contact`."""
+    """The whole User-Agent, when given (it then counts as naming a contact); None: one naming
+    the project, its version and the contact (`gateway.backends.etiquette`)."""
     contact: str | None = None
     """Who runs this gateway (a URL or an e-mail address), named in the User-Agent so that a
-    public endpoint's operators can reach you rather than block you; warned about when unset
-    for a public service."""
+    public endpoint's operators can reach you rather than block you. None: `$BFSQL_CONTACT`,
+    else the project's URL, and a warning at start on a public service (whose budget for a
+    client naming nobody may be far lower: Wikimedia's)."""
     timeout: float = 60.0
     """Seconds a read may wait for the next bytes."""
     connect_timeout: float = 10.0
@@ -48,11 +50,14 @@ class EndpointConfig:
     """Seconds for a whole answer (None: twice `timeout`): a server dripping bytes never
     trips the read timeout."""
     max_concurrency: int | None = None
-    """Requests in flight at once (None: 4); always 1 on Wikimedia's query services."""
+    """Requests in flight at once (None: the public service's known limit, else 4); always 1 on
+    Wikimedia's query services."""
     requests_per_minute: int | None = None
-    """Requests sent per minute at most (None: the public service's known limit, else none)."""
+    """Requests sent per minute at most, counted over the last 60 s for every client of the
+    endpoint's origin in the process (None: the public service's known limit, else none)."""
     query_seconds_per_minute: float | None = None
-    """Seconds of query time used per minute at most (None: the public service's known limit, else none)."""
+    """Seconds of query time used per minute at most, a query's time being the wall time from
+    sending it to its answer read (None: the public service's known limit, else none)."""
     cache_ttl: float = 300.0
     """Seconds an answer is served from the result cache (0: no cache)."""
     cache_max_bytes: int = 64 << 20
@@ -62,7 +67,8 @@ class EndpointConfig:
     result_format: str = "auto"
     """"auto" (TSV, JSON where the server's TSV is lossy), "tsv" or "json"."""
     max_rows: int | None = None
-    """The endpoint's row cap when known; learned from `X-SPARQL-MaxRows` otherwise."""
+    """The endpoint's row cap when known (None: the public service's, if known); learned from
+    `X-SPARQL-MaxRows` otherwise."""
     proxy: str | None = None
     auth: httpx2.Auth | None = None
     headers: Mapping[str, str] | None = None
@@ -70,7 +76,7 @@ class EndpointConfig:
     max_body: int = DEFAULT_MAX_BODY
     """The largest answer read, counted in decoded bytes (a compressed answer counts as it inflates)."""
     sleep: Callable[[float], None] = field(default=time.sleep, compare=False)
-    """How a wait before asking again is waited out."""
+    """How a wait before asking again (a 429's, a budget's) is waited out."""
 
     def __post_init__(self) -> None:
         if self.result_format not in ("auto", "tsv", "json"):

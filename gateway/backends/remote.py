@@ -8,11 +8,15 @@ Oxigraph server or any SPARQL 1.1 endpoint:
   fallback. A server that does not answer in SPARQL 1.1 TSV (Virtuoso writes IRIs and
   strings alike as quoted text and drops language tags and datatypes) is asked again in
   JSON, and in JSON from then on. Rows are the `gateway.terms` values embedded ones are.
-- a User-Agent that meets Wikimedia's policy (tool/version, contact, library/version);
+- a User-Agent that meets Wikimedia's policy (tool/version, contact, library/version), and
+  the limits public services ask kept to (`gateway.backends.etiquette`);
 - connect and read timeouts and a deadline for the whole answer, all within the tool
   call's own deadline (`gateway.deadline`), the wait for a connection slot included: a
   stalled or dripping server gets `EndpointTimeout` in time, never a call held for ever;
-- a per-endpoint concurrency limit (always 1 for Wikimedia's query services);
+- a per-endpoint concurrency limit (always 1 for Wikimedia's query services) and budgets
+  of requests and of query time a minute, shared by every client of the endpoint in the
+  process: a request waits for room within the call's deadline, else `RateLimited` says
+  when there is room again;
 - retries only for connection errors, 429 (waiting `Retry-After`, 60 s when absent, for
   every request to the endpoint) and 502/503/504, with capped jittered exponential
   backoff and a cap on attempts;
@@ -37,12 +41,12 @@ answers are read into rows, lines or errors in `gateway.backends.results`.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
-from importlib import metadata
 from typing import Any, TypeVar
 from urllib.parse import quote_plus, urlencode, urlsplit
 
@@ -50,7 +54,7 @@ import httpx2
 
 from gateway import deadline as deadlines
 from gateway import redaction
-from gateway.backends import bodies, results
+from gateway.backends import bodies, etiquette, results
 from gateway.backends.base import IRIS, LINES, TABLE, WRITTEN, Capabilities, Graphs, QueryLog, Selects, Shape
 from gateway.backends.credentials import credentials_for
 from gateway.backends.endpoint_config import EndpointConfig
@@ -69,8 +73,8 @@ from gateway.errors import BackendError, EndpointTimeout, InvalidInput, RateLimi
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH
 
 R = TypeVar("R")
-WIKIMEDIA_HOSTS = (".wikidata.org", ".wikimedia.org")
-RETRY_STATUSES = frozenset({502, 503, 504})
+RETRIED = frozenset({429, 502, 503, 504})
+"""Statuses asked again after a wait (a 429's for every client of the endpoint)."""
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*(?:OFFSET\s+\d+\s*)?$", re.IGNORECASE)
 _FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 _NO_AUTH = httpx2.Auth()
@@ -79,28 +83,6 @@ the backend's own auth flow is driven in `_authenticated`."""
 ERROR_BODY_READ = 64 << 10
 """Bytes of an error answer read, to tell a timeout from other failures and for the debug log."""
 logger = logging.getLogger("gateway.remote")
-
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "0"
-
-
-def default_user_agent(contact: str = "https://w3id.org/bfsql") -> str:
-    """A User-Agent per Wikimedia's policy: tool/version (contact) library/version.
-
-    Pass your own contact (a URL or an e-mail address) when you run a gateway against a
-    public endpoint, so its operators can reach you rather than block you.
-    """
-    return f"bfsql-gateway/{_version('bfsql-gateway')} ({contact}) httpx2/{httpx2.__version__}"
-
-
-def is_wikimedia(url: str) -> bool:
-    """Whether `url` is a Wikimedia query service (one request in flight at a time)."""
-    host = (urlsplit(url).hostname or "").lower()
-    return any(host.endswith(suffix) or host == suffix[1:] for suffix in WIKIMEDIA_HOSTS)
 
 
 # -- the backend -----------------------------------------------------------------------
@@ -134,15 +116,16 @@ class RemoteBackend(Selects):
         self.prefixes = dict(config.prefixes or {})
         self.deadline = config.deadline if config.deadline is not None else 2 * config.timeout
         """Seconds for a whole answer: a server dripping bytes never trips the read timeout."""
-        # Wikimedia's query services get one request at a time whatever is asked: their
-        # usage policy, and a client that trips their limits gets blocked for everyone.
-        self.max_concurrency = 1 if is_wikimedia(config.url) else max(1, config.max_concurrency or 4)
+        limits = etiquette.limits_for(config)
+        self.max_concurrency = limits.max_concurrency
+        self.requests_per_minute = limits.requests_per_minute
+        self.query_seconds_per_minute = limits.query_seconds_per_minute
         self.capabilities = Capabilities(max_concurrency=self.max_concurrency, round_trips=True, endpoint=self.endpoint)
         self.retry = config.retry or RetryPolicy()
         self.breaker = CircuitBreaker(config.breaker or BreakerPolicy())
         self.result_format = config.result_format
         """"json" from the first answer whose TSV is lossy on."""
-        self.max_rows = config.max_rows
+        self.max_rows = limits.max_rows
         """The endpoint's row cap when known; learned from `X-SPARQL-MaxRows` otherwise."""
         self.query_log: QueryLog | None = None
         self.rows_read = 0
@@ -151,12 +134,13 @@ class RemoteBackend(Selects):
         self._shared = EndpointShare.get(self.endpoint, self.max_concurrency)
         self._client = httpx2.Client(
             timeout=httpx2.Timeout(config.timeout, connect=config.connect_timeout),
-            headers={"User-Agent": config.user_agent or default_user_agent(), "Accept-Encoding": bodies.ACCEPT_ENCODING,
+            headers={"User-Agent": etiquette.user_agent_for(config), "Accept-Encoding": bodies.ACCEPT_ENCODING,
                      **credentials.headers},
             limits=httpx2.Limits(max_connections=self.max_concurrency),
             proxy=config.proxy,
             follow_redirects=False,  # followed in `_send`, within the endpoint's origin only
         )
+        etiquette.warn_if_unidentified(config, self.endpoint)
 
     # -- Backend ---------------------------------------------------------------------
     def source(self) -> str | None:
@@ -218,30 +202,40 @@ class RemoteBackend(Selects):
         attempt = 0
         while True:
             attempt += 1
-            pause = self._shared.wait_needed()
-            if pause > 0:
-                left = deadlines.remaining()
-                if left is not None and pause >= left:
-                    raise RateLimited(f"{self.host} asked to wait {pause:.0f} s, past the call's deadline",
-                                      retry_after=pause)
-                self._sleep(pause)
+            self._wait_out_pause()
             try:
                 return self._attempt(form, read)
             except Retry as retry:
-                retry.error.outage = True
-                if attempt >= self.retry.attempts:
-                    raise retry.error from None
-                wait = retry.wait if retry.wait is not None else self.retry.backoff_for(attempt)
-                left = deadlines.remaining()
-                if wait > self.retry.max_wait or (left is not None and wait >= left):
-                    raise retry.error from None
-                if retry.pause_all:
-                    self._shared.pause(wait)  # the next pass waits it out, as do other threads
-                else:
-                    self._sleep(wait)
+                self._before_retry(retry, attempt)
             except EndpointTimeout as error:
                 error.outage = True
                 raise
+
+    def _before_retry(self, retry: Retry, attempt: int) -> None:
+        """The wait before the next attempt waited (a 429's by every client of the endpoint), or
+        the attempt's error raised when no attempt, or no time, is left."""
+        retry.error.outage = True
+        wait = retry.wait if retry.wait is not None else self.retry.backoff_for(attempt)
+        if retry.pause_all:
+            # Every client of the endpoint waits it out, this one on its next pass; and so does
+            # the next call, when this one gives up.
+            self._shared.pause(wait)
+        left = deadlines.remaining()
+        if attempt >= self.retry.attempts or wait > self.retry.max_wait or (left is not None and wait >= left):
+            raise retry.error from None
+        if not retry.pause_all:
+            self._sleep(wait)
+
+    def _wait_out_pause(self) -> None:
+        """The endpoint's pause (a 429's `Retry-After`) waited out, within the call's deadline."""
+        pause = self._shared.wait_needed()
+        if pause <= 0:
+            return
+        left = deadlines.remaining()
+        if left is not None and pause >= left:
+            raise RateLimited(f"{self.host} asked to wait {math.ceil(pause)} s, past the call's deadline "
+                              f"(retry after {math.ceil(pause)} s)", retry_after=pause)
+        self._sleep(pause)
 
     def _attempt(self, form: bytes, read: Callable[[Body], tuple[list[str], list[R]]]) -> tuple[list[str], list[R]]:
         if self.result_format != "json":
@@ -257,9 +251,12 @@ class RemoteBackend(Selects):
         left = deadlines.remaining()
         if left is not None and left <= 0:
             raise EndpointTimeout(f"the call's deadline passed before {self.host} could be asked")
+        self._wait_for_room()
+        left = deadlines.remaining()
         if not self._shared.slots.acquire(timeout=left):
             raise EndpointTimeout(f"{self.host}: all {self.max_concurrency} connections stayed busy until the "
                                   "call's deadline; the endpoint is slow or stalled")
+        sent = self._shared.now()
         try:
             started = time.monotonic()
             left = deadlines.remaining()
@@ -283,9 +280,21 @@ class RemoteBackend(Selects):
             except httpx2.HTTPError as error:  # any other failure of the exchange: typed, never a 500
                 raise UpstreamError(f"{self.host}: the exchange failed ({_describe(error)})") from None
         finally:
+            self._shared.spent(self._shared.now() - sent)
             self._shared.slots.release()
         self._check_partial(response)
         return Body(self.host, response.headers.get("content-type", "").split(";")[0].strip().lower(), body)
+
+    def _wait_for_room(self) -> None:
+        """Until the endpoint's budgets leave room for one more request (counted
+        here), within the call's deadline; past it, `RateLimited` saying when there is room."""
+        while (wait := self._shared.reserve(self.requests_per_minute, self.query_seconds_per_minute)) is not None:
+            left = deadlines.remaining()
+            if left is not None and wait.seconds >= left:
+                seconds = math.ceil(wait.seconds)
+                raise RateLimited(f"{self.host}: {wait.reason}; there is room again in {seconds} s, past the call's "
+                                  f"deadline (retry after {seconds} s)", retry_after=wait.seconds)
+            self._sleep(wait.seconds)
 
     def _send(self, form: bytes, accept: str, timeout: httpx2.Timeout, until: float) -> httpx2.Response:
         """The endpoint's answer to the query (headers read, body not), after its challenges
@@ -391,25 +400,28 @@ class RemoteBackend(Selects):
         said = f"{self.host} answered {status} {_phrase(status)}"
         if status == 206:
             raise Truncated(f"{self.host} returned partial results (206){_sql_state(response)}")
-        if status == 429:
-            wait = retry_after(response) or self.retry.retry_after_default
-            raise Retry(
-                RateLimited(f"{self.host} is rate limiting us (429); it asks to wait {wait:.0f} s", retry_after=wait),
-                wait=wait, pause_all=True,
-            )
+        if status in RETRIED:
+            raise self._retry(response, said)
         if status in (401, 403):
             raise self._refused(status)
-        if status in RETRY_STATUSES:
-            kind = EndpointTimeout if status == 504 else UpstreamError
-            meaning = ("a server in front of the endpoint gave up waiting for it" if status == 504
-                       else "the endpoint (or a server in front of it) could not take the query")
-            raise Retry(kind(f"{said}: {meaning}"), wait=retry_after(response))
         if status == 408 or (status >= 500 and TIMEOUT_TEXT.search(body.decode("utf-8", "replace"))):
             raise EndpointTimeout(f"{self.host} timed out running the query ({status})")
         meaning = "the endpoint failed running the query" if status >= 500 else "the endpoint refused the query"
         error = UpstreamError(f"{said}: {meaning} (its own text is in the gateway's log at debug level)")
         error.outage = status >= 500
         raise error
+
+    def _retry(self, response: httpx2.Response, said: str) -> Retry:
+        """A 429, 502, 503 or 504: worth asking again, after the wait the endpoint names."""
+        if response.status_code == 429:
+            wait = retry_after(response) or self.retry.retry_after_default
+            return Retry(RateLimited(f"{self.host} is rate limiting us (429); it asks to wait {math.ceil(wait)} s "
+                                     f"(retry after {math.ceil(wait)} s)", retry_after=wait),
+                         wait=wait, pause_all=True)
+        kind = EndpointTimeout if response.status_code == 504 else UpstreamError
+        meaning = ("a server in front of the endpoint gave up waiting for it" if response.status_code == 504
+                   else "the endpoint (or a server in front of it) could not take the query")
+        return Retry(kind(f"{said}: {meaning}"), wait=retry_after(response))
 
     def _refused(self, status: int) -> UpstreamError:
         """A 401 or 403: the credentials were refused, or none were given."""

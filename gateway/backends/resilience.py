@@ -1,6 +1,7 @@
-"""What keeps a remote endpoint's troubles from becoming the caller's: retries, a circuit
-breaker, a shared pause and connection slots per endpoint origin, and a watchdog on each
-answer.
+"""What keeps a remote endpoint's troubles from becoming the caller's, and the gateway
+from becoming the endpoint's: retries, a circuit breaker, a shared pause, budgets
+(requests and query time a minute) and connection slots per endpoint origin, and a
+watchdog on each answer.
 
 `gateway.backends.remote` applies them; each is small and tested through it.
 """
@@ -14,6 +15,7 @@ import re
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -100,45 +102,128 @@ def origin(url: str) -> Origin:
     return scheme, (parts.hostname or "").lower(), port if port is not None else DEFAULT_PORTS.get(scheme, 0)
 
 
-class _Pause:
-    def __init__(self) -> None:
+MINUTE = 60.0
+"""The window a budget is counted over."""
+
+
+class Window:
+    """What was spent in the last `span` seconds: a sliding window's log of (time, amount).
+
+    The query-time budget is only known once an answer is read, so the amount is
+    counted after the fact; a limiter admitting a weight beforehand (a token bucket)
+    cannot model that, and one log serves both budgets."""
+
+    def __init__(self, span: float = MINUTE) -> None:
+        self.span = span
+        self._log: deque[tuple[float, float]] = deque()
+        self._total = 0.0
+
+    def add(self, now: float, amount: float) -> None:
+        self._log.append((now, amount))
+        self._total += amount
+
+    def wait_for_room(self, limit: float, now: float) -> float:
+        """Seconds until less than `limit` is spent in the window (0: there is room now)."""
+        while self._log and self._log[0][0] <= now - self.span:
+            self._total -= self._log.popleft()[1]
+        if not self._log:
+            self._total = 0.0  # no rounding left over from the sums
+        spent = self._total
+        for when, amount in self._log:  # oldest first: each that leaves the window frees its amount
+            if spent < limit:
+                break
+            spent -= amount
+            if spent < limit:
+                return max(0.0, when + self.span - now)
+        return 0.0
+
+
+@dataclass(frozen=True)
+class Wait:
+    """No room for a request yet: for `seconds`, because of `reason`."""
+
+    seconds: float
+    reason: str
+
+
+class _OriginState:
+    """What every client of one origin shares, whatever its path or concurrency limit."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
         self.lock = threading.Lock()
+        self.clock = clock
         self.until = 0.0
-        """No request before this time (monotonic)."""
+        """No request before this time (a 429's pause)."""
+        self.requests = Window()
+        self.query_time = Window()
 
 
 class EndpointShare:
-    """What every backend talking to one endpoint shares: its pause and its slots.
+    """What every backend talking to one endpoint shares: its pause, its budgets and its slots.
 
-    Both are per origin (scheme, host, port), not per URL: a server's 429 and its
-    concurrency limit are the server's, whatever the path, credentials or limit a backend
-    was made with. The pause is the origin's alone; the slots are the origin's for each
+    All are per origin (scheme, host, port), not per URL: a server's 429, its limits and
+    its concurrency are the server's, whatever the path, credentials or limit a backend
+    was made with. The pause and the budgets' windows are the origin's alone (each
+    backend checks them against its own limits); the slots are the origin's for each
     concurrency limit (backends asking for the same limit share them; a Wikimedia
     service's is always 1, so all its clients in the process share one slot)."""
 
     _registry: ClassVar[dict[tuple[Origin, int], EndpointShare]] = {}
-    _pauses: ClassVar[dict[Origin, _Pause]] = {}
+    _origins: ClassVar[dict[Origin, _OriginState]] = {}
     _registry_lock = threading.Lock()
 
-    def __init__(self, limit: int, pause: _Pause | None = None) -> None:
+    def __init__(self, limit: int, state: _OriginState | None = None) -> None:
         self.slots = threading.BoundedSemaphore(limit)
-        self._pause = pause or _Pause()
+        self._state = state or _OriginState(time.monotonic)
 
     @classmethod
-    def get(cls, url: str, limit: int) -> EndpointShare:
+    def get(cls, url: str, limit: int, *, clock: Callable[[], float] = time.monotonic) -> EndpointShare:
+        """The share of `url`'s origin for `limit` slots. `clock` (tests give one) counts the
+        origin's pause and budgets; the first backend of an origin sets it."""
         key = origin(url)
         with cls._registry_lock:
-            pause = cls._pauses.setdefault(key, _Pause())
-            return cls._registry.setdefault((key, limit), cls(limit, pause))
+            state = cls._origins.setdefault(key, _OriginState(clock))
+            return cls._registry.setdefault((key, limit), cls(limit, state))
+
+    def now(self) -> float:
+        return self._state.clock()
 
     def pause(self, seconds: float) -> None:
         """No request to this origin for `seconds` (a 429's Retry-After holds for all)."""
-        with self._pause.lock:
-            self._pause.until = max(self._pause.until, time.monotonic() + seconds)
+        state = self._state
+        with state.lock:
+            state.until = max(state.until, state.clock() + seconds)
 
     def wait_needed(self) -> float:
-        with self._pause.lock:
-            return max(0.0, self._pause.until - time.monotonic())
+        """Seconds left of the origin's pause."""
+        state = self._state
+        with state.lock:
+            return max(0.0, state.until - state.clock())
+
+    def reserve(self, requests_per_minute: int | None, query_seconds_per_minute: float | None) -> Wait | None:
+        """Room for one more request within the budgets given: None, the request counted (so
+        that two threads never both take the last room), or how long to wait."""
+        state = self._state
+        with state.lock:
+            now = state.clock()
+            waits = [Wait(0.0, "")]
+            if requests_per_minute is not None:
+                waits.append(Wait(state.requests.wait_for_room(requests_per_minute, now),
+                                  f"the budget of {requests_per_minute} requests a minute is spent"))
+            if query_seconds_per_minute is not None:
+                waits.append(Wait(state.query_time.wait_for_room(query_seconds_per_minute, now),
+                                  f"the budget of {query_seconds_per_minute:g} s of query time a minute is spent"))
+            longest = max(waits, key=lambda wait: wait.seconds)
+            if longest.seconds > 0:
+                return longest
+            state.requests.add(now, 1)
+            return None
+
+    def spent(self, seconds: float) -> None:
+        """`seconds` of query time used (from sending a query to its answer read)."""
+        state = self._state
+        with state.lock:
+            state.query_time.add(state.clock(), max(0.0, seconds))
 
 
 class Watchdog:

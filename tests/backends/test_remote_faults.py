@@ -37,13 +37,8 @@ from gateway import (
 )
 from gateway import deadline as deadlines
 from gateway.backends.endpoint_config import EndpointConfig
-from gateway.backends.remote import (
-    BreakerPolicy,
-    RemoteBackend,
-    RetryPolicy,
-    default_user_agent,
-    is_wikimedia,
-)
+from gateway.backends.etiquette import default_user_agent, is_wikimedia
+from gateway.backends.remote import BreakerPolicy, RemoteBackend, RetryPolicy
 from gateway.terms import XSD, Literal
 from tests.test_hostile_ids import HOSTILE, calls, spliced
 
@@ -500,7 +495,7 @@ def test_wikidata_never_gets_more_than_one_request_in_flight() -> None:
     with FakeEndpoint(Reply(delay=0.05)) as fake:
         # The fake stands in for query.wikidata.org as an HTTP proxy: nothing leaves this machine.
         client = RemoteBackend(EndpointConfig("http://query.wikidata.org/sparql", proxy=fake.url.rsplit("/", 1)[0],
-                                              max_concurrency=8))
+                                              max_concurrency=8, contact="mailto:tests@example.org"))
         _hammer(client)
     assert len(fake.bodies) == 18 and fake.max_in_flight == 1
     assert fake.paths[0] == "http://query.wikidata.org/sparql"
