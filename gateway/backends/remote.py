@@ -56,7 +56,7 @@ from gateway import deadline as deadlines
 from gateway import redaction
 from gateway.backends import bodies, etiquette, results
 from gateway.backends.base import IRIS, LINES, TABLE, WRITTEN, Capabilities, Graphs, QueryLog, Selects, Shape
-from gateway.backends.credentials import credentials_for
+from gateway.backends.credentials import NO_CREDENTIALS, credentials_for
 from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.resilience import (
     BreakerPolicy,
@@ -399,7 +399,7 @@ class RemoteBackend(Selects):
             logger.debug("%s answered %d; its body began: %s", self.host, status, redaction.redact(excerpt(body)))
         said = f"{self.host} answered {status} {_phrase(status)}"
         if status == 206:
-            raise Truncated(f"{self.host} returned partial results (206){_sql_state(response)}")
+            raise _partial(self.host, response, " (206)")
         if status in RETRIED:
             raise self._retry(response, said)
         if status in (401, 403):
@@ -426,6 +426,9 @@ class RemoteBackend(Selects):
     def _refused(self, status: int) -> UpstreamError:
         """A 401 or 403: the credentials were refused, or none were given."""
         said = f"{self.host} answered {status} {_phrase(status)}"
+        if self.config.auth is NO_CREDENTIALS:  # an endpoints file's entry: the environment's are not its
+            return UpstreamError(f"{said}: the endpoint wants credentials and its entry in the endpoints file has "
+                                 "none (give them in the entry's auth table)")
         if self._credentials_source is None:
             return UpstreamError(f"{said}: the endpoint wants credentials and the gateway has none (give them in the "
                                  "environment as BFSQL_ENDPOINT_USER and BFSQL_ENDPOINT_PASSWORD, or "
@@ -456,7 +459,7 @@ class RemoteBackend(Selects):
     # -- answers ---------------------------------------------------------------------
     def _check_partial(self, response: httpx2.Response) -> None:
         if "x-sql-state" in response.headers:
-            raise Truncated(f"{self.host} returned partial results{_sql_state(response)}")
+            raise _partial(self.host, response, "")
         cap = response.headers.get("x-sparql-maxrows")
         if cap and cap.strip().isdigit():
             self.max_rows = int(cap)  # checked against the rows and the query's LIMIT in select
@@ -493,6 +496,15 @@ def form_quote(text: str) -> str:
 
 def _describe(error: Exception) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def _partial(host: str, response: httpx2.Response, status: str) -> BackendError:
+    """Virtuoso's partial results: a timeout when its state says so (an anytime query stopped at
+    the server's time limit, so that a walk keeps the hops it completed), else a cut answer."""
+    if response.headers.get("x-sql-state", "").strip() == "S1TAT":
+        return EndpointTimeout(f"{host} stopped the query at its time limit and returned partial results{status}"
+                               f"{_sql_state(response)}; they were not used")
+    return Truncated(f"{host} returned partial results{status}{_sql_state(response)}")
 
 
 def _sql_state(response: httpx2.Response) -> str:

@@ -427,13 +427,17 @@ def test_known_row_cap_without_header_is_truncation() -> None:
         assert backend(fake, max_rows=5).select(QUERY)[1] == GOOD_ROWS
 
 
-def test_206_partial_results_are_truncated() -> None:
+def test_206_partial_results_are_truncated_or_a_timeout() -> None:
+    """Virtuoso's anytime query stopped at its time limit (S1TAT) is a timeout, which a walk
+    answers with the hops it completed; any other partial answer is a cut one."""
     headers = {"X-SQL-State": "S1TAT", "X-SQL-Message": "RC...: Returning incomplete results, query interrupted"}
-    with FakeEndpoint(Reply(206, headers=headers)) as fake:
-        error = fails_with(Truncated, fake)
-    assert "S1TAT" in error.message  # type: ignore[attr-defined]
-    with FakeEndpoint(Reply(200, headers=headers)) as fake:
-        fails_with(Truncated, fake)
+    for status in (206, 200):
+        with FakeEndpoint(Reply(status, headers=headers)) as fake:
+            error = fails_with(EndpointTimeout, fake)
+        assert "S1TAT" in error.message and "time limit" in error.message  # type: ignore[attr-defined]
+        with FakeEndpoint(Reply(status, headers={**headers, "X-SQL-State": "42000"})) as fake:
+            error = fails_with(Truncated, fake)
+        assert "42000" in error.message  # type: ignore[attr-defined]
 
 
 def test_truncation_reaches_the_tool_as_an_error_not_a_short_walk() -> None:
