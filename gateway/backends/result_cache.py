@@ -99,6 +99,8 @@ class CacheStats:
     """Answers taken from another call's identical request in flight."""
     misses: int
     """Requests sent."""
+    waiting: int
+    """Calls waiting now for another call's identical request."""
     entries: int
     bytes: int
     """Bytes held, as counted against `max_bytes`."""
@@ -116,12 +118,13 @@ class _Entry:
 class _Flight:
     """One request in flight, and what it ended with."""
 
-    __slots__ = ("body", "done", "error")
+    __slots__ = ("body", "done", "error", "waiters")
 
     def __init__(self) -> None:
         self.done = threading.Event()
         self.body: Body | None = None
         self.error: BackendError | None = None
+        self.waiters = 0
 
 
 class ResultCache:
@@ -150,21 +153,13 @@ class ResultCache:
         """`read` of the answer kept for `key`, or of the one an identical request in flight
         brings; else `fetch`'s (one request), kept unless it is an error or too large."""
         while True:
-            with self._lock:
-                entry = self._entries.get(key)
-                flight = None if entry is not None else self._flights.get(key)
-                leading = entry is None and flight is None
-                if entry is not None:
-                    self._hits += 1
-                elif leading:
-                    flight = self._flights[key] = _Flight()
-                    self._misses += 1
-            if entry is not None:
+            found = self._look(key)
+            if isinstance(found, _Entry):
                 _counted(hit=True)
                 logger.debug("%s: answered from the result cache (%d bytes, %.0f s old): %s", self.endpoint,
-                             len(entry.body.data), self._clock() - entry.stored, _excerpt(query))
-                return read(entry.body)
-            assert flight is not None
+                             len(found.body.data), self._clock() - found.stored, _excerpt(query))
+                return read(found.body)
+            flight, leading = found
             if leading:
                 _counted(hit=False)
                 return self._lead(key, flight, fetch)
@@ -176,6 +171,22 @@ class ResultCache:
                 logger.debug("%s: answered by an identical request in flight: %s", self.endpoint, _excerpt(query))
                 return read(body)
             # The leader gave up for reasons of its own: ask again (one waiter leads).
+
+    def _look(self, key: Key) -> _Entry | tuple[_Flight, bool]:
+        """The entry for `key`; else the request in flight for it, joined, or a new one to
+        lead (True)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._hits += 1
+                return entry
+            flight = self._flights.get(key)
+            if flight is not None:
+                flight.waiters += 1
+                return flight, False
+            flight = self._flights[key] = _Flight()
+            self._misses += 1
+            return flight, True
 
     def _lead(self, key: Key, flight: _Flight, fetch: Callable[[], tuple[Body, A]]) -> A:
         try:
@@ -202,11 +213,15 @@ class ResultCache:
     def _follow(self, flight: _Flight) -> Body | None:
         """What the request in flight ended with (its error raised as this call's own), within
         this call's deadline; None when it ended with nothing to share."""
-        while not flight.done.wait(_slice()):
-            left = deadlines.remaining()
-            if left is not None and left <= 0:
-                raise EndpointTimeout(f"the call's deadline passed while the same query, asked by another call, "
-                                      f"was still running at {self.endpoint}")
+        try:
+            while not flight.done.wait(_slice()):
+                left = deadlines.remaining()
+                if left is not None and left <= 0:
+                    raise EndpointTimeout(f"the call's deadline passed while the same query, asked by another call, "
+                                          f"was still running at {self.endpoint}")
+        finally:
+            with self._lock:
+                flight.waiters -= 1
         if flight.error is not None:
             error = copy.copy(flight.error)
             error.__traceback__ = None
@@ -216,8 +231,9 @@ class ResultCache:
     def stats(self) -> CacheStats:
         with self._lock:
             self._entries.expire()
-            return CacheStats(self._hits, self._shared, self._misses, len(self._entries), int(self._entries.currsize),
-                              self.max_bytes, self.ttl)
+            waiting = sum(flight.waiters for flight in self._flights.values())
+            return CacheStats(self._hits, self._shared, self._misses, waiting, len(self._entries),
+                              int(self._entries.currsize), self.max_bytes, self.ttl)
 
     def clear(self) -> None:
         with self._lock:
