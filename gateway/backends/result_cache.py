@@ -223,9 +223,7 @@ class ResultCache:
             with self._lock:
                 flight.waiters -= 1
         if flight.error is not None:
-            error = copy.copy(flight.error)
-            error.__traceback__ = None
-            raise error
+            raise copy.copy(flight.error)  # an object of its own: one error raised in many threads shares its traceback
         return flight.body
 
     def stats(self) -> CacheStats:
