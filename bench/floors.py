@@ -238,7 +238,7 @@ def measure(relationships: int, seeds: int, reps: int, progress: Callable[[str],
                 everywhere: list[tuple[str, Gateway, Callable[[str], bytes]]] = [
                     ("in process", Gateway.open(store, prefixes=PREFIXES), local),
                     ("on disk", Gateway.open(scratch / "store", prefixes=PREFIXES), in_process(disk)),
-                    ("oxigraph serve", Gateway.connect(server.url, prefixes=PREFIXES, timeout=300),
+                    ("oxigraph serve", Gateway.connect(server.url, prefixes=PREFIXES, timeout=300, cache_ttl=0),
                      over_http(client, server.url)),
                 ]
                 for where, gateway, run in [place for place in everywhere if place[0] in places]:

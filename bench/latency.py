@@ -259,7 +259,7 @@ def measure_endpoint(
     for delay in delays:
         proxy = DelayProxy(endpoint.url, delay / 1000)
         try:
-            gateway = Gateway.connect(proxy.url, prefixes=prefixes, timeout=300, **endpoint.connect)
+            gateway = Gateway.connect(proxy.url, prefixes=prefixes, timeout=300, cache_ttl=0, **endpoint.connect)
             client = RemoteBackend(EndpointConfig(proxy.url, graphs=endpoint.graphs, timeout=300))
             log: list[str] = []
             gateway.backend.query_log = lambda text, count, log=log: log.append(text)  # type: ignore[attr-defined]

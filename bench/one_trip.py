@@ -71,8 +71,8 @@ def measure(delays: Sequence[int], seeds: int, reps: int, progress: Callable[[st
         for delay in delays:
             proxy = DelayProxy(server.url, delay / 1000)
             try:
-                gateways = {"one": Gateway.connect(proxy.url, prefixes=PREFIXES, timeout=300),
-                            "by_hop": Gateway.connect(proxy.url, prefixes=PREFIXES, timeout=300)}
+                gateways = {"one": Gateway.connect(proxy.url, prefixes=PREFIXES, timeout=300, cache_ttl=0),
+                            "by_hop": Gateway.connect(proxy.url, prefixes=PREFIXES, timeout=300, cache_ttl=0)}
                 gateways["by_hop"].context.profile.two_hop_lines = lambda *args, **kwargs: None  # type: ignore[method-assign]
                 counts = dict.fromkeys(gateways, 0)
                 for name, gateway in gateways.items():

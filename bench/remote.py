@@ -142,7 +142,7 @@ def measure(triples: int, seeds: int, classes: list[str], reps: int) -> str:
     server = Server(spec.path)
     try:
         embedded = Gateway.open(graph.store, prefixes=PREFIXES)
-        remote = Gateway.connect(server.url, prefixes=PREFIXES, timeout=120)
+        remote = Gateway.connect(server.url, prefixes=PREFIXES, timeout=120, cache_ttl=0)
         client = RemoteBackend(EndpointConfig(server.url, timeout=120))
         log: list[str] = []
         remote.backend.query_log = lambda text, count: log.append(text)  # type: ignore[attr-defined]

@@ -113,7 +113,7 @@ def measure(items: int, reps: int) -> str:
         store.dump(str(nt), ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
         server = Server(nt)
         try:
-            remote = Gateway.connect(server.url, timeout=120)
+            remote = Gateway.connect(server.url, timeout=120, cache_ttl=0)
             rows = []
             for title, arguments, sparql in QUESTIONS:
                 times = interleaved({

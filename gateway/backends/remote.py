@@ -68,6 +68,7 @@ from gateway.backends.resilience import (
     origin,
     retry_after,
 )
+from gateway.backends.result_cache import ResultCache
 from gateway.backends.results import JSON, TIMEOUT_TEXT, TSV, Body, NotTsv, excerpt
 from gateway.errors import BackendError, EndpointTimeout, InvalidInput, RateLimited, Truncated, UpstreamError
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH
@@ -129,6 +130,7 @@ class RemoteBackend(Selects):
         """The endpoint's row cap when known; learned from `X-SPARQL-MaxRows` otherwise."""
         self.query_log: QueryLog | None = None
         self.rows_read = 0
+        self.cache = ResultCache.configured(config.cache_ttl, config.cache_max_bytes, self.host)
         self._sleep = config.sleep
         self._lock = threading.Lock()
         self._shared = EndpointShare.get(self.endpoint, self.max_concurrency)
@@ -166,11 +168,33 @@ class RemoteBackend(Selects):
     def _ask(
         self, query: str, graphs: Graphs, read: Callable[[Body], tuple[list[str], list[R]]]
     ) -> tuple[list[str], list[R]]:
-        """One query's answer, `read` into rows or lines."""
+        """One query's answer, `read` into rows or lines: from the result cache when it
+        holds it (or an identical request is in flight), else from the endpoint."""
         form = self._form(query, self.graphs if graphs is None else graphs)
+        if self.cache is None:
+            header, rows = self._fetch(query, form, read)[1]
+        else:
+            header, rows = self.cache.answer((form, read), lambda: self._fetch(query, form, read), read, query)
+        with self._lock:
+            self.rows_read += len(rows)
+        if self.query_log is not None:
+            self.query_log(query, len(rows))
+        return header, rows
+
+    def _fetch(
+        self, query: str, form: bytes, read: Callable[[Body], tuple[list[str], list[R]]]
+    ) -> tuple[Body, tuple[list[str], list[R]]]:
+        """The endpoint's answer to `form`: the body read, and what `read` made of it."""
+        kept: list[Body] = []
+
+        def keeping(body: Body) -> tuple[list[str], list[R]]:
+            answer = read(body)
+            kept.append(body)  # only a body that reads (TSV a server writes lossily does not)
+            return answer
+
         self.breaker.check(self.host)
         try:
-            header, rows = self._with_retries(form, read)
+            header, rows = self._with_retries(form, keeping)
         except BackendError as error:
             _scrub(error)
             # Only failures of the endpoint itself count, not a query's bad or cut answer.
@@ -178,11 +202,7 @@ class RemoteBackend(Selects):
             raise
         self.breaker.record(None)
         self._check_row_cap(query, rows)
-        with self._lock:
-            self.rows_read += len(rows)
-        if self.query_log is not None:
-            self.query_log(query, len(rows))
-        return header, rows
+        return kept[-1], (header, rows)
 
     def close(self) -> None:
         self._client.close()

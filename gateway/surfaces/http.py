@@ -42,6 +42,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from gateway.api import Gateway
 from gateway.arguments import without_nulls
 from gateway.auth import Reader, Readers
+from gateway.backends import result_cache
 from gateway.errors import GatewayError, InvalidInput, NotFound, Unauthorized
 from gateway.pictures import FORMATS, MEDIA_TYPES, PICTURED
 from gateway.surfaces.mcp import create_mcp_server, current_abandoned, current_deadline, current_reader
@@ -89,6 +90,9 @@ def parse_arguments(model: type[BaseModel], body: bytes) -> BaseModel:
 Authenticate = Callable[[Request], Reader | None]
 DEADLINE_HEADER = "BFSQL-Deadline"
 """Seconds the caller gives a tool call (less than the default, or more when trusted)."""
+CACHE_HEADER = "BFSQL-Cache"
+"""On a tool's answer over a remote endpoint with a result cache: `hits=N; misses=M`, the
+call's queries answered from the cache (or by an identical request in flight) and sent."""
 
 
 def asked_deadline(request: Request) -> float | None:
@@ -289,6 +293,7 @@ def app_middleware(config: HttpConfig) -> list[Middleware]:
     cors = [Middleware(
         CORSMiddleware, allow_origins=["*"] if "*" in config.allowed_origins else list(config.allowed_origins),
         allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type", "Accept", DEADLINE_HEADER],
+        expose_headers=[CACHE_HEADER],
     )] if config.allowed_origins else []
     return [
         Middleware(AccessLog),
@@ -424,6 +429,12 @@ def _cache(app: FastAPI, document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tool_endpoint(gateway: Gateway, tool: Tool, authenticate: Authenticate) -> Callable[[Request], Awaitable[Response]]:
+    cached = getattr(gateway.backend, "cache", None) is not None
+
+    def cache_header(count: result_cache.CacheCount) -> dict[str, str] | None:
+        """The call's answers from the endpoint's result cache, where it has one."""
+        return {CACHE_HEADER: count.header()} if cached else None
+
     async def run_tool(request: Request) -> Response:
         reader = authenticate(request)
         deadline = asked_deadline(request)
@@ -434,13 +445,15 @@ def _tool_endpoint(gateway: Gateway, tool: Tool, authenticate: Authenticate) -> 
         # one whose client went away (a walk stops at its next hop, as at its deadline).
         watcher = asyncio.ensure_future(_watch_disconnect(request, abandoned))
         try:
-            if fmt is not None:
-                drawn = await run_in_threadpool(gateway.picture, tool.name, arguments, fmt, reader=reader,
-                                                deadline=deadline, abandoned=abandoned)
-                return Response(drawn, media_type=MEDIA_TYPES[fmt])
-            result = await run_in_threadpool(gateway.call, tool.name, arguments, reader=reader, deadline=deadline,
-                                             abandoned=abandoned)
-            return Response(result.model_dump_json(exclude_none=True), media_type="application/json")
+            with result_cache.counting() as count:  # the worker thread runs in a copy of this context
+                if fmt is not None:
+                    drawn = await run_in_threadpool(gateway.picture, tool.name, arguments, fmt, reader=reader,
+                                                    deadline=deadline, abandoned=abandoned)
+                    return Response(drawn, media_type=MEDIA_TYPES[fmt], headers=cache_header(count))
+                result = await run_in_threadpool(gateway.call, tool.name, arguments, reader=reader, deadline=deadline,
+                                                 abandoned=abandoned)
+                return Response(result.model_dump_json(exclude_none=True), media_type="application/json",
+                                headers=cache_header(count))
         finally:
             watcher.cancel()
 

@@ -30,6 +30,8 @@ from tests.surfaces.conftest import start_server
 CANARY = "canary-" + secrets.token_hex(12) + "!/"
 """With characters a URL must escape: the escaped form is searched for too."""
 IRENE = "https://example.org/wiki/Irene_Adler"
+HOLMES = "https://example.org/wiki/Sherlock_Holmes"
+"""Asked only once the endpoint is gone: the result cache holds no answer about him."""
 
 
 def forms(secret: str) -> list[str]:
@@ -49,9 +51,9 @@ def transcript(response: httpx2.Response) -> str:
     return f"{response.status_code} {dict(response.headers)}\n{response.text}"
 
 
-async def mcp_calls(client: Client, failing: bool) -> str:
+async def mcp_calls(client: Client, failing: bool, entity: str = IRENE) -> str:
     seen = []
-    for name, arguments in (("describe_entity", {"id": IRENE}), ("bfs_query", {"seeds": [IRENE], "max_hops": 1})):
+    for name, arguments in (("describe_entity", {"id": entity}), ("bfs_query", {"seeds": [entity], "max_hops": 1})):
         result = await client.call_tool(name, arguments)
         assert result.is_error == failing, result.content
         seen.append(str(result.content) + str(result.structured_content))
@@ -74,7 +76,7 @@ def test_the_password_in_the_endpoint_url_appears_nowhere(tmp_path: Path, oxigra
             outputs += [transcript(svg), transcript(client.get("/openapi.json")), transcript(client.get("/v1/tools"))]
             outputs.append(asyncio.run(_over_mcp(f"{served.url}/mcp", failing=False)))
             nginx.stop()  # the endpoint is gone
-            failed = client.post("/v1/tools/describe_entity", json={"id": IRENE})
+            failed = client.post("/v1/tools/describe_entity", json={"id": HOLMES})
             assert failed.status_code == 502, failed.text
             assert failed.json()["code"] == "upstream_error" and f"127.0.0.1:{nginx.port}" in failed.json()["detail"]
             outputs.append(transcript(failed))
@@ -90,7 +92,7 @@ def test_the_password_in_the_endpoint_url_appears_nowhere(tmp_path: Path, oxigra
 
 async def _over_mcp(url: str, *, failing: bool) -> str:
     async with Client(url) as client:
-        return await mcp_calls(client, failing)
+        return await mcp_calls(client, failing, HOLMES if failing else IRENE)
 
 
 def test_the_password_in_the_environment_appears_nowhere(tmp_path: Path, oxigraph_server: OxigraphServer) -> None:

@@ -178,6 +178,9 @@ def sleeps() -> Sleeps:
 
 def backend(fake: FakeEndpoint, sleeps: Sleeps | None = None, **options: object) -> RemoteBackend:
     options.setdefault("timeout", 2.0)
+    # The fake answers each request with the next reply of its script, and these tests count
+    # the requests a fault makes: every select must reach it, so no result cache here.
+    options.setdefault("cache_ttl", 0)
     return RemoteBackend(EndpointConfig(fake.url, sleep=sleeps if sleeps is not None else Sleeps(), **options))  # type: ignore[arg-type]
 
 
@@ -498,8 +501,9 @@ def test_wikidata_never_gets_more_than_one_request_in_flight() -> None:
     assert is_wikimedia("https://query.wikidata.org/sparql") and not is_wikimedia("http://127.0.0.1:1/sparql")
     with FakeEndpoint(Reply(delay=0.05)) as fake:
         # The fake stands in for query.wikidata.org as an HTTP proxy: nothing leaves this machine.
+        # No result cache: the same query asked 18 times must make 18 requests to count.
         client = RemoteBackend(EndpointConfig("http://query.wikidata.org/sparql", proxy=fake.url.rsplit("/", 1)[0],
-                                              max_concurrency=8, contact="mailto:tests@example.org"))
+                                              max_concurrency=8, contact="mailto:tests@example.org", cache_ttl=0))
         _hammer(client)
     assert len(fake.bodies) == 18 and fake.max_in_flight == 1
     assert fake.paths[0] == "http://query.wikidata.org/sparql"
@@ -518,7 +522,8 @@ def empty_endpoint() -> Iterator[tuple[FakeEndpoint, Gateway]]:
     """An endpoint whose graph is empty, and one gateway in front of it."""
     empty = json.dumps({"head": {"vars": []}, "results": {"bindings": []}}).encode()
     with FakeEndpoint(Reply(body=empty, content_type=JSON)) as fake:
-        gateway = Gateway.connect(fake.url, prefixes={"wiki": "https://example.org/wiki/"})
+        # No result cache: every call's queries must reach the fake to be inspected.
+        gateway = Gateway.connect(fake.url, prefixes={"wiki": "https://example.org/wiki/"}, cache_ttl=0)
         yield fake, gateway
         gateway.close()
 

@@ -213,7 +213,8 @@ def test_digest_when_the_endpoint_asks_for_it(monkeypatch: pytest.MonkeyPatch) -
     try:
         monkeypatch.setenv("BFSQL_ENDPOINT_USER", "carol")
         monkeypatch.setenv("BFSQL_ENDPOINT_PASSWORD", PASSWORD)
-        backend = RemoteBackend(EndpointConfig(endpoint.url))
+        # No result cache: the second select must make the second request this checks.
+        backend = RemoteBackend(EndpointConfig(endpoint.url, cache_ttl=0))
         for _ in range(2):
             assert backend.select(QUERY)[1] == [["http://a.example/digested"]]
         # Basic first; Digest once asked for; and Digest only from then on.
