@@ -132,7 +132,8 @@ def endpoint(clock: Clock) -> Iterator[Endpoint]:
 
 
 def backend(endpoint: Endpoint, clock: Clock, **options: object) -> RemoteBackend:
-    config = EndpointConfig(endpoint.url, sleep=clock.sleep, **options)  # type: ignore[arg-type]
+    # No result cache: the same query asked again must be a request to count against the budget.
+    config = EndpointConfig(endpoint.url, sleep=clock.sleep, cache_ttl=0, **options)  # type: ignore[arg-type]
     EndpointShare.get(endpoint.url, 1, clock=clock)  # the origin's budgets count on the test's clock
     return RemoteBackend(config)
 
