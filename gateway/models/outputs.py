@@ -72,17 +72,10 @@ class Limits(Out):
 
 class Truncation(Out):
     reason: Literal["max_nodes", "max_edges", "deadline", "endpoint_timeout"] = Field(
-        description="What cut the walk: a budget; deadline: the call's time ran out; endpoint_timeout: the store gave "
-        "up on a query. After a timeout the hops before at_hop are complete (ask again narrower, or with a longer "
-        "deadline).")
-    at_hop: int = Field(description="The hop (a closure's or a path search's level) whose expansion was cut.")
+        description="What cut the walk: a budget, the call's deadline or the store's own timeout; the hops "
+        "before at_hop are complete (ask again narrower).")
+    at_hop: int = Field(description="The hop (or level) whose expansion was cut.")
     frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
-
-
-class PageTruncation(Out):
-    reason: Literal["deadline", "endpoint_timeout"] = Field(
-        description="deadline: the call's time ran out; endpoint_timeout: the store gave up on a query. The page "
-        "holds every match up to its last row, fewer than limit: next_cursor goes on from there.")
 
 
 class _Walked(AsRdf, Drawable):
@@ -163,8 +156,7 @@ class Neighbors(Out):
     total: int = Field(description="Neighbours found (of the types asked), before the limit.")
     depth: int
     limit: int
-    truncated: bool = Field(
-        description="More neighbours existed than are listed (or a budget or a timeout cut the walk: see warnings).")
+    truncated: bool = Field(description="More neighbours existed than are listed (or a budget or timeout cut the walk).")
     filters: dict[str, Any] = Field(default_factory=dict, description="The filters applied.")
     warnings: list[str] = Field(default_factory=list)
 
@@ -345,11 +337,7 @@ class Closure(Out):
     count: int
     reachable: list[str] = Field(description="Every ID reachable in one or more steps, sorted.")
     limit: int
-    truncated: bool = Field(default=False, description="The list is not every ID reachable: limit, or a timeout, "
-                            "cut it (see truncation).")
-    truncation: Truncation | None = Field(
-        default=None, description="Where a timeout cut a level-by-level closure: the levels before at_hop are complete; "
-        "absent when limit cut it.")
+    truncated: bool = Field(default=False, description="limit, or a timeout (see warnings), cut the list.")
     method: Literal["property_path", "per_level"]
     unresolved: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -362,9 +350,6 @@ class ScanPage(AsRdf):
     edges: list[Edge] = Field(default_factory=list)
     limit: int
     next_cursor: str | None = Field(default=None, description="Pass it back as cursor for the next page; null at the end.")
-    truncated: bool = Field(default=False, description="A timeout ended this page before limit rows: what it lists "
-                            "is whole up to its last row.")
-    truncation: PageTruncation | None = None
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -386,9 +371,6 @@ class ShortestPath(AsRdf, Drawable):
     confidence_product: float | None = Field(default=None, description="Omitted when any edge states no confidence.")
     weakest_edge: WeakestEdge | None = None
     reason: str | None = None
-    truncated: bool = Field(default=False, description="A timeout stopped the search before max_hops: no path is as "
-                            "short as the levels searched (truncation.at_hop - 1), nothing is said of longer ones.")
-    truncation: Truncation | None = None
     max_hops: int
     unresolved: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)

@@ -20,7 +20,7 @@ from gateway.engine.search import suggest_ids
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.walk import Cut, timeout_warning
 from gateway.errors import EndpointTimeout
-from gateway.models import Closure, TransitiveClosureInput, Truncation
+from gateway.models import Closure, TransitiveClosureInput
 from gateway.profiles.base import HopPlan
 from gateway.settings import clamp
 from gateway.sparql import integer, iri
@@ -51,14 +51,12 @@ def transitive_closure_query(ctx: GraphContext, query: TransitiveClosureInput) -
     found: Collection[str] | None = None
     if plain:
         found, truncated = _property_path(ctx, starts[0], predicate, query.direction == "out", limit, warnings)
-    cut = None
     if found is None:
         plain = False
-        found, truncated, cut = _per_level(ctx, starts[0], predicate, plan, limit, warnings)
+        found, truncated = _per_level(ctx, starts[0], predicate, plan, limit, warnings)
     reachable = sorted(ctx.ids.to_ids(found))
     return Closure(
         count=len(reachable), reachable=reachable, truncated=truncated,
-        truncation=Truncation(**vars(cut)) if cut is not None else None,
         method="property_path" if plain else "per_level", **answer,  # type: ignore[arg-type]
     )
 
@@ -83,10 +81,10 @@ def _property_path(
 
 def _per_level(
     ctx: GraphContext, start: str, predicate: str, plan: HopPlan, limit: int, warnings: list[str]
-) -> tuple[set[str], bool, Cut | None]:
-    """The closure a level at a time: what it reached, whether that is cut short, and
-    where a timeout cut it (the levels before are whole; a first level that times out is
-    the error: nothing was read)."""
+) -> tuple[set[str], bool]:
+    """The closure a level at a time: what it reached, and whether that is cut short (by
+    `limit`, or by a timeout, which a warning tells: the levels before it are whole; a
+    first level that times out is the error, nothing was read)."""
     plan = replace(plan, predicates=(predicate,), mirror_predicates=())
     found: set[str] = set()
     frontier = [start]
@@ -95,9 +93,8 @@ def _per_level(
     while frontier:
         level += 1
         if deadline is not None and deadline.nearly_expired():
-            cut = Cut("deadline", level, len(frontier))
-            warnings += timeout_warning(cut, step="level", fewer=None)
-            return found, True, cut
+            warnings += timeout_warning(Cut("deadline", level, len(frontier)), step="level", fewer=None)
+            return found, True
         try:
             with deadlines.keeping_reserve():
                 hits, more = ctx.profile.hop(frontier, plan, ROWS_PER_LEVEL)
@@ -105,14 +102,13 @@ def _per_level(
             cause = deadlines.timeout_cause()
             if cause is None or level == 1:
                 raise
-            cut = Cut(cause, level, len(frontier))
-            warnings += timeout_warning(cut, step="level", fewer=None)
-            return found, True, cut
+            warnings += timeout_warning(Cut(cause, level, len(frontier)), step="level", fewer=None)
+            return found, True
         step = {h.o if h.via == "o" else h.s for h in hits if (h.via == "o" and plan.out) or (h.via == "i" and plan.inward)}
         new = sorted(step - found)
         if more or len(found) + len(new) > limit:
             found.update(new[: limit - len(found)])
-            return found, True, None
+            return found, True
         found.update(new)
         frontier = [x for x in new if x != start]
-    return found, False, None
+    return found, False

@@ -23,9 +23,9 @@ from gateway.engine.plan import make_plan
 from gateway.engine.presentation import full_edges
 from gateway.engine.search import suggest_ids
 from gateway.engine.seeds import resolve_seeds
-from gateway.engine.walk import TIMEOUTS, Cut, EdgeKey, candidates
+from gateway.engine.walk import TIMEOUTS, EdgeKey, candidates
 from gateway.errors import EndpointTimeout
-from gateway.models import ShortestPath, ShortestPathInput, Truncation, WeakestEdge
+from gateway.models import ShortestPath, ShortestPathInput, WeakestEdge
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
 from gateway.settings import clamp
 
@@ -62,10 +62,7 @@ def shortest_path(ctx: GraphContext, query: ShortestPathInput) -> ShortestPath:
     search = _Search(ctx, plan, source, target)
     length = search.run(max_hops)
     if length is None:
-        cut = search.cut
-        return ShortestPath(found=False, reason=search.reason or f"no path within {max_hops} hops",
-                            truncated=cut is not None, truncation=Truncation(**vars(cut)) if cut else None,
-                            **answer)  # type: ignore[arg-type]
+        return ShortestPath(found=False, reason=search.reason or f"no path within {max_hops} hops", **answer)  # type: ignore[arg-type]
     steps = search.read_path(length)
     nodes = [source, *(node for node, _, _ in steps)]
     edges = full_edges(ctx, [(key, hit) for _, key, hit in steps], valid_at=query.valid_at)
@@ -96,8 +93,6 @@ class _Search:
         self.backward_steps: dict[str, list[Step]] = defaultdict(list)  # z -> steps z->y, dist_b(y) = dist_b(z)-1
         self.source, self.target = source, target
         self.reason: str | None = None
-        self.cut: Cut | None = None
-        """Where a timeout stopped the search."""
 
     def run(self, max_hops: int) -> int | None:
         radius = 0
@@ -105,7 +100,7 @@ class _Search:
         while radius < max_hops and self.forward_frontier and self.backward_frontier:
             forward = len(self.forward_frontier) <= len(self.backward_frontier)
             if deadline is not None and deadline.nearly_expired():
-                self._stop("deadline", radius, forward)
+                self._stop("deadline", radius)
                 return None
             try:
                 with deadlines.keeping_reserve():
@@ -114,7 +109,7 @@ class _Search:
                 cause = deadlines.timeout_cause()
                 if cause is None or radius == 0:  # nothing searched: nothing to answer
                     raise
-                self._stop(cause, radius, forward)
+                self._stop(cause, radius)
                 return None
             radius += 1
             meeting = [self.forward_dist[n] + self.backward_dist[n] for n in self.forward_dist if n in self.backward_dist]
@@ -122,13 +117,11 @@ class _Search:
                 return min(meeting)
         return None
 
-    def _stop(self, cause: str, radius: int, forward: bool) -> None:
+    def _stop(self, cause: str, radius: int) -> None:
         """The search ends after `radius` levels without a path: `cause` came at the next."""
-        left = len(self.forward_frontier if forward else self.backward_frontier)
-        self.cut = Cut(cause, radius + 1, left)
-        self.reason = (f"{TIMEOUTS[cause]} at level {radius + 1}, after searching {radius} hops without a path: no path "
-                       f"is {radius} hops or shorter, nothing is said of longer ones; ask again with fewer hops or "
-                       "predicates, or a longer deadline")
+        self.reason = (f"truncated ({cause}): {TIMEOUTS[cause]} at level {radius + 1}, after searching {radius} hops "
+                       f"without a path: no path is {radius} hops or shorter, nothing is said of longer ones; ask again "
+                       "with fewer hops or predicates, or a longer deadline")
 
     def _hits(self, frontier: list[str], plan: HopPlan) -> list[Hit]:
         hits, more = self.ctx.profile.hop(sorted(frontier), plan, ROWS_PER_LEVEL)

@@ -29,7 +29,7 @@ from gateway.engine.presentation import full_edges, full_nodes, node_types
 from gateway.engine.statements import statement_rows, unnamed_subjects
 from gateway.engine.walk import TIMEOUTS
 from gateway.errors import InvalidInput
-from gateway.models import PageTruncation, ScanPage, ScanQueryInput
+from gateway.models import ScanPage, ScanQueryInput
 from gateway.profiles.graph import MemoKey
 from gateway.settings import clamp
 from gateway.sparql import integer, iris, literal
@@ -96,13 +96,12 @@ def _scan_statements(
     edges = full_edges(ctx, [(key, hit) for _, key, hit in page], valid_at=query.valid_at)
     more = len(rows) > limit or stopped is not None
     if stopped is not None:
-        warnings.append(f"{TIMEOUTS[stopped]} before this page was full: it lists every match up to its last row; pass "
-                        "next_cursor to go on (narrower filters or a longer deadline make fuller pages)")
+        warnings.append(f"truncated ({stopped}): {TIMEOUTS[stopped]} before this page was full: it lists every match "
+                        "up to its last row; pass next_cursor to go on (narrower filters or a longer deadline make "
+                        "fuller pages)")
     unnamed_subjects(ctx, warnings)
     cursor = _make_cursor(ctx, query, "statements", page[-1][0] if page else after or "") if more else None
-    return ScanPage(kind="statements", count=len(edges), edges=edges, limit=limit, next_cursor=cursor,
-                    truncated=stopped is not None, truncation=PageTruncation(reason=stopped) if stopped else None,
-                    warnings=warnings)
+    return ScanPage(kind="statements", count=len(edges), edges=edges, limit=limit, next_cursor=cursor, warnings=warnings)
 
 
 # -- cursors ---------------------------------------------------------------------------

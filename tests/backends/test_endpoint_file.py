@@ -281,7 +281,7 @@ def test_the_environments_credentials_are_for_a_bare_url_only(
         with Gateway.connect(nginx.url) as bare:
             assert bare.describe_entity(IRENE).label == "Irene Adler"
         path = written(tmp_path, f'[endpoints.a]\nurl = "{nginx.url}"\n')
-        with Gateway.connect_named("a", path) as named, pytest.raises(UpstreamError, match="has none .*auth table"):
+        with Gateway.connect_named("a", path) as named, pytest.raises(UpstreamError, match=r"has none .*auth table"):
             named.describe_entity(IRENE)
     finally:
         nginx.stop()
