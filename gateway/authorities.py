@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from types import MappingProxyType
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from gateway.resources import resource_dir
 
@@ -81,8 +81,17 @@ class Authority:
         return compiled is None or compiled.fullmatch(local) is not None
 
     def id(self, local: str) -> CanonicalId | None:
-        """The ID `local` of this authority, or None if it cannot be one."""
-        return CanonicalId(self, local) if self.accepts(local) else None
+        """The ID `local` of this authority, or None if it cannot be one. A local ID that
+        fails the pattern only for a redundant prefix before it (Wikidata's "MONDO_0005301",
+        "CVCL_0030", "PR:000013246") is read without it, as the registry reads it."""
+        if self.accepts(local):
+            return CanonicalId(self, local)
+        if self.pattern is None:
+            return None
+        for banana in _bananas(self):
+            if local.startswith(banana) and self.accepts(local[len(banana) :]):
+                return CanonicalId(self, local[len(banana) :])
+        return None
 
 
 @dataclass(frozen=True)
@@ -118,6 +127,9 @@ class _Record(TypedDict):
     uri_prefixes: list[str]
     wikidata: str | None
     pattern: str | None
+    banana: NotRequired[str]
+    """The redundant prefix some write before a local ID ("CVCL_" for Cellosaurus), when
+    it is not a spelling of the prefix."""
 
 
 class _Registry:
@@ -128,6 +140,7 @@ class _Registry:
         self.by_name: dict[str, Authority] = {}
         self.by_uri: dict[str, Authority] = {}
         self.by_property: dict[str, Authority] = {}
+        self.bananas = {record["prefix"]: record["banana"] for record in records if record.get("banana")}
         for authority in self.authorities:  # the file's order: the first to claim a name keeps it
             for name in (authority.prefix, *authority.synonyms):
                 self.by_name.setdefault(name.casefold(), authority)
@@ -161,6 +174,14 @@ def _registry() -> _Registry:
     with open(resource_dir("vocab") / "authorities.json", encoding="utf-8") as handle:
         records: list[_Record] = json.load(handle)
     return _Registry(records)
+
+
+@cache
+def _bananas(authority: Authority) -> tuple[str, ...]:
+    """What may stand before a local ID: the prefix in any spelling, then ":" or "_"."""
+    names = (authority.prefix, *authority.synonyms)
+    banana = _registry().bananas.get(authority.prefix)
+    return (*((banana,) if banana else ()), *(name + peel for name in names for peel in (":", "_")))
 
 
 @cache
