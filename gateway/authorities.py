@@ -55,6 +55,7 @@ the same thing elsewhere), written as a CURIE or a URL."""
 # something else (controls, spaces, bidi overrides, zero-width and private-use characters).
 _UNSAFE = re.compile(r'[\x00-\x20\x7f<>"{}|^`\\]')
 _HIDDEN = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cs", "Cn"})
+_SEPARATORS = str.maketrans("", "", " -_./")
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ class _Registry:
         self.bananas = {record["prefix"]: record["banana"] for record in records if record.get("banana")}
         for authority in self.authorities:  # the file's order: the first to claim a name keeps it
             for name in (authority.prefix, *authority.synonyms):
-                self.by_name.setdefault(name.casefold(), authority)
+                self.by_name.setdefault(prefix_key(name), authority)
             for uri in authority.uri_prefixes:
                 self.by_uri.setdefault(uri, authority)
             if authority.wikidata_property:
@@ -206,16 +207,22 @@ def _readable(text: object) -> str | None:
     return text if text and _safe(text) else None
 
 
+def prefix_key(prefix: str) -> str:
+    """What two spellings of one prefix share: case and separators aside, as the registry
+    matches them ("ICD-9", "icd9", "ICD_9")."""
+    return prefix.casefold().translate(_SEPARATORS)
+
+
 def authorities() -> tuple[Authority, ...]:
     """Every authority the registry holds."""
     return _registry().authorities
 
 
 def authority(prefix: str) -> Authority | None:
-    """The authority a prefix names, in any of its spellings, in any case."""
+    """The authority a prefix names, in any of its spellings, in any case (`prefix_key`)."""
     if not isinstance(prefix, str) or len(prefix) > MAX_LENGTH:
         return None
-    return _registry().by_name.get(prefix.casefold())
+    return _registry().by_name.get(prefix_key(prefix))
 
 
 def parse_id(text: str) -> CanonicalId | None:
@@ -276,5 +283,5 @@ def _of_curie(text: str) -> CanonicalId | None:
     prefix, colon, local = text.partition(":")
     if not colon:
         return None
-    found = _registry().by_name.get(prefix.casefold())
+    found = _registry().by_name.get(prefix_key(prefix))
     return None if found is None else found.id(local)
