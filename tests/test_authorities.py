@@ -194,6 +194,23 @@ def test_an_ontologys_xrefs_parse_as_the_bioregistry_parses_them() -> None:
     assert checked > 10000
 
 
+def test_a_bundles_ids_and_urls_are_one_id() -> None:
+    """The medlit bundle gives entities an ID and the URL of the same thing
+    ("MeSH:D003480", "https://meshb.nlm.nih.gov/record/ui?ui=D003480"): both are one ID."""
+    checked = 0
+    with open(shared_data("medlit", "entities.jsonl"), encoding="utf-8") as handle:
+        for line in handle:
+            entity = json.loads(line)
+            if authority(entity["entity_id"].partition(":")[0]) is None:
+                continue
+            parsed = parse_id(entity["entity_id"])
+            assert parsed is not None, entity["entity_id"]
+            if entity.get("canonical_url"):
+                assert parse_id(entity["canonical_url"]) == parsed, entity
+                checked += 1
+    assert checked > 100
+
+
 def wikidata_claims(name: str) -> list[tuple[str, str, str]]:
     """(namespace, property, object's value) for every direct claim in a Wikidata export."""
     store = ox.Store()
