@@ -5,11 +5,12 @@ Wikidata's P486 and `https://meshb.nlm.nih.gov/record/ui?ui=D003480` on a web pa
 `MeSH:D003480`.
 
 Each authority has one preferred prefix (the project map's spelling when it has one, else
-the registry's), every other spelling of it (matched in any case), every URL form of its
-IDs, its Wikidata property and the pattern of its local IDs. A local ID that fails the
-pattern is no ID of that authority. The data is `vocab/authorities.json`, which
-`scripts/build-authorities` makes from the Bioregistry (it says which authorities and why);
-the gateway reads only the JSON, once, and compiles a pattern the first time it is used.
+the registry's), every other spelling of it (matched as the registry matches them, case
+and separators aside: `prefix_key`), every URL form of its IDs, its Wikidata property and
+the pattern of its local IDs. A local ID that fails the pattern is no ID of that authority.
+The data is `vocab/authorities.json`, which `scripts/build-authorities` makes from the
+Bioregistry (it says which authorities and why); the gateway reads only the JSON, once,
+and compiles a pattern the first time it is used.
 
 Everything here takes caller text: it returns None for what it cannot read as an ID, and
 never raises.
@@ -66,7 +67,8 @@ class Authority:
     """The preferred spelling: the project map's (vocab/prefixes.json: "MeSH") if it has
     one, else the registry's."""
     synonyms: tuple[str, ...]
-    """The other spellings accepted: case variants and the registry's synonyms."""
+    """The other spellings accepted: the registry's synonyms and the preferred one in
+    capitals and in small letters (what identifier literals write)."""
     uri_prefixes: tuple[str, ...]
     """Every URL form, the canonical one first."""
     wikidata_property: str | None
