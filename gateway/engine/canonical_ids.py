@@ -35,8 +35,7 @@ def _mapped() -> list[str]:
 
 def same_as_branch(ids: Sparql) -> Sparql:
     """same_as.rq for `ids`, as a branch of node_data.rq (no round trip of its own)."""
-    return fragment("native/same_as", ids=ids, identity=iris(IDENTITY_PREDICATES),
-                    claims=iris([WDT + p for p in _mapped()], ", "))
+    return fragment("native/same_as", ids=ids, identity=iris(IDENTITY_PREDICATES, ", "))
 
 
 def is_link_row(predicate: str, value: Term) -> bool:

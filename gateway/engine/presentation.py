@@ -182,9 +182,7 @@ def full_nodes(
     the same query with the identity links either way."""
     rows_by_node, claims = _node_rows(ctx, nodes, with_links=links is not None)
     if links is not None:
-        for node, rows in rows_by_node.items():
-            links[node] = [(p, v) for p, v, _ in rows]
-            rows_by_node[node] = [row for row in rows if not is_link_row(row[0], row[1])]
+        _set_links_apart(rows_by_node, links)
     held = {n: Counter(p for p, v, _ in rows_by_node.get(n, ()) if isinstance(v, Blank)) for n in nodes}
     owned = blanks.read(ctx, [n for n in nodes if held[n]], held)
     if warnings is not None:
@@ -243,6 +241,14 @@ def _full_node(ctx: GraphContext, node: str, rows: list[NodeRow], types: Sequenc
 
 NodeRow = tuple[str, Term, str | None]
 """(predicate, value, the claim's statement the value states, if any)."""
+
+
+def _set_links_apart(rows_by_node: dict[str, list[NodeRow]], links: dict[str, list[tuple[str, Term]]]) -> None:
+    """Every row into `links` (canonical IDs are read from them); the identity links and
+    external-ID claims only same_as.rq read kept out of the node's data (never properties)."""
+    for node, rows in rows_by_node.items():
+        links[node] = [(p, v) for p, v, _ in rows]
+        rows_by_node[node] = [row for row in rows if not is_link_row(row[0], row[1])]
 
 
 def _node_rows(ctx: GraphContext, nodes: Sequence[str], *, with_links: bool = False) -> tuple[dict[str, list[NodeRow]], set[str]]:
