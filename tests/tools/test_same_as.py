@@ -6,7 +6,7 @@ against a SPARQL query over the same file written here and the registry
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -265,3 +265,14 @@ def test_identity_links_either_way_are_read_and_bounded(tmp_path: Path) -> None:
     back = gateway.describe_entity(hpo[60][1:-1])
     assert back.same_as == _expected(hpo[60][1:-1], store, gateway)
     assert not [p for p in described.properties or {} if p in ("owl:sameAs", "skos:exactMatch")]
+
+
+@pytest.mark.parametrize("server", ["oxigraph", "virtuoso"])
+def test_real_endpoints_read_the_same_canonical_ids(
+    wikidata_endpoints: Callable[[str], tuple[str, list[str] | None]], q42: tuple[Gateway, ox.Store], server: str,
+) -> None:
+    """`oxigraph serve` and Virtuoso holding Q42.ttl answer describe's branch as the file does."""
+    url, graphs = wikidata_endpoints(server)
+    with Gateway(RemoteBackend(EndpointConfig(url, graphs=graphs, cache_ttl=0)), profile=WikidataProfile) as gateway:
+        remote = gateway.describe_entity("wd:Q42").same_as
+    assert remote == q42[0].describe_entity("wd:Q42").same_as == _expected(WD + "Q42", q42[1])
