@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from gateway import authorities
 from gateway.authorities import IDENTIFIER_PREDICATES, IDENTITY_PREDICATES, CanonicalId
 from gateway.engine.context import GraphContext
-from gateway.sparql import Sparql, fragment, iris
+from gateway.sparql import Sparql, fragment, iri, iris, union
 from gateway.terms import Blank, Literal, Term
 
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -35,7 +35,8 @@ def _mapped() -> list[str]:
 
 def same_as_branch(ids: Sparql) -> Sparql:
     """same_as.rq for `ids`, as a branch of node_data.rq (no round trip of its own)."""
-    return fragment("native/same_as", ids=ids, identity=iris(IDENTITY_PREDICATES, ", "))
+    incoming = union(fragment("native/same_as_in", ids=ids, predicate=iri(p)) for p in IDENTITY_PREDICATES)
+    return fragment("native/same_as", ids=ids, identity=iris(IDENTITY_PREDICATES, ", "), incoming=incoming)
 
 
 def is_link_row(predicate: str, value: Term) -> bool:
