@@ -5,11 +5,12 @@ Wikidata's P486 and `https://meshb.nlm.nih.gov/record/ui?ui=D003480` on a web pa
 `MeSH:D003480`.
 
 Each authority has one preferred prefix (the project map's spelling when it has one, else
-the registry's), every other spelling of it (matched in any case), every URL form of its
-IDs, its Wikidata property and the pattern of its local IDs. A local ID that fails the
-pattern is no ID of that authority. The data is `vocab/authorities.json`, which
-`scripts/build-authorities` makes from the Bioregistry (it says which authorities and why);
-the gateway reads only the JSON, once, and compiles a pattern the first time it is used.
+the registry's), every other spelling of it (matched as the registry matches them, case
+and separators aside: `prefix_key`), every URL form of its IDs, its Wikidata property and
+the pattern of its local IDs. A local ID that fails the pattern is no ID of that authority.
+The data is `vocab/authorities.json`, which `scripts/build-authorities` makes from the
+Bioregistry (it says which authorities and why); the gateway reads only the JSON, once,
+and compiles a pattern the first time it is used.
 
 Everything here takes caller text: it returns None for what it cannot read as an ID, and
 never raises.
@@ -55,6 +56,7 @@ the same thing elsewhere), written as a CURIE or a URL."""
 # something else (controls, spaces, bidi overrides, zero-width and private-use characters).
 _UNSAFE = re.compile(r'[\x00-\x20\x7f<>"{}|^`\\]')
 _HIDDEN = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cs", "Cn"})
+_SEPARATORS = str.maketrans("", "", " -_./")
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,8 @@ class Authority:
     """The preferred spelling: the project map's (vocab/prefixes.json: "MeSH") if it has
     one, else the registry's."""
     synonyms: tuple[str, ...]
-    """The other spellings accepted: case variants and the registry's synonyms."""
+    """The other spellings accepted: the registry's synonyms and the preferred one in
+    capitals and in small letters (what identifier literals write)."""
     uri_prefixes: tuple[str, ...]
     """Every URL form, the canonical one first."""
     wikidata_property: str | None
@@ -143,7 +146,7 @@ class _Registry:
         self.bananas = {record["prefix"]: record["banana"] for record in records if record.get("banana")}
         for authority in self.authorities:  # the file's order: the first to claim a name keeps it
             for name in (authority.prefix, *authority.synonyms):
-                self.by_name.setdefault(name.casefold(), authority)
+                self.by_name.setdefault(prefix_key(name), authority)
             for uri in authority.uri_prefixes:
                 self.by_uri.setdefault(uri, authority)
             if authority.wikidata_property:
@@ -206,16 +209,22 @@ def _readable(text: object) -> str | None:
     return text if text and _safe(text) else None
 
 
+def prefix_key(prefix: str) -> str:
+    """What two spellings of one prefix share: case and separators aside, as the registry
+    matches them ("ICD-9", "icd9", "ICD_9")."""
+    return prefix.casefold().translate(_SEPARATORS)
+
+
 def authorities() -> tuple[Authority, ...]:
     """Every authority the registry holds."""
     return _registry().authorities
 
 
 def authority(prefix: str) -> Authority | None:
-    """The authority a prefix names, in any of its spellings, in any case."""
+    """The authority a prefix names, in any of its spellings, in any case (`prefix_key`)."""
     if not isinstance(prefix, str) or len(prefix) > MAX_LENGTH:
         return None
-    return _registry().by_name.get(prefix.casefold())
+    return _registry().by_name.get(prefix_key(prefix))
 
 
 def parse_id(text: str) -> CanonicalId | None:
@@ -276,5 +285,5 @@ def _of_curie(text: str) -> CanonicalId | None:
     prefix, colon, local = text.partition(":")
     if not colon:
         return None
-    found = _registry().by_name.get(prefix.casefold())
+    found = _registry().by_name.get(prefix_key(prefix))
     return None if found is None else found.id(local)

