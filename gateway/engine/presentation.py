@@ -16,6 +16,7 @@ from typing import Any, cast, overload
 
 from gateway.backends.base import WRITTEN
 from gateway.engine import blanks
+from gateway.engine.canonical_ids import is_link_row, same_as_branch
 from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
 from gateway.models import Edge, Node, TruthStatus
@@ -170,13 +171,18 @@ def declared_subproperties(ctx: GraphContext, kind: str) -> frozenset[str]:
 def full_nodes(
     ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, with_bookkeeping: bool = False,
     valid_at: Point | None = None, languages: Sequence[str] | None = None, warnings: list[str] | None = None,
+    links: dict[str, list[tuple[str, Term]]] | None = None,
 ) -> dict[str, Node]:
     """Full data for entities: label, description, synonyms, types, literal properties
     (bookkeeping ones only if asked; a claim not in force at `valid_at` left out), text in
     `languages` (the gateway's `Settings.languages` unless a call names others), the blank
     nodes each owns (`gateway.engine.blanks`: what of them was left out, or is not what it
-    looks like, goes to `warnings`)."""
-    rows_by_node, claims = _node_rows(ctx, nodes)
+    looks like, goes to `warnings`). `links`, where given, receives each node's rows that
+    may name its canonical IDs (`gateway.engine.canonical_ids.same_as` reads them), read in
+    the same query with the identity links either way."""
+    rows_by_node, claims = _node_rows(ctx, nodes, with_links=links is not None)
+    if links is not None:
+        _set_links_apart(rows_by_node, links)
     held = {n: Counter(p for p, v, _ in rows_by_node.get(n, ()) if isinstance(v, Blank)) for n in nodes}
     owned = blanks.read(ctx, [n for n in nodes if held[n]], held)
     if warnings is not None:
@@ -237,12 +243,26 @@ NodeRow = tuple[str, Term, str | None]
 """(predicate, value, the claim's statement the value states, if any)."""
 
 
-def _node_rows(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[NodeRow]], set[str]]:
-    """Each node's literal and IRI values, and every claim's statement among them."""
+def _set_links_apart(rows_by_node: dict[str, list[NodeRow]], links: dict[str, list[tuple[str, Term]]]) -> None:
+    """Every row into `links` (canonical IDs are read from them); the identity links and
+    external-ID claims only same_as.rq read kept out of the node's data (never properties)."""
+    for node, rows in rows_by_node.items():
+        links[node] = [(p, v) for p, v, _ in rows]
+        rows_by_node[node] = [row for row in rows if not is_link_row(row[0], row[1])]
+
+
+def _node_rows(ctx: GraphContext, nodes: Sequence[str], *, with_links: bool = False) -> tuple[dict[str, list[NodeRow]], set[str]]:
+    """Each node's literal and IRI values (`with_links`: and its identity links and
+    external-ID claims, same_as.rq), and every claim's statement among them."""
     rows_by_node: dict[str, list[NodeRow]] = defaultdict(list)
     claims: set[str] = set()
     for chunk in _chunks(nodes):
-        for x, p, v, *stated in ctx.select("node_data", ids=iris(chunk)):
+        ids = iris(chunk)
+        if with_links:
+            rows = ctx.select("node_data", ["same_as"], ids=ids, same_as=same_as_branch(ids))
+        else:
+            rows = ctx.select("node_data", ids=ids)
+        for x, p, v, *stated in rows:
             if v is not None:
                 statement = str(stated[0]) if stated and stated[0] is not None else None
                 rows_by_node[str(x)].append((str(p), v, statement))

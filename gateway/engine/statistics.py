@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway.backends.store_directory import store_generation
+from gateway.engine.canonical_ids import authority_counts
 from gateway.engine.census import Census, OtherType, census
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES, as_point
 from gateway.profiles.graph import MemoKey
@@ -36,7 +37,7 @@ from gateway.terms import BFS, Blank, Literal, status_name, text_of
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
 
-VERSION = 7
+VERSION = 8
 """Bumped whenever what is counted changes: older files are then ignored."""
 logger = logging.getLogger("gateway.statistics")
 
@@ -124,7 +125,7 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
         schema_predicates=dict(counted.schema_predicates) if counted is not None else _count_schema_predicates(ctx),
         term_types=_counts(ctx, "term_type_counts"), unused_terms=_counts(ctx, "unused_term_counts"),
         blank_values=dict(counted.blank_values) if counted is not None else _counts(ctx, "blank_counts"),
-        type_literals=_count_type_literals(ctx, counted),
+        type_literals=_count_type_literals(ctx, counted), authorities=authority_counts(ctx, predicates),
     )
 
 

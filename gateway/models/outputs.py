@@ -215,6 +215,10 @@ class RelationshipCount(Out):
 
 
 class EntityDetail(Node):
+    same_as: list[str] | None = Field(
+        default=None, description="Its canonical IDs: registry IDs as CURIEs in the registry's preferred spelling "
+        "(its own ID when that is one, its identity links either way, identifier literals, Wikidata external-ID "
+        "claims) and the other IRIs its identity links name, sorted, at most 50. Absent: none.")
     relationships: list[RelationshipCount] | None = Field(default=None, description="Absent: none.")
     graphs: list[str] | None = Field(
         default=None, description="The named graphs its data comes from, when the store has several "
@@ -305,6 +309,9 @@ class Schema(Out):
     as_of_range: Range | None = None
     valid_at_range: Range | None = None
     named_graphs: list[str] = Field(default_factory=list)
+    authorities: dict[str, int] | None = Field(
+        default=None, description="Registry authorities the entities link to (identity links, identifier literals, "
+        "Wikidata external-ID claims) -> the entities linking an ID of each. Absent: none.")
     prefixes: dict[str, str] = Field(description="The prefix of every namespace an answer about this graph can hold.")
     estimates: dict[str, str] | None = Field(
         default=None,

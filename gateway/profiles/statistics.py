@@ -7,7 +7,7 @@ bounded (`Estimates`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,9 @@ class Statistics:
     type_literals: dict[str, list[tuple[str, str | None, int]]]
     """Entity type IRI -> its literal-valued properties: (predicate, value datatype,
     values), most values first (the gateway's own `bfs:` data left out)."""
+    authorities: dict[str, int] = field(default_factory=dict)
+    """Registry authority prefix -> entities linking an ID of it (identity links,
+    identifier literals, external-ID claims: `gateway.engine.canonical_ids`)."""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import cast
 
+from gateway.engine.canonical_ids import same_as
 from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import bookkeeping, full_nodes, node_types
@@ -24,7 +25,7 @@ from gateway.models import (
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
 from gateway.settings import clamp
 from gateway.sparql import iri, iris
-from gateway.terms import Literal, status_name, text_of
+from gateway.terms import Literal, Term, status_name, text_of
 
 MAX_IDS = 100
 """Distinct IDs one describe_entities call describes; the rest are unresolved."""
@@ -37,14 +38,25 @@ def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> Entiti
     suggest_ids(ctx, found, "ids", warnings)
     unresolved = found.unresolved("unresolved", warnings)
     types = node_types(ctx, present)
-    details = full_nodes(ctx, present, types, with_bookkeeping=True, languages=query.languages, warnings=warnings)
+    links: dict[str, list[tuple[str, Term]]] = {}
+    details = full_nodes(ctx, present, types, with_bookkeeping=True, languages=query.languages, warnings=warnings,
+                         links=links)
     sources = _graphs(ctx, present)
     entities = [
-        EntityDetail(**details[x].model_dump(exclude_none=True), relationships=_relationship_counts(ctx, x) or None,
-                     graphs=sources.get(x))
+        EntityDetail(**details[x].model_dump(exclude_none=True), same_as=_same_as(ctx, x, links, warnings),
+                     relationships=_relationship_counts(ctx, x) or None, graphs=sources.get(x))
         for x in present
     ]
     return EntitiesDetail(entities=entities, unresolved=unresolved, warnings=warnings)
+
+
+def _same_as(ctx: GraphContext, x: str, links: dict[str, list[tuple[str, Term]]], warnings: list[str]) -> list[str] | None:
+    """The entity's canonical IDs; those past the bound counted in `warnings`."""
+    listed, more = same_as(ctx, x, links.get(x, ()))
+    if more:
+        warnings.append(f"same_as: {ctx.ids.to_id(x)} has {len(listed) + more} canonical IDs; the first "
+                        f"{len(listed)} are listed")
+    return listed or None
 
 
 def describe_entity(ctx: GraphContext, query: DescribeEntityInput) -> EntityDetail:

@@ -61,6 +61,7 @@ def _describe(ctx: GraphContext) -> Schema:
         as_of_range=ranges.get("asserted"),
         valid_at_range=ranges.get("valid"),
         named_graphs=[to_id(g) for g in sorted(ctx.named_graphs())],
+        authorities=stats.authorities or None,
         prefixes=answer_prefixes(ctx, [to_id(x) for x in (*listed, *shown_types, *literals.shown)]),
         estimates=estimated.fields if estimated else None,
         warnings=warnings,

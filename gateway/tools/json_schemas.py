@@ -109,28 +109,23 @@ def _without_null_option(kept: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def _top_level(schema: dict[str, Any]) -> dict[str, Any]:
-    """An object schema whose properties keep their types, but whose nested objects are
-    just objects and whose lists are just lists: looser, so every answer still conforms,
-    and a tenth of the size."""
+def _names(schema: dict[str, Any]) -> dict[str, Any]:
+    """An object schema that names its properties and keeps only the values a property is
+    limited to (an enum, a const): what an agent cannot learn from an answer's JSON, which
+    shows every value's type itself. Any answer conforms, and the output schemas of the
+    tool list every session loads are half the size they were with each property's
+    top-level type (bench/RESULTS.md, "Agent conversation")."""
 
-    def flat(part: Any) -> Any:
-        if isinstance(part, list):
-            return [flat(item) for item in part]
+    def allowed(part: Any) -> dict[str, Any]:
         if not isinstance(part, dict):
-            return part
-        if part.get("type") == "object" or "properties" in part:
-            return {"type": "object"}
-        if part.get("type") == "array":
-            return {"type": "array"}
-        kept = {key: flat(value) for key, value in part.items()}
-        if isinstance(kept.get("anyOf"), list):  # branches the flattening made equal are one
-            options = [o for i, o in enumerate(kept["anyOf"]) if o not in kept["anyOf"][:i]]
-            kept = {**{k: v for k, v in kept.items() if k != "anyOf"}, **options[0]} if len(options) == 1 \
-                else {**kept, "anyOf": options}
-        return kept
+            return {}
+        if "enum" in part:
+            return {"enum": part["enum"]}
+        if "const" in part:
+            return {"enum": [part["const"]]}
+        return {}
 
-    properties = {name: flat(value) for name, value in schema.get("properties", {}).items()}
+    properties = {name: allowed(value) for name, value in schema.get("properties", {}).items()}
     return {**schema, "properties": properties} if properties else schema
 
 
@@ -325,8 +320,8 @@ def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, 
                 parameters["properties"][field] = _undescribed(parameters["properties"][field])
         parameters["properties"].update(tool.brief)
         # Outputs validate answers; the tools' descriptions and docs/tools.md explain them,
-        # so the list carries their top level only (nodes, edges: objects).
-        output = _open(_top_level(_merged(lean(schemas.standalone(schemas.outputs[name]), descriptions=False))))
+        # so the list carries the names of their fields only (and the values an enum allows).
+        output = _open(_names(_merged(lean(schemas.standalone(schemas.outputs[name]), descriptions=False))))
         output.setdefault("type", "object")  # MCP wants an object at the root
         openai.append({"type": "function", "function": {"name": name, "description": tool.description, "parameters": parameters}})
         mcp.append({

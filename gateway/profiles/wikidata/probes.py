@@ -29,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from gateway.authorities import by_wikidata_property
+from gateway.ids import load_prefix_records
 from gateway.profiles.base import Profile
 from gateway.profiles.graph import Graph
 from gateway.profiles.statistics import Estimates, Statistics
@@ -88,9 +90,15 @@ def probe(profile: Profile, terms: Iterable[tuple[str, str]], limit: int) -> dic
 def probed_statistics(profile: Profile, deprecated_status: str) -> Statistics:
     """The statistics describe_schema shows for a bounded graph: probes, not counts."""
     known = known_vocabulary()
+    linked = linked_authorities()
     terms = [("claim", p) for p in known.predicates] + [("type", t) for t in known.types]
     terms += [("kind", k) for k in KINDS] + [("rank", r) for r in RANKS]
+    terms += [("claim", p) for p in sorted(linked) if p not in known.predicates]
     found = probe(profile, terms, COUNT_CAP)
+    authorities: dict[str, int] = {}
+    for p, prefix in linked.items():
+        if found.get(p):
+            authorities[prefix] = min(COUNT_CAP, authorities.get(prefix, 0) + found[p])
     statuses: dict[str, int] = {}
     for rank in RANKS:
         if found.get(rank):
@@ -102,8 +110,17 @@ def probed_statistics(profile: Profile, deprecated_status: str) -> Statistics:
         types={t: found[t] for t in (*known.types, *KINDS) if found.get(t)},
         statuses=dict(sorted(statuses.items())), total=total, reified=total, plain=0, unasserted=0,
         without_asserted_at=total, connects={}, schema_predicates={}, term_types={}, unused_terms={}, blank_values={},
-        type_literals={},
+        type_literals={}, authorities=dict(sorted(authorities.items())),
     )
+
+
+@cache
+def linked_authorities() -> dict[str, str]:
+    """Direct predicate (wdt:P486) -> the authority whose IDs its values are, for the
+    authorities of the project's prefix map (vocab/prefixes.json): those a bounded
+    describe_schema counts, each by one more probe of the same query."""
+    project = {str(record["prefix"]) for record in load_prefix_records()}
+    return {WDT + p: a.prefix for p, a in by_wikidata_property().items() if a.prefix in project}
 
 
 def probed_estimates() -> Estimates:
@@ -120,6 +137,8 @@ def probed_estimates() -> Estimates:
         "connects": "not read (it takes every statement)",
         "valid_at_range": "not read (it takes every pq:P580/P582/P585 qualifier)",
         "named_graphs": "only the graphs the gateway is configured to read",
+        "authorities": f"the authorities of the project's prefix map (vocab/prefixes.json) that have a Wikidata "
+                       f"property, each counted by its claims up to {cap}; no other link is read",
     }
     return Estimates(fields, {**known.predicates, **known.types},
                      "a Wikidata-style graph too large to count; its numbers here are bounded (see estimates)")
