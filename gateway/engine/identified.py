@@ -26,6 +26,10 @@ from gateway.terms import Blank, Literal
 # Wikidata export read natively carries them as much as one read by the wikidata profile.
 WDT = "http://www.wikidata.org/prop/direct/"
 WDTN = "http://www.wikidata.org/prop/direct-normalized/"
+NORMALIZED = (WDTN, *(f"http://www.wikidata.org/prop/{kind}/value-normalized/" for kind in ("statement", "qualifier",
+                                                                                           "reference")))
+"""Wikidata's predicates whose object is an external ID as a URL (a claim's, a statement's,
+a qualifier's or a reference's normalized value): the links that make an identifier node."""
 MAX_FORMS = 4096
 """Values one lookup sends at most (IRI forms, literals, claims): a tool's seeds, each in
 its dozen forms, fit; past it a seed is not looked up, and a warning says how many."""
@@ -53,6 +57,15 @@ class Forms:
 
     def size(self) -> int:
         return len(self.iris) + len(self.others) + len(self.literals) + len(self.claim_rows)
+
+
+def identifying(predicate: str) -> bool:
+    """Whether a statement with this predicate only says what its object identifies (an
+    identity link, a normalized external-ID value), not a relationship of an entity."""
+    return predicate in _IDENTITY or predicate.startswith(NORMALIZED)
+
+
+_IDENTITY = frozenset(IDENTITY_PREDICATES)
 
 
 def forms_of(ctx: GraphContext, seeds: Sequence[str], *, generic: bool, itself: bool = False) -> Forms:

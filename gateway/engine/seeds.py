@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from gateway.authorities import IDENTITY_PREDICATES, of_iri, parse_id
 from gateway.engine.context import GraphContext, quoted
-from gateway.engine.identified import identified
+from gateway.engine.identified import identified, identifying
 from gateway.engine.walk import WalkResult
 from gateway.errors import InvalidInput
 from gateway.ids import Resolution, check_iri
@@ -183,14 +183,19 @@ def _chosen(ctx: GraphContext, prefix: str) -> bool:
 
 
 def walked_entities(result: WalkResult, found: Collection[str] = ()) -> set[str]:
-    """The seeds a walk's first hop found statements of that are entities for certain (the
-    subject of one other than an identity link), and `found` (those `identified_first` found): a seed the walk saw only
-    as an object may be an identifier node the data points at (a VIAF URL), for
-    `present_seeds` to ask about."""
-    identity = frozenset(IDENTITY_PREDICATES)
-    subjects = {hit.s for hit in result.edges.values() if hit.p not in identity}
-    subjects.update(s for s, p, _ in (line.split("\t", 2) for line in result.plain) if p not in identity)
-    return {x for x in result.touched if x in subjects} | set(found)
+    """The seeds a walk's first hop found statements of that are entities for certain, and
+    `found` (those `identified_first` found): a seed the walk saw only in identity links or
+    normalized external-ID values (`wdtn:P214 <http://viaf.org/viaf/1>`) may be an
+    identifier node, for `present_seeds` to ask about."""
+    touched = result.touched
+    ordinary: set[str] = set()
+    doubtful: set[str] = set()
+    ends = [(hit.s, hit.p, hit.o) for hit in result.edges.values()]
+    ends += [tuple(line.split("\t", 2)) for line in result.plain]  # type: ignore[misc]
+    for s, p, o in ends:
+        if s in touched or o in touched:
+            (doubtful if identifying(p) else ordinary).update((s, o))
+    return (touched - (doubtful - ordinary)) | set(found)
 
 
 def _synonyms(ctx: GraphContext, others: dict[str, str], present: set[str]) -> dict[str, str]:
