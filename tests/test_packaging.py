@@ -12,6 +12,7 @@ from tests.conftest import ROOT, shared_data
 NEEDED = [
     "gateway/_resources/vocab/bfsql.ttl",
     "gateway/_resources/vocab/prefixes.json",
+    "gateway/_resources/vocab/authorities.json",
     "gateway/_resources/queries/native/hop.rq",
     "gateway/_resources/data/sherlock.trig",
     "gateway/py.typed",
@@ -37,6 +38,7 @@ def test_wheel_carries_its_resources_and_uses_them(tmp_path: Path) -> None:
         "import gateway, gateway.resources as r, importlib, pkgutil;"
         "assert 'site' in gateway.__file__, gateway.__file__;"
         "[importlib.import_module(m.name) for m in pkgutil.walk_packages(gateway.__path__, 'gateway.')];"
+        "from gateway.authorities import parse_id; assert parse_id('MSH:D003480').curie == 'MeSH:D003480';"
         "from gateway.surfaces.cli import demo_path;"
         "g = gateway.Gateway.open(demo_path());"
         "print(g.bfs_query(seeds=['wiki:Irene_Adler'], max_hops=1).node_count)"
