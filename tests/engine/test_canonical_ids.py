@@ -109,7 +109,8 @@ def test_string_claims_resolve_by_their_property(q42_store: ox.Store) -> None:
         if canonical is None:
             continue
         tried.add(prop)
-        for spelling in {canonical.curie, canonical.curie.lower(), canonical.curie.upper()}:
+        prefix = canonical.authority.prefix
+        for spelling in {f"{name}:{canonical.local}" for name in (prefix, prefix.lower(), prefix.upper())}:
             assert gateway.describe_entity(spelling).id == "wd:Q42", spelling
     assert "P214" in tried  # VIAF, at least
 
@@ -303,3 +304,17 @@ def test_hostile_seeds_never_reach_sparql_unescaped(watched: tuple[Gateway, Reco
             assert inside_iri or inside_literal, query
             if inside_iri:
                 assert " " not in query[before.rfind("<"):query.find(">", at)]
+
+
+def test_every_spelling_of_a_prefix_reaches_an_xref(tmp_path: Path) -> None:
+    """`MSH:`, `mesh:`, `MESH:`, `MeSH:` and the ID's URLs all name the term whose xref
+    writes it `MESH:D003924` (the spellings the registry gives)."""
+    path = tmp_path / "xref.ttl"
+    path.write_text(f"""<http://purl.obolibrary.org/obo/MONDO_0005148> <{OBO_IN_OWL}hasDbXref> "MESH:D003924" ;
+        <{RDFS}label> "type 2 diabetes mellitus" .\n""", encoding="utf-8")
+    gateway = Gateway.open(path)
+    canonical = parse_id("MESH:D003924")
+    assert canonical is not None
+    names = {f"{name}:{canonical.local}" for name in (canonical.authority.prefix, *canonical.authority.synonyms)}
+    for seed in sorted(names | set(canonical.iris())):
+        assert gateway.describe_entity(seed).id == "MONDO:0005148", seed
