@@ -29,14 +29,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.authorities import parse_id
 from gateway.backends.store_directory import store_generation
 from gateway.engine.census import Census, census
 from gateway.engine.context import GraphContext, quoted
-from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping, node_types
-from gateway.engine.seeds import TOLD, Seeds
-from gateway.ids import local_name
+from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping, full_nodes, node_types
+from gateway.engine.seeds import TOLD, Seeds, resolve_seeds
+from gateway.ids import MAX_ID_LENGTH, local_name
 from gateway.models import Match, SearchHit
-from gateway.profiles.base import NON_EDGE_PREDICATES
+from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
 from gateway.profiles.graph import EntitySearch, MemoKey
 from gateway.sparql import iris
 from gateway.terms import BFS, Literal, pick_label
@@ -90,6 +91,37 @@ def search_index(ctx: GraphContext) -> EntitySearch:
         return SearchIndex.build(ctx)
 
     return ctx.memo(SEARCH_INDEX, lambda: ctx.profile.entity_searcher(ctx, local_index, lambda nodes: node_types(ctx, nodes)))
+
+
+def search_entities_in(ctx: GraphContext, query: str, types: set[str] | None, limit: int,
+                       warnings: list[str]) -> list[SearchHit]:
+    """search_entities' hits: the entities a query naming a canonical ID resolves to
+    first (`by_canonical_id`), then the name index's, each entity once, at most `limit`."""
+    first = by_canonical_id(ctx, query, types, limit, warnings)
+    seen = {hit.id for hit in first}
+    named = [hit for hit in search_index(ctx).search(query, types, limit, ctx.ids.to_id) if hit.id not in seen]
+    return [*first, *named][:limit]
+
+
+def by_canonical_id(ctx: GraphContext, query: str, types: set[str] | None, limit: int,
+                    warnings: list[str]) -> list[SearchHit]:
+    """The entities a query that parses as a canonical ID (`MeSH:D003480` in any spelling
+    a registry knows, or any of its URLs) names: the entity itself, or those whose data
+    links it (`gateway.engine.seeds`), said in `warnings`; matched "canonical_id"."""
+    text = query.strip()
+    if not text or len(text) > MAX_ID_LENGTH or any(c.isspace() for c in text) or parse_id(text) is None:
+        return []
+    told: list[str] = []
+    entities = resolve_seeds(ctx, [text], HopPlan(), "query", told, cap=limit).iris
+    if not entities:
+        return []
+    warnings += [w for w in told if " identifies " in w]
+    kinds = node_types(ctx, entities)
+    if types is not None:
+        entities = [x for x in entities if types & set(kinds.get(x, ()))]
+    nodes = full_nodes(ctx, entities, kinds)
+    return [SearchHit(id=nodes[x].id, label=nodes[x].label, entity_type=nodes[x].entity_type, score=1.0,
+                      match="canonical_id") for x in entities]
 
 
 SUGGESTED_FROM = 8

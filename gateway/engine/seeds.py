@@ -1,8 +1,11 @@
 """A tool's seeds: the IRIs they name, and which of those the graph holds.
 
-A seed is an ID, a CURIE or a URL; it names an IRI (`seed_iris`, asking the store nothing),
+A seed is an ID, a CURIE or a URL; it names an IRI (`seed_iris`, asking the store nothing;
+a CURIE in a spelling only the registry knows, `MSH:D003480`, through `gateway.authorities`),
 which is in the graph as written, in another spelling of its namespace (http and https),
-or as the URL an entity declares as its own (`present_seeds`). What names nothing is
+or is a canonical ID the data links to entities (`present_seeds`, through
+`gateway.engine.identified`: another URL form, an identity link, an identifier literal, a
+Wikidata external-ID claim, a URL an entity declares as its own). What names nothing is
 unresolved, told in warnings (the first `TOLD` of each kind; the rest counted).
 """
 
@@ -11,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from gateway.authorities import IDENTITY_PREDICATES, of_iri, parse_id
 from gateway.engine.context import GraphContext, quoted
+from gateway.engine.identified import identified, identifying
+from gateway.engine.walk import WalkResult
 from gateway.errors import InvalidInput
-from gateway.ids import Resolution
+from gateway.ids import Resolution, check_iri
 from gateway.profiles.base import HopPlan
 from gateway.sparql import iris, writable
 from gateway.terms import Literal
@@ -52,7 +58,10 @@ def resolve_seeds(
 ) -> Seeds:
     """The seeds present in the graph (`seed_iris`, then `present_seeds`)."""
     found = seed_iris(ctx, seeds, field, warnings, cap=cap)
-    found.iris = present_seeds(ctx, found.iris, plan, found.missing)
+    found.iris = present_seeds(ctx, found.iris, plan, found.missing, warnings=warnings)
+    if len(found.iris) > cap:  # a canonical ID naming several entities
+        warnings.append(f"{field}: the seeds name {len(found.iris)} entities; the first {cap} are used")
+        found.iris = found.iris[:cap]
     return found
 
 
@@ -95,26 +104,46 @@ def _resolution(ctx: GraphContext, seed: str, where: str, found: Seeds) -> Resol
     """The IRI a seed names; a seed that cannot be an IRI is unresolved (never SPARQL text),
     and noted in `found` as no ID at all."""
     try:
-        return ctx.ids.resolve(seed, where)
+        return _registered(ctx, seed, where) or ctx.ids.resolve(seed, where)
     except InvalidInput as error:
         found.not_ids.add(seed.strip())
         return Resolution(None, f"{error.message.split(': ', 1)[-1]}; use search_entities to find the ID")
 
 
+def _registered(ctx: GraphContext, seed: str, where: str) -> Resolution | None:
+    """A CURIE whose prefix neither the project's map nor the data chose, but an authority
+    of the registry has (`MSH:D003480`, a synonym of MeSH; `VIAF:1`): its authority's
+    canonical URL, to be looked up as any canonical ID is (else it would be read as an IRI
+    of a scheme `MSH`, or expanded by a prefix list that knows no other form of it)."""
+    prefix, colon, rest = seed.strip().partition(":")
+    if not colon or rest.startswith("//") or _chosen(ctx, prefix):
+        return None
+    canonical = parse_id(seed)
+    return Resolution(check_iri(canonical.iris()[0], where)) if canonical is not None else None
+
+
 def present_seeds(
     ctx: GraphContext, iris_: Sequence[str], plan: HopPlan, missing: list[str], known: Collection[str] = (),
+    *, warnings: list[str],
 ) -> list[str]:
-    """The IRIs in the graph (`known` ones without asking), an IRI another entity declares
-    as its URL replaced by that entity; the rest added to `missing` as IDs."""
+    """The IRIs in the graph (`known` ones without asking: `walked_entities`), a seed that
+    names no entity of its own replaced by the entities that link it (`identified`, each
+    told in `warnings`); the rest added to `missing` as IDs."""
     # One question for the IRIs and their namespaces' other spellings (http and https).
     spelled = {other: iri for iri in iris_ for other in ctx.ids.spellings(iri)}
     asked = [i for i in dict.fromkeys([*iris_, *spelled]) if i not in known]
-    held = set(known) | (ctx.profile.existing(asked, plan) if asked else set())
+    held = dict.fromkeys(known, True) | (ctx.profile.held(asked, plan, IDENTITY_PREDICATES) if asked else {})
     present = {i for i in iris_ if i in held}
-    synonyms = _synonyms(ctx, iris_, {other: iri for other, iri in spelled.items() if other in held}, present)
+    synonyms = _synonyms(ctx, {other: iri for other, iri in spelled.items() if other in held}, present)
+    # A seed absent, or held only as the object (or the subject) of identity links: a
+    # canonical ID some entities may carry. One question for all of them.
+    looked_up = [i for i in iris_ if i not in synonyms and not held.get(i, False)]
+    entities = identified(ctx, looked_up, warnings)
     resolved: list[str] = []
     for iri in iris_:
-        if iri in synonyms:
+        if iri in entities:
+            resolved.extend(entities[iri])
+        elif iri in synonyms:
             resolved.append(synonyms[iri])
         elif iri in present:
             resolved.append(iri)
@@ -123,13 +152,58 @@ def present_seeds(
     return list(dict.fromkeys(resolved))
 
 
-def _synonyms(ctx: GraphContext, iris_: Sequence[str], others: dict[str, str], present: set[str]) -> dict[str, str]:
+def identified_first(ctx: GraphContext, iris_: Sequence[str], warnings: list[str]) -> tuple[list[str], set[str]]:
+    """For a walk that reads first and asks after (bfs_query): the seeds with those that
+    are likely canonical IDs rather than entities of this graph (a registry's namespace
+    neither the project's prefixes nor the data's name: `viaf:113230702`) replaced by the
+    entities linking them, asked before walking in one query (a walk from them would read
+    only the identifier node); and the entities that query found in the graph."""
+    likely = [i for i in iris_ if _foreign_id(ctx, i)]
+    entities = identified(ctx, likely, warnings, itself=True)
+    if not entities:
+        return list(iris_), set()
+    seeds = [x for i in iris_ for x in entities.get(i, [i])]
+    return list(dict.fromkeys(seeds)), {x for found in entities.values() for x in found}
+
+
+def _foreign_id(ctx: GraphContext, iri: str) -> bool:
+    """Whether an IRI is a canonical ID in a namespace neither the project's prefix map nor
+    the data names (a data's own namespace holds its entities, not identifier nodes)."""
+    if of_iri(iri) is None:
+        return False
+    prefix, colon, _ = ctx.ids.to_id(iri).partition(":")
+    return bool(colon) and not _chosen(ctx, prefix)
+
+
+def _chosen(ctx: GraphContext, prefix: str) -> bool:
+    """Whether the project's prefix map or the data names `prefix` (in any case), as against
+    a prefix only a registry gives."""
+    chosen = getattr(ctx.ids.converter, "chosen", None)
+    return chosen is None or prefix.casefold() in chosen
+
+
+def walked_entities(result: WalkResult, found: Collection[str] = ()) -> set[str]:
+    """The seeds a walk's first hop found statements of that are entities for certain, and
+    `found` (those `identified_first` found): a seed the walk saw only in identity links or
+    normalized external-ID values (`wdtn:P214 <http://viaf.org/viaf/1>`) may be an
+    identifier node, for `present_seeds` to ask about."""
+    touched = result.touched
+    ordinary: set[str] = set()
+    doubtful: set[str] = set()
+    ends = [(hit.s, hit.p, hit.o) for hit in result.edges.values()]
+    ends += [tuple(line.split("\t", 2)) for line in result.plain]  # type: ignore[misc]
+    for s, p, o in ends:
+        if s in touched or o in touched:
+            (doubtful if identifying(p) else ordinary).update((s, o))
+    return (touched - (doubtful - ordinary)) | set(found)
+
+
+def _synonyms(ctx: GraphContext, others: dict[str, str], present: set[str]) -> dict[str, str]:
     """IRI -> the IRI the graph holds it as: another spelling of its namespace (`others`:
-    each spelling held -> the IRI asked) where it is held only that way or more that way,
-    else an entity that declares it as its URL."""
+    each spelling held -> the IRI asked) where it is held only that way or more that way.
+    (An entity declaring it as its URL is found with canonical IDs: `identified`.)"""
     synonyms = _spelled_otherwise({other: iri for other, iri in others.items() if iri not in present})
     synonyms.update(_better_spelled(ctx, {other: iri for other, iri in others.items() if iri in present}))
-    synonyms.update(_url_synonyms(ctx, [i for i in iris_ if i not in present and i not in synonyms]))
     return synonyms
 
 
@@ -158,9 +232,3 @@ def _better_spelled(ctx: GraphContext, held: dict[str, str]) -> dict[str, str]:
             found[held[other]] = other
     return found
 
-
-def _url_synonyms(ctx: GraphContext, iris_: Sequence[str]) -> dict[str, str]:
-    """Entities that declare these URLs as their own (`bfs:urlSynonym`), e.g. a canonical_url."""
-    if not iris_:
-        return {}
-    return {str(u): str(x) for u, x in ctx.select("url_synonyms", ids=iris(writable(iris_))) if isinstance(x, str)}

@@ -233,8 +233,8 @@ class EntitiesDetail(AsRdf):
     warnings: list[str] = Field(default_factory=list)
 
 
-Match = Literal["exact_label", "alt_label", "prefix", "full_text"]
-"""How a search hit matched, best first."""
+Match = Literal["canonical_id", "exact_label", "alt_label", "prefix", "full_text"]
+"""How a search hit matched, best first ("canonical_id": the query is an ID naming it)."""
 
 
 class SearchHit(Out):

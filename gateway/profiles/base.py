@@ -370,6 +370,20 @@ class Profile:
         """Which of these IRIs the graph holds (as an entity or a statement)."""
         raise NotImplementedError
 
+    def held(self, iris: Sequence[str], plan: HopPlan, identity: Sequence[str]) -> dict[str, bool]:
+        """`existing`, each IRI held with whether it has data of its own: a statement it is
+        the subject of, other than an `identity` link (an identifier node that data only
+        points at has none, and is resolved to the entities pointing at it). By default
+        every IRI held counts as having data."""
+        return dict.fromkeys(self.existing(iris, plan), True)
+
+    @property
+    def identity_links(self) -> bool:
+        """Whether a canonical ID may be looked up through any identity or identifier link
+        (`queries/*/identified_by.rq`), not only through Wikidata's external-ID claims with
+        the property bound (what a graph too large to read whole affords)."""
+        return True
+
     def traits(self) -> Traits:
         """The trait declarations of the graph's predicates."""
         raise NotImplementedError

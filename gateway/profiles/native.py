@@ -152,12 +152,18 @@ class NativeProfile(Profile):
         return self.has_reifiers or "asserted_true" not in plan.truth_status
 
     def existing(self, iris_: Sequence[str], plan: HopPlan) -> set[str]:
+        return set(self.held(iris_, plan, ()))
+
+    def held(self, iris_: Sequence[str], plan: HopPlan, identity: Sequence[str]) -> dict[str, bool]:
         if not iris_:
-            return set()
-        rows = self.select("exists", ids=iris(iris_))
-        found = {str(row[0]) for row in rows}
+            return {}
+        flags, slots = (["own"], {"identity": iris(identity, ", ")}) if identity else ([], {})
+        found = {str(row[0]): not identity or text_of(row[1]) in ("true", "1") for row in self.select(
+            "exists", flags, ids=iris(iris_), **slots)}
         by_subject, by_object = self._unasserted
-        found.update(i for i in iris_ if i in by_subject or i in by_object)
+        for i in iris_:
+            if i in by_subject or i in by_object:
+                found[i] = found.get(i, False) or i in by_subject
         return found
 
     # -- one hop -----------------------------------------------------------------------

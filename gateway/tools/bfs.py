@@ -18,7 +18,7 @@ from gateway.engine.presentation import (
     node_types,
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
-from gateway.engine.seeds import present_seeds, seed_iris
+from gateway.engine.seeds import identified_first, present_seeds, seed_iris, walked_entities
 from gateway.engine.walk import WalkResult, timeout_warning, unnamed_warning, walk
 from gateway.ids import IdMap, local_name
 from gateway.models import BfsQueryInput, CompactSubgraph, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
@@ -43,7 +43,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     plan = make_plan(ctx, query.traversal(), warnings, traits)
     found = seed_iris(ctx, query.seeds, "seeds", warnings, cap=MAX_SEEDS)
     limits.seeds = min(len(found.iris) + len(found.missing) + len(found.past_cap), MAX_SEEDS)
-    candidates = found.iris
+    candidates, identified = identified_first(ctx, found.iris, warnings)
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
 
     remote = ctx.profile.backend.capabilities.round_trips
@@ -60,7 +60,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     # is asked about the others only (over HTTP, a round trip fewer per walk).
     try:
         result = walked(candidates)
-        seeds = present_seeds(ctx, candidates, plan, found.missing, known=result.touched)
+        seeds = present_seeds(ctx, candidates, plan, found.missing, known=walked_entities(result, identified), warnings=warnings)
         if seeds != candidates:
             if result.cut is not None or any(s not in candidates for s in seeds):
                 result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym

@@ -9,7 +9,7 @@ from gateway.engine.canonical_ids import same_as
 from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import bookkeeping, full_nodes, node_types
-from gateway.engine.search import search_index, suggest_ids
+from gateway.engine.search import search_entities_in, suggest_ids
 from gateway.engine.seeds import resolve_seeds
 from gateway.errors import NotFound
 from gateway.models import (
@@ -111,7 +111,7 @@ def search_entities(ctx: GraphContext, query: SearchEntitiesInput) -> SearchResu
     limit = clamp(query.limit, 10, 1, 100, field="limit", warnings=warnings)
     if types is not None and not types:  # every type named is unknown: nothing to search in
         return SearchResult(query=query.query, results=[], warnings=warnings)
-    hits = search_index(ctx).search(query.query, types, limit, ctx.ids.to_id)
+    hits = search_entities_in(ctx, query.query, types, limit, warnings)
     if not hits:
         within = " of these types" if types else ""
         warnings.append(f"no entity{within} is named like {query.query!r}; try fewer or other words")

@@ -31,6 +31,7 @@ S = "https://example.org/stmt/"
 BFS = "https://w3id.org/bfsql#"
 NODES = [W + "Sherlock_Holmes", W + "Irene_Adler", W + "King_of_Bohemia", W + "Odessa", W + "Nonconformist_Clergyman",
          S + "s12", S + "s13", S + "s40", "https://example.org/obj/photograph"]
+RDFS_LABEL, REL_KNOWS = "http://www.w3.org/2000/01/rdf-schema#label", "https://example.org/rel/Knows"
 SLOTS: dict[str, Sparql] = {
     "excluded": iris(NON_EDGE_PREDICATES, ", "), "ids": iris(NODES), "frontier": iris(NODES), "id": iri(W + "Irene_Adler"),
     "truth_status": iris([BFS + "asserted_true", BFS + "disputed", BFS + "hypothetical"], ", "), "limit": integer(1000),
@@ -45,13 +46,16 @@ SLOTS: dict[str, Sparql] = {
     "triples": triples([(W + "Irene_Adler", "https://example.org/rel/Possesses", "https://example.org/obj/photograph")]),
     "seeds": iris(NODES[:2]), "seed_list": iris(NODES[:2], ", "), "nodes": integer(1000), "first_limit": integer(1000),
     "second_limit": integer(1000), "types_limit": integer(1000),
+    "iris": iris(NODES[:2]), "others": iris(NODES[2:4]), "literals": literal("Irene Adler"),
+    "claims": Sparql(f"({iri(RDFS_LABEL)} {literal('Irene Adler')}) ({iri(REL_KNOWS)} {iri(W + 'Irene_Adler')})"),
+    "identity": iris([REL_KNOWS]), "identity_list": iris([REL_KNOWS], ", "), "identifiers": iris([RDFS_LABEL]),
     **time_filters(HopPlan(as_of=485, valid_at=1890))[1],
 }
 FLAG_SETS = [
     [], ["reified"], ["predicates", "as_of", "valid_at", "after"], ["out"],
     ["traversable", "reified", "out", "in"], ["hidden", "reified", "out", "in", "as_of", "valid_at"],
     ["traversable", "reified", "out", "in_traits", "as_of", "predicates"], ["hidden", "reified", "out_traits", "in"],
-    ["out", "in", "types"], ["in", "types", "predicates"],
+    ["out", "in", "types"], ["in", "types", "predicates"], ["generic", "own"],
 ]
 
 

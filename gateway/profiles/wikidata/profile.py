@@ -118,6 +118,13 @@ class WikidataProfile(NativeProfile):
         search then ask only bounded queries (`gateway.profiles.wikidata.probes`)."""
         return self.counts == "bounded" or (self.counts == "auto" and self.backend.capabilities.round_trips)
 
+    @property
+    def identity_links(self) -> bool:
+        """On a graph too large to read whole, a canonical ID is looked up only by the
+        external-ID claims naming it (`wdtn:P` / `wdt:P`, the property bound): an identity
+        link without its predicate and object both bound could read the whole graph."""
+        return not self.bounded
+
     @classmethod
     def configured(
         cls, *, deprecated_status: str = "retracted", counts: str = "auto", entity_search: str = "auto",
