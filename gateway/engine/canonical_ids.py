@@ -101,5 +101,5 @@ def authority_counts(ctx: GraphContext, predicates: Iterable[str]) -> dict[str, 
     # as its claim counts are.
     flags = ["normalized"] if ctx.profile.claims else []
     return count_authorities(ctx.select("authority_counts", flags, identity=iris(IDENTITY_PREDICATES),
-                                        identifiers=iris(IDENTIFIER_PREDICATES), claims=iris(sorted(claims))))
+                                        identifiers=iris(IDENTIFIER_PREDICATES), claim_predicates=iris(sorted(claims))))
 

@@ -48,7 +48,10 @@ SLOTS: dict[str, Sparql] = {
     "second_limit": integer(1000), "types_limit": integer(1000),
     "iris": iris(NODES[:2]), "others": iris(NODES[2:4]), "literals": literal("Irene Adler"),
     "claims": Sparql(f"({iri(RDFS_LABEL)} {literal('Irene Adler')}) ({iri(REL_KNOWS)} {iri(W + 'Irene_Adler')})"),
+    "claim_predicates": iris([REL_KNOWS]),
     "identity": iris([REL_KNOWS]), "identity_list": iris([REL_KNOWS], ", "), "identifiers": iris([RDFS_LABEL]),
+    "incoming": Sparql(f"{{ SELECT ?x ?p ?v WHERE {{ VALUES ?x {{ {iris(NODES)} }} ?v {iri(REL_KNOWS)} ?x . "
+                       f"BIND({iri(REL_KNOWS)} AS ?p) }} }}"),
     **time_filters(HopPlan(as_of=485, valid_at=1890))[1],
 }
 FLAG_SETS = [
@@ -59,6 +62,8 @@ FLAG_SETS = [
 ]
 
 
+FRAGMENTS = {"same_as_in"}
+"""Templates that are a branch of another (same_as.rq's `incoming`), not a query of their own."""
 NATIVE_ONLY = {"two_hops"}
 """Templates the reification profile never sends (`ReificationProfile.two_hop_lines`)."""
 
@@ -66,7 +71,8 @@ NATIVE_ONLY = {"two_hops"}
 def _names(profile: str) -> list[str]:
     """The templates that are whole queries of fixed slots (tabulate's are composed: `_tables`)."""
     return sorted(p.stem for p in (resource_dir("queries") / "native").glob("*.rq")
-                  if not p.stem.startswith("table") and (profile == "native" or p.stem not in NATIVE_ONLY))
+                  if not p.stem.startswith("table") and p.stem not in FRAGMENTS
+                  and (profile == "native" or p.stem not in NATIVE_ONLY))
 
 
 SH, REL, RDFS = "https://example.org/schema/", "https://example.org/rel/", "http://www.w3.org/2000/01/rdf-schema#"

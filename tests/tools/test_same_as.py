@@ -252,7 +252,8 @@ def test_identity_links_either_way_are_read_and_bounded(tmp_path: Path) -> None:
     hub, elsewhere = "<http://example.org/hub>", "<http://example.org/elsewhere/x>"
     lines = [f"{hub} <{IDENTITY[0]}> {term} ." for term in hpo[:60]]
     lines += [f"{term} <{IDENTITY[1]}> {hub} ." for term in hpo[60:]]
-    lines += [f"{hub} <{IDENTITY[0]}> {elsewhere} .", f'{hub} <http://www.w3.org/2000/01/rdf-schema#label> "hub" .']
+    lines += [f"{hub} <{IDENTITY[0]}> {elsewhere} .", f'{hub} <http://www.w3.org/2000/01/rdf-schema#label> "hub" .',
+              f'{hpo[61]} <http://www.w3.org/2000/01/rdf-schema#label> "a term with data of its own" .']
     path = tmp_path / "hub.nt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     gateway, store = Gateway.open(path), _load(path)
@@ -262,8 +263,14 @@ def test_identity_links_either_way_are_read_and_bounded(tmp_path: Path) -> None:
     assert described.same_as == expected[:SAME_AS_LISTED]
     assert any("has 64 canonical IDs; the first 50" in w for w in described.warnings or ())
     assert gateway.context.ids.to_id(elsewhere[1:-1]) in expected
-    back = gateway.describe_entity(hpo[60][1:-1])
-    assert back.same_as == _expected(hpo[60][1:-1], store, gateway)
+    # A term with data of its own is described as itself, its link back to the hub among its IDs.
+    back = gateway.describe_entity(hpo[61][1:-1])
+    assert back.id == gateway.context.ids.to_id(hpo[61][1:-1])
+    assert back.same_as == _expected(hpo[61][1:-1], store, gateway)
+    # A bare one (no data but the link) identifies the hub, which is what is described.
+    bare = gateway.describe_entity(hpo[60][1:-1])
+    assert bare.id == described.id and bare.same_as == described.same_as
+    assert any("identifies" in w for w in bare.warnings or ())
     assert not [p for p in described.properties or {} if p in ("owl:sameAs", "skos:exactMatch")]
 
 
