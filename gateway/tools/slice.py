@@ -28,7 +28,7 @@ def fetch_slice(ctx: GraphContext, query: FetchSliceInput) -> Slice:
     warnings: list[str] = []
     window = clamp(query.window, DEFAULT_WINDOW, 1, MAX_WINDOW, field="window", warnings=warnings)
     budget = clamp(query.content_max_chars, DEFAULT_CHARS, 1, MAX_CHARS, field="content_max_chars", warnings=warnings)
-    present = resolve_seeds(ctx, [query.entity_id], HopPlan(), "entity_id", [], cap=1).iris
+    present = resolve_seeds(ctx, [query.entity_id], HopPlan(), "entity_id", warnings, cap=1).iris
     if not present:
         raise _not_found(query.entity_id)
     entity = present[0]

@@ -161,3 +161,20 @@ def test_a_reader_reads_what_a_store_of_its_graphs_gives(number: int) -> None:
         readable = any(q.subject.value == document and q.graph_name.value in graphs for q in quads)
         if not readable:
             assert mine == answer(gateway, {**arguments, "entity_id": "http://docs.example/nothing"}, Reader("r", graphs))
+
+
+def test_a_canonical_id_reaches_the_entity_and_the_answer_says_which() -> None:
+    """fetch_slice takes an ID as every tool does: a MeSH ID two entities carry reaches the
+    first of them (the tool reads one), and the warnings say it identifies both and that
+    one was read, never silently."""
+    from tests.conftest import gateway_from_ntriples
+
+    mesh, same_as = "http://id.nlm.nih.gov/mesh/D003480", "http://www.w3.org/2002/07/owl#sameAs"
+    describe = "http://purl.org/dc/terms/description"
+    gateway = gateway_from_ntriples("".join(
+        f'<http://example.org/{name}> <{same_as}> <{mesh}> .\n<http://example.org/{name}> <{describe}> "{name} text" .\n'
+        for name in ("a", "b")))
+    sliced = gateway.fetch_slice("MeSH:D003480")
+    assert sliced.entity_id == "http://example.org/a" and sliced.passages[0].content == "a text"
+    assert any("identifies 2 entities" in w for w in sliced.warnings), sliced.warnings
+    assert "entity_id: the seeds name 2 entities; the first 1 are used" in sliced.warnings
