@@ -17,10 +17,15 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import httpx2
 import pyoxigraph as ox
@@ -292,3 +297,63 @@ class NginxServer(Server):
         with self._stopped_on_error():
             self._spawn([binary, "-p", str(self.directory), "-c", str(conf)])
             self._wait_until_answering(f"{self.base}/healthz")
+
+
+HOP = "# One BFS hop"
+"""How a walk's hop query begins (queries/native/hop.rq): what `FaultProxy` faults."""
+STALL = 5.0
+"""Seconds `FaultProxy` holds a stalled answer: well past a client's read timeout."""
+
+
+class FaultProxy:
+    """Forwards SPARQL requests to `upstream`; a hop query (its text starting `HOP`) that names
+    `iri` gets `fault` instead: "504" (a server in front of the endpoint gave up), or "stall"
+    (held `STALL` seconds, past a client's read timeout, then 504). `faults` counts them."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream, self.iri, self.fault = upstream, "", "504"
+        self.faults = 0
+        self.released = threading.Event()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                query = parse_qs(body.decode("ascii")).get("query", [""])[0]
+                if proxy.iri and query.startswith(HOP) and f"<{proxy.iri}>" in query:
+                    proxy.faults += 1
+                    if proxy.fault == "stall":
+                        proxy.released.wait(STALL)
+                    self._reply(504, b"upstream timed out", "text/plain")
+                    return
+                request = urllib.request.Request(proxy.upstream, data=body, method="POST", headers={
+                    "Content-Type": self.headers.get("Content-Type", ""), "Accept": self.headers.get("Accept", "")})
+                try:
+                    with urllib.request.urlopen(request, timeout=30) as answer:
+                        self._reply(answer.status, answer.read(), answer.headers.get("Content-Type", ""))
+                except urllib.error.HTTPError as error:
+                    self._reply(error.code, error.read(), error.headers.get("Content-Type", ""))
+
+            def _reply(self, status: int, body: bytes, kind: str) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", kind)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:
+                    pass  # the client gave up first (the stall): nobody reads this
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/query"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.released.set()
+        self.server.shutdown()
+        self.server.server_close()

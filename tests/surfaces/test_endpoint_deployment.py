@@ -21,20 +21,16 @@ import os
 import secrets
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 
-import httpx2
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gateway.api import Gateway
-from support.servers import HOST, NginxServer, OxigraphServer
+from support.servers import FaultProxy, NginxServer, OxigraphServer
 from tests.conftest import DEMO, ROOT
 from tests.surfaces.conftest import start_server
 
@@ -46,49 +42,6 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_entities", {"query": "Irene Adler"}),
     ("tabulate", {"type": "sh:Person", "columns": {"home": "rel:LivesAt", "name": "rdfs:label"}, "limit": 100}),
 ]
-
-
-class StallingProxy(ThreadingHTTPServer):
-    """Forwards SPARQL requests to `oxigraph serve`, but holds a hop query that names
-    `stall_on` until released: the upstream nginx gives up on first (a 504)."""
-
-    daemon_threads = True
-
-    def __init__(self, upstream: str, stall_on: str) -> None:
-        self.upstream, self.stall_on = upstream, stall_on
-        self.release = threading.Event()
-        self.stalled = 0
-        super().__init__((HOST, 0), _Forward)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://{HOST}:{self.server_address[1]}/query"
-
-
-class _Forward(BaseHTTPRequestHandler):
-    server: StallingProxy
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        query = parse_qs(body.decode())["query"][0]
-        if query.startswith("# One BFS hop") and f"<{self.server.stall_on}>" in query:
-            self.server.stalled += 1
-            self.server.release.wait(30)
-        headers = {name: value for name, value in self.headers.items()
-                   if name.lower() in ("content-type", "accept")}
-        answer = httpx2.post(self.server.upstream, content=body, headers=headers, timeout=30)
-        try:
-            self.send_response(answer.status_code)
-            self.send_header("Content-Type", answer.headers.get("content-type", "text/plain"))
-            self.send_header("Content-Length", str(len(answer.content)))
-            self.end_headers()
-            self.wfile.write(answer.content)
-        except OSError:
-            pass  # nginx gave up on this request already
-
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -110,8 +63,9 @@ def stall_on(oracle: Gateway) -> str:
 
 
 @pytest.fixture(scope="module")
-def deployment(oxigraph_server: OxigraphServer, stall_on: str) -> Iterator[tuple[NginxServer, StallingProxy]]:
-    proxy = StallingProxy(oxigraph_server.url, stall_on)
+def deployment(oxigraph_server: OxigraphServer, stall_on: str) -> Iterator[tuple[NginxServer, FaultProxy]]:
+    proxy = FaultProxy(oxigraph_server.url)
+    proxy.iri, proxy.fault = stall_on, "stall"
     nginx = NginxServer(
         f'        location = /sparql {{ auth_basic "bfsql"; auth_basic_user_file {{d}}/htpasswd; '
         f"proxy_pass {oxigraph_server.url}; }}\n"
@@ -121,9 +75,8 @@ def deployment(oxigraph_server: OxigraphServer, stall_on: str) -> Iterator[tuple
     try:
         yield nginx, proxy
     finally:
-        proxy.release.set()
+        proxy.close()
         nginx.stop()
-        proxy.shutdown()
 
 
 def upstream_requests(nginx: NginxServer) -> list[str]:
@@ -159,7 +112,7 @@ def leaks(text: str) -> bool:
 
 
 def test_serve_and_mcp_over_an_authenticated_endpoint(
-    tmp_path: Path, deployment: tuple[NginxServer, StallingProxy], oracle: Gateway, prefixes: dict[str, str],
+    tmp_path: Path, deployment: tuple[NginxServer, FaultProxy], oracle: Gateway, prefixes: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     nginx, _ = deployment
@@ -219,7 +172,7 @@ def test_serve_and_mcp_over_an_authenticated_endpoint(
 
 
 def test_a_walk_the_endpoint_cannot_finish_returns_its_completed_hops(
-    tmp_path: Path, deployment: tuple[NginxServer, StallingProxy], oracle: Gateway, prefixes: dict[str, str],
+    tmp_path: Path, deployment: tuple[NginxServer, FaultProxy], oracle: Gateway, prefixes: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     nginx, proxy = deployment
@@ -232,7 +185,7 @@ def test_a_walk_the_endpoint_cannot_finish_returns_its_completed_hops(
     assert answered.returncode == 0, answered.stderr[-2000:]
     walk = json.loads(answered.stdout)
     two_hops = oracle.call("bfs_query", {"seeds": [IRENE], "max_hops": 2}).model_dump(mode="json")
-    assert proxy.stalled >= 1, "the third hop was never asked: the test proves nothing"
+    assert proxy.faults >= 1, "the third hop was never asked: the test proves nothing"
     assert walk["truncated"] is True and walk["truncation"]["reason"] == "endpoint_timeout"
     assert walk["truncation"]["at_hop"] == 3
     assert sorted(node["id"] for node in walk["nodes"]) == sorted(node["id"] for node in two_hops["nodes"])

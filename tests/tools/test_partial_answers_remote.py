@@ -9,12 +9,7 @@ the server directly.
 
 from __future__ import annotations
 
-import threading
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs
 
 import pytest
 
@@ -24,66 +19,11 @@ from gateway.backends.remote import RemoteBackend
 from gateway.backends.resilience import RetryPolicy
 from gateway.models import Subgraph
 from gateway.profiles.native import NativeProfile
-from support.servers import OxigraphServer
+from support.servers import FaultProxy, OxigraphServer
 from tests.conftest import listed_edges, listed_nodes
 
-HOP = "# One BFS hop"
 SEED = "wiki:Sherlock_Holmes"
 PREFIXES = {"wiki": "https://example.org/wiki/", "obj": "https://example.org/obj/", "rel": "https://example.org/rel/"}
-STALL = 5.0
-"""Seconds the proxy holds a stalled answer: well past the client's read timeout."""
-
-
-class FaultProxy:
-    """Forwards to `upstream`; a hop query naming `iri` gets `fault` instead ("504" or "stall")."""
-
-    def __init__(self, upstream: str) -> None:
-        self.upstream, self.iri, self.fault = upstream, "", "504"
-        self.faults = 0
-        self.released = threading.Event()
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                query = parse_qs(body.decode("ascii")).get("query", [""])[0]
-                if proxy.iri and query.startswith(HOP) and f"<{proxy.iri}>" in query:
-                    proxy.faults += 1
-                    if proxy.fault == "stall":
-                        proxy.released.wait(STALL)
-                    self._reply(504, b"upstream timed out", "text/plain")
-                    return
-                request = urllib.request.Request(proxy.upstream, data=body, method="POST", headers={
-                    "Content-Type": self.headers.get("Content-Type", ""), "Accept": self.headers.get("Accept", "")})
-                try:
-                    with urllib.request.urlopen(request, timeout=30) as answer:
-                        self._reply(answer.status, answer.read(), answer.headers.get("Content-Type", ""))
-                except urllib.error.HTTPError as error:
-                    self._reply(error.code, error.read(), error.headers.get("Content-Type", ""))
-
-            def _reply(self, status: int, body: bytes, kind: str) -> None:
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", kind)
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                except OSError:
-                    pass  # the client gave up first (the stall): nobody reads this
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/query"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture(scope="module")
