@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
+
+import pyoxigraph as ox
 
 from gateway.authorities import IDENTITY_PREDICATES, of_iri, parse_id
 from gateway.engine.context import GraphContext, quoted
@@ -124,20 +127,22 @@ def _registered(ctx: GraphContext, seed: str, where: str) -> Resolution | None:
 
 def present_seeds(
     ctx: GraphContext, iris_: Sequence[str], plan: HopPlan, missing: list[str], known: Collection[str] = (),
-    *, warnings: list[str],
+    *, warnings: list[str], looked_up_before: Collection[str] = (),
 ) -> list[str]:
     """The IRIs in the graph (`known` ones without asking: `walked_entities`), a seed that
     names no entity of its own replaced by the entities that link it (`identified`, each
-    told in `warnings`); the rest added to `missing` as IDs."""
+    told in `warnings`, unless `looked_up_before` and nothing did); the rest added to
+    `missing` as IDs."""
     # One question for the IRIs and their namespaces' other spellings (http and https).
     spelled = {other: iri for iri in iris_ for other in ctx.ids.spellings(iri)}
     asked = [i for i in dict.fromkeys([*iris_, *spelled]) if i not in known]
     held = dict.fromkeys(known, True) | (ctx.profile.held(asked, plan, IDENTITY_PREDICATES) if asked else {})
     present = {i for i in iris_ if i in held}
-    synonyms = _synonyms(ctx, {other: iri for other, iri in spelled.items() if other in held}, present)
+    # A spelling held only as an identifier node is no synonym: what links it is looked up.
+    synonyms = _synonyms(ctx, {other: iri for other, iri in spelled.items() if held.get(other)}, present)
     # A seed absent, or held only as the object (or the subject) of identity links: a
     # canonical ID some entities may carry. One question for all of them.
-    looked_up = [i for i in iris_ if i not in synonyms and not held.get(i, False)]
+    looked_up = [i for i in iris_ if i not in synonyms and not held.get(i, False) and i not in looked_up_before]
     entities = identified(ctx, looked_up, warnings)
     resolved: list[str] = []
     for iri in iris_:
@@ -152,25 +157,38 @@ def present_seeds(
     return list(dict.fromkeys(resolved))
 
 
-def identified_first(ctx: GraphContext, iris_: Sequence[str], warnings: list[str]) -> tuple[list[str], set[str]]:
+def identified_first(ctx: GraphContext, iris_: Sequence[str], warnings: list[str]) -> tuple[list[str], set[str], set[str]]:
     """For a walk that reads first and asks after (bfs_query): the seeds with those that
-    are likely canonical IDs rather than entities of this graph (a registry's namespace
-    neither the project's prefixes nor the data's name: `viaf:113230702`) replaced by the
-    entities linking them, asked before walking in one query (a walk from them would read
-    only the identifier node); and the entities that query found in the graph."""
-    likely = [i for i in iris_ if _foreign_id(ctx, i)]
+    are likely canonical IDs rather than entities of this graph (`_likely_identifier`)
+    replaced by the entities linking them, asked before walking in one query (a walk from
+    them would read only the identifier node, then walk again); the entities that query
+    found in the graph; and the seeds it found nothing for (not to be looked up again)."""
+    likely = [i for i in iris_ if _likely_identifier(ctx, i)]
     entities = identified(ctx, likely, warnings, itself=True)
+    asked = set(likely) - set(entities)
     if not entities:
-        return list(iris_), set()
+        return list(iris_), set(), asked
     seeds = [x for i in iris_ for x in entities.get(i, [i])]
-    return list(dict.fromkeys(seeds)), {x for found in entities.values() for x in found}
+    return list(dict.fromkeys(seeds)), {x for found in entities.values() for x in found}, asked
 
 
-def _foreign_id(ctx: GraphContext, iri: str) -> bool:
-    """Whether an IRI is a canonical ID in a namespace neither the project's prefix map nor
-    the data names (a data's own namespace holds its entities, not identifier nodes)."""
+OWN_DATA_READ = 64
+"""Statements of a seed read in process to tell an entity from an identifier node (one
+only identity links start from): past that many, it is an entity."""
+
+
+def _likely_identifier(ctx: GraphContext, iri: str) -> bool:
+    """Whether an IRI is a canonical ID more likely linked by this graph's entities than one
+    of them. Where the store is read in process, that is asked of its own index (no query):
+    an ID without statements of its own but identity links. Elsewhere, by its namespace:
+    one neither the project's prefix map nor the data names (a data's own namespace holds
+    its entities, not identifier nodes)."""
     if of_iri(iri) is None:
         return False
+    quads = ctx.backend.capabilities.quads
+    if quads is not None:
+        own = islice(quads(None)(ox.NamedNode(iri), None, None), OWN_DATA_READ)
+        return all(str(p.value) in IDENTITY_PREDICATES for _, p, _, _ in own)
     prefix, colon, _ = ctx.ids.to_id(iri).partition(":")
     return bool(colon) and not _chosen(ctx, prefix)
 

@@ -43,7 +43,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     plan = make_plan(ctx, query.traversal(), warnings, traits)
     found = seed_iris(ctx, query.seeds, "seeds", warnings, cap=MAX_SEEDS)
     limits.seeds = min(len(found.iris) + len(found.missing) + len(found.past_cap), MAX_SEEDS)
-    candidates, identified = identified_first(ctx, found.iris, warnings)
+    candidates, identified, asked = identified_first(ctx, found.iris, warnings)
     node_filter, edge_filter = resolve_presentation(ctx, query, warnings)
 
     remote = ctx.profile.backend.capabilities.round_trips
@@ -60,7 +60,8 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     # is asked about the others only (over HTTP, a round trip fewer per walk).
     try:
         result = walked(candidates)
-        seeds = present_seeds(ctx, candidates, plan, found.missing, known=walked_entities(result, identified), warnings=warnings)
+        seeds = present_seeds(ctx, candidates, plan, found.missing, known=walked_entities(result, identified),
+                              warnings=warnings, looked_up_before=asked)
         if seeds != candidates:
             if result.cut is not None or any(s not in candidates for s in seeds):
                 result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym
