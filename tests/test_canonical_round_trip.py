@@ -170,7 +170,7 @@ def test_a_walk_from_the_carried_id_costs_one_query_more(mondo_gateway: Gateway,
     counts = []
     for seed in (term, mesh):
         asked: list[str] = []
-        mondo_gateway.backend.query_log = lambda query, rows: asked.append(query)  # type: ignore[attr-defined]
+        mondo_gateway.backend.query_log = lambda query, rows, log=asked: log.append(query)  # type: ignore[attr-defined]
         try:
             mondo_gateway.call("bfs_query", {"seeds": [seed], "max_hops": 2, "topology_only": True})
         finally:
