@@ -181,14 +181,17 @@ def _likely_identifier(ctx: GraphContext, iri: str) -> bool:
     """Whether an IRI is a canonical ID more likely linked by this graph's entities than one
     of them. Where the store is read in process, that is asked of its own index (no query):
     an ID without statements of its own but identity links. Elsewhere, by its namespace:
-    one neither the project's prefix map nor the data names (a data's own namespace holds
-    its entities, not identifier nodes)."""
+    one the profile's entities are not in (Wikibase's: every entity is `wd:`), else one
+    neither the project's prefix map nor the data names (a data's own namespace holds its
+    entities, not identifier nodes)."""
     if of_iri(iri) is None:
         return False
     quads = ctx.backend.capabilities.quads
     if quads is not None:
         own = islice(quads(None)(ox.NamedNode(iri), None, None), OWN_DATA_READ)
         return all(str(p.value) in IDENTITY_PREDICATES for _, p, _, _ in own)
+    if ctx.profile.entity_namespaces is not None:
+        return not iri.startswith(ctx.profile.entity_namespaces)
     prefix, colon, _ = ctx.ids.to_id(iri).partition(":")
     return bool(colon) and not _chosen(ctx, prefix)
 

@@ -280,6 +280,11 @@ class Profile:
     (provenance keys such as `bfs:sourceDocument`) and `rdf:subject` / `rdf:object`, the
     structural edges of a statement node."""
 
+    entity_namespaces: ClassVar[tuple[str, ...] | None] = None
+    """The namespaces every entity of the graph is in, where the profile knows them
+    (Wikibase's `wd:`); None where any namespace may hold entities. An ID elsewhere is an
+    identifier the entities link, looked up before a walk (`gateway.engine.seeds`)."""
+
     entity_search: ClassVar[str] = "auto"
     """How search_entities finds names (`entity_searcher`): "index" (a full-text index of
     every name in the graph), "mwapi" (the query service's `wikibase:mwapi` EntitySearch, on

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -19,6 +19,8 @@ import pytest
 from gateway import Gateway
 from gateway.authorities import by_wikidata_property, of_iri, of_wikidata_claim, parse_id
 from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.endpoint_config import EndpointConfig
+from gateway.backends.remote import RemoteBackend
 from gateway.errors import InvalidInput, NotFound
 from gateway.profiles.native import NativeProfile
 from gateway.profiles.wikidata.profile import WikidataProfile
@@ -318,3 +320,28 @@ def test_every_spelling_of_a_prefix_reaches_an_xref(tmp_path: Path) -> None:
     names = {f"{name}:{canonical.local}" for name in (canonical.authority.prefix, *canonical.authority.synonyms)}
     for seed in sorted(names | set(canonical.iris())):
         assert gateway.describe_entity(seed).id == "MONDO:0005148", seed
+
+
+def test_over_an_endpoint_a_walk_from_an_id_costs_one_query_more(
+    wikidata_endpoints: Callable[[str], tuple[str, list[str] | None]],
+) -> None:
+    """Over `oxigraph serve` on the wikidata profile, whose entities are all `wd:`: every
+    external ID of Q42 the registry knows, as a CURIE, is looked up before the walk (one
+    query), never walked from first; the walk is Q42's."""
+    url, graphs = wikidata_endpoints("oxigraph")
+    store = ox.Store()
+    store.load(path=str(q42_path()), format=ox.RdfFormat.TURTLE)
+    curies = sorted({c.curie for _, u in normalized_claims(store) if (c := of_iri(u)) is not None})
+    assert curies
+    with Gateway(RemoteBackend(EndpointConfig(url, graphs=graphs, cache_ttl=0)), profile=WikidataProfile) as gateway:
+        arguments = {"max_hops": 1, "topology_only": True}
+        gateway.call("bfs_query", {"seeds": ["wd:Q42"], **arguments})  # the graph's probes, asked once
+        log = recorded(gateway)
+        direct = gateway.call("bfs_query", {"seeds": ["wd:Q42"], **arguments}).model_dump()
+        own = len(log.queries)
+        for curie in [*curies, "MeSH:D003480"]:  # MeSH: a namespace the project's prefix map names
+            log.queries.clear()
+            walked = gateway.call("bfs_query", {"seeds": [curie], **arguments}).model_dump()
+            assert len(log.queries) <= own + 1, (curie, log.queries)
+            if curie != "MeSH:D003480":
+                assert walked["seeds"] == ["wd:Q42"] and walked["node_count"] == direct["node_count"]

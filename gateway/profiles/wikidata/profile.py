@@ -63,7 +63,7 @@ from gateway.profiles.native import NativeProfile
 from gateway.profiles.statistics import Estimates, Statistics
 from gateway.profiles.wikidata.probes import probed_estimates, probed_statistics, probed_terms
 from gateway.profiles.wikidata.search import LabelSearch
-from gateway.profiles.wikidata.terms import CLAIM, NAMESPACES, claim_predicate
+from gateway.profiles.wikidata.terms import CLAIM, NAMESPACES, WD, claim_predicate
 from gateway.profiles.wikidata.values import claim, claim_fields, is_value_node_predicate
 from gateway.sparql import Sparql, integer, iri, iris, not_after, not_before, render
 from gateway.terms import BFS, Term
@@ -92,6 +92,7 @@ class WikidataProfile(NativeProfile):
     name = "wikidata"
     queries = "wikidata"
     namespaces = NAMESPACES
+    entity_namespaces = (WD,)
     claims = True
 
     @property
