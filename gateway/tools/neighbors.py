@@ -70,7 +70,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     depth = clamp(query.depth, 1, 1, MAX_DEPTH, field="depth", warnings=warnings)
     limit = clamp(query.limit, 8, 1, MAX_LIMIT, field="limit", warnings=warnings)
     chars = clamp(query.content_max_chars, 500, 1, MAX_CONTENT, field="content_max_chars", warnings=warnings)
-    after = _read_cursor(ctx, query) if query.cursor else None
+    after = _read_cursor(ctx, query) if query.cursor is not None else None
     plan = make_plan(ctx, query.traversal(), warnings)
     wanted = resolve_terms(ctx, query.types, "types", kind="type", warnings=warnings) if query.types else None
     found = resolve_seeds(ctx, query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
