@@ -35,7 +35,7 @@ import base64
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -46,7 +46,7 @@ from gateway.engine.plan import make_plan
 from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, full_edges, full_nodes, node_types
 from gateway.engine.search import readable_name, suggest_ids
 from gateway.engine.seeds import resolve_seeds
-from gateway.engine.walk import EdgeKey, WalkResult, crossings, timeout_warning, unnamed_warning, walk
+from gateway.engine.walk import EdgeKey, WalkResult, timeout_warning, unnamed_warning, walk
 from gateway.errors import InvalidInput
 from gateway.ids import local_name
 from gateway.models import TRUTH_STATUSES, ExpandNeighborsInput, Neighbor, Neighbors
@@ -280,17 +280,20 @@ def _why_empty(
 
 def _no_crossing(ctx: GraphContext, seeds: list[str], plan: HopPlan) -> list[str]:
     """For seeds the walk crossed no statement of: the statements of the plan's predicates
-    and direction that its truth_status, as_of or valid_at hid; else the relationships of
-    other predicates or directions each seed has; else that it has none."""
+    and direction that its truth_status, as_of or valid_at hid (read as bfs_query counts
+    `hidden_by_filter`); else the relationships of other predicates or directions each seed
+    has; else that it has none."""
     if not seeds:
         return []
     to_id = ctx.ids.to_id
-    unfiltered = replace(plan, truth_status=frozenset(TRUTH_STATUSES), as_of=None, valid_at=None)
-    hits, _ = ctx.profile.hop(seeds, unfiltered, PROBE)
-    hidden: dict[str, list[Hit]] = {}
-    for _, hit, _ in crossings(hits, plan, None, frozenset()):
-        hidden.setdefault(hit.x, []).append(hit)
-    told = [f"no neighbours: {to_id(s)}: {_hidden_by(plan, hidden[s])}" for s in seeds if s in hidden]
+    read = ctx.profile.hidden(seeds, plan, PROBE) if ctx.profile.can_hide(plan) else []
+    hidden: dict[str, dict[tuple[str | None, ...], Hit]] = {}
+    for hit in read:
+        if hit.via == "s" or (hit.via == "o" and plan.out) or (hit.via == "i" and plan.inward):
+            # A self-loop is read twice (the seed is its subject and its object): counted once.
+            hidden.setdefault(hit.x, {})[(hit.stmt,) if hit.stmt else (hit.s, hit.p, hit.o)] = hit
+    more = len(read) >= PROBE
+    told = [f"no neighbours: {to_id(s)}: {_hidden_by(plan, list(hidden[s].values()), more)}" for s in seeds if s in hidden]
     rest = [s for s in seeds if s not in hidden]
     others: dict[str, list[Hit]] = {}
     if rest:
@@ -304,21 +307,19 @@ def _no_crossing(ctx: GraphContext, seeds: list[str], plan: HopPlan) -> list[str
     return told
 
 
-def _hidden_by(plan: HopPlan, hits: list[Hit]) -> str:
+def _hidden_by(plan: HopPlan, hits: list[Hit], more: bool) -> str:
     """What hid a seed's statements: each filter with how many it hid (a statement may fail several)."""
     failed: Counter[str] = Counter()
     statuses: Counter[str] = Counter()
     for hit in hits:
-        reasons = plan.failures(hit.status, hit.asserted_at, hit.valid_from, hit.valid_until)
-        failed.update(reasons)
-        if "truth_status" in reasons:
+        failed.update(hit.failed)
+        if "truth_status" in hit.failed:
             statuses[hit.status] += 1
     said = [f"{name} ({count})" for name, count in sorted(failed.items())]
     of = " of relationship_types" if plan.predicates is not None else ""
     status = f"; their statuses: {', '.join(f'{s} ({n})' for s, n in sorted(statuses.items()))}" if statuses else ""
-    more = "at least " if len(hits) >= PROBE else ""
-    return (f"{more}{len(hits)} relationship(s){of} in the walked direction(s), each hidden by the filters: "
-            f"{', '.join(said) or 'none'}{status}")
+    count = f"at least {len(hits)}" if more else str(len(hits))
+    return f"{count} relationship(s){of} in the walked direction(s), each hidden by the filters: {', '.join(said)}{status}"
 
 
 def _elsewhere(ctx: GraphContext, plan: HopPlan, hits: list[Hit]) -> str:
