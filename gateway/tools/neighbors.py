@@ -88,20 +88,29 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
             "ranked; narrow it with relationship_types or a smaller depth"]
     warnings += unnamed_warning(result)
     listing = _listed(ctx, result, wanted, outward=not query.include_incoming)
-    reached = listing.reached
-    ranked = sorted(reached, key=lambda n: _key(reached[n], to_id(n)))
-    if not ranked:
+    if not listing.reached:
         warnings += _why_empty(ctx, found.iris, plan, result, listing)
-    page = [n for n in ranked if _key(reached[n], to_id(n)) > after] if after is not None else ranked
+    chosen, cursor = _page(ctx, query, listing.reached, after, limit, warnings)
+    details = full_nodes(ctx, chosen, listing.types)
+    neighbors = [_neighbor(ctx, n, listing.reached[n], details[n], listing.places.get(n), chars) for n in chosen]
+    return Neighbors(neighbors=neighbors, total=len(listing.reached), truncated=cursor is not None or result.cut is not None,
+                     next_cursor=cursor, **answer)
+
+
+def _page(
+    ctx: GraphContext, query: ExpandNeighborsInput, reached: dict[str, _Reach], after: tuple[float, int, str] | None,
+    limit: int, warnings: list[str],
+) -> tuple[list[str], str | None]:
+    """The neighbours of this page, in rank order (those after the cursor's), and the
+    cursor of the next page where more follow."""
+    to_id = ctx.ids.to_id
+    keys = {n: _key(reach, to_id(n)) for n, reach in reached.items()}
+    ranked = sorted(reached, key=keys.__getitem__)
+    page = [n for n in ranked if keys[n] > after] if after is not None else ranked
     if after is not None and not page and ranked:
         warnings.append("cursor: no neighbour ranks after it (the graph changed since that page): this is the end")
     chosen = page[:limit]
-    more = len(page) > limit
-    details = full_nodes(ctx, chosen, listing.types)
-    neighbors = [_neighbor(ctx, n, reached[n], details[n], listing.places.get(n), chars) for n in chosen]
-    cursor = _make_cursor(ctx, query, _key(reached[chosen[-1]], to_id(chosen[-1]))) if more else None
-    return Neighbors(neighbors=neighbors, total=len(ranked), truncated=more or result.cut is not None,
-                     next_cursor=cursor, **answer)
+    return chosen, _make_cursor(ctx, query, keys[chosen[-1]]) if len(page) > limit else None
 
 
 def _key(reach: _Reach, node_id: str) -> tuple[float, int, str]:
@@ -286,14 +295,8 @@ def _no_crossing(ctx: GraphContext, seeds: list[str], plan: HopPlan) -> list[str
     if not seeds:
         return []
     to_id = ctx.ids.to_id
-    read = ctx.profile.hidden(seeds, plan, PROBE) if ctx.profile.can_hide(plan) else []
-    hidden: dict[str, dict[tuple[str | None, ...], Hit]] = {}
-    for hit in read:
-        if hit.via == "s" or (hit.via == "o" and plan.out) or (hit.via == "i" and plan.inward):
-            # A self-loop is read twice (the seed is its subject and its object): counted once.
-            hidden.setdefault(hit.x, {})[(hit.stmt,) if hit.stmt else (hit.s, hit.p, hit.o)] = hit
-    more = len(read) >= PROBE
-    told = [f"no neighbours: {to_id(s)}: {_hidden_by(plan, list(hidden[s].values()), more)}" for s in seeds if s in hidden]
+    hidden, more = _hidden(ctx, seeds, plan)
+    told = [f"no neighbours: {to_id(s)}: {_hidden_by(plan, hidden[s], more)}" for s in seeds if s in hidden]
     rest = [s for s in seeds if s not in hidden]
     others: dict[str, list[Hit]] = {}
     if rest:
@@ -305,6 +308,18 @@ def _no_crossing(ctx: GraphContext, seeds: list[str], plan: HopPlan) -> list[str
             "it has no relationships, in either direction (describe_entity shows its properties)")
         told.append(f"no neighbours: {to_id(seed)}: {why}")
     return told
+
+
+def _hidden(ctx: GraphContext, seeds: list[str], plan: HopPlan) -> tuple[dict[str, list[Hit]], bool]:
+    """Seed -> the statements of the plan's predicates and direction its filters hide; and
+    whether there may be more than were read."""
+    read = ctx.profile.hidden(seeds, plan, PROBE) if ctx.profile.can_hide(plan) else []
+    hidden: dict[str, dict[tuple[str | None, ...], Hit]] = {}
+    for hit in read:
+        if hit.via == "s" or (hit.via == "o" and plan.out) or (hit.via == "i" and plan.inward):
+            # A self-loop is read twice (the seed is its subject and its object): counted once.
+            hidden.setdefault(hit.x, {})[(hit.stmt,) if hit.stmt else (hit.s, hit.p, hit.o)] = hit
+    return {seed: list(hits.values()) for seed, hits in hidden.items()}, len(read) >= PROBE
 
 
 def _hidden_by(plan: HopPlan, hits: list[Hit], more: bool) -> str:
