@@ -20,7 +20,8 @@ neighbour too where an edge between seeds reaches it (a self-loop reaches its ow
 listed with `is_seed`, at distance 1 from the seed the edge leaves, scored by that edge.
 Neighbours are ranked by score, highest first, then by distance, then by ID (one row a
 node: the order is total); the reaching edge of a neighbour is its best one, ties
-broken by predicate, then the node one hop closer, then the statement ID. Pages past
+broken by predicate, then the node one hop closer, then the statement ID, and always
+one the walk crossed that way (with `include_incoming` false, along the edge). Pages past
 `limit` follow a keyset: `next_cursor` holds the ranking key of a page's last row,
 sealed as scan_query's cursors are (`gateway.tools.scan`) and bound to the call's
 arguments and the reader's scope. An answer with no neighbour says why in a warning
