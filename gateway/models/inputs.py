@@ -120,6 +120,8 @@ class ExpandNeighborsInput(TraversalFilters):
     limit: int = Field(default=8, description="1 to 24.")
     content_max_chars: int = Field(default=500, description="Preview, 1 to 4,000.")
     include_incoming: bool = True
+    cursor: str | None = Field(default=None, max_length=4096)
+    """A page's next_cursor; unnamed in the tool list to keep it light (next_cursor says it)."""
 
     def traversal(self) -> Traversal:
         return replace(super().traversal(), direction="both" if self.include_incoming else "out",

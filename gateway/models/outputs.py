@@ -147,6 +147,7 @@ class Neighbor(Out):
     passage_index: int | None = None
     parent_entity_id: str | None = Field(default=None, description="A passage's document: cite it.")
     widen_with: str | None = None
+    is_seed: bool | None = Field(default=None, description="True: a seed, reached from a seed (or itself).")
 
 
 class Neighbors(Out):
@@ -156,7 +157,8 @@ class Neighbors(Out):
     total: int = Field(description="Neighbours found (of the types asked), before the limit.")
     depth: int
     limit: int
-    truncated: bool = Field(description="More neighbours existed than are listed (or a budget or timeout cut the walk).")
+    truncated: bool = Field(description="More neighbours follow this page (or a budget or timeout cut the walk).")
+    next_cursor: str | None = Field(default=None, description="Pass it back as cursor for the next page.")
     filters: dict[str, Any] = Field(default_factory=dict, description="The filters applied.")
     warnings: list[str] = Field(default_factory=list)
 

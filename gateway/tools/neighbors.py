@@ -15,18 +15,31 @@ The score of a neighbour is the most confident chain that reaches it:
     score(n)    = max over edges e reaching n from m one hop closer of
                   score(m) * confidence(e) * (1 at distance 1, else DECAY)
 
-with confidence 1 for a statement that states none (a plain triple). Neighbours are
-ranked by score, highest first, then by distance, then by ID; the reaching edge of a
-neighbour is its best one, ties broken by predicate, then the node one hop closer,
-then the statement ID. A passage (`bfs:Passage`) carries its place in its document and
+with confidence 1 for a statement that states none (a plain triple). A seed is a
+neighbour too where an edge between seeds reaches it (a self-loop reaches its own seed):
+listed with `is_seed`, at distance 1 from the seed the edge leaves, scored by that edge.
+Neighbours are ranked by score, highest first, then by distance, then by ID (one row a
+node: the order is total); the reaching edge of a neighbour is its best one, ties
+broken by predicate, then the node one hop closer, then the statement ID, and always
+one the walk crossed that way (with `include_incoming` false, along the edge). Pages past
+`limit` follow a keyset: `next_cursor` holds the ranking key of a page's last row,
+sealed as scan_query's cursors are (`gateway.tools.scan`) and bound to the call's
+arguments and the reader's scope. An answer with no neighbour says why in a warning
+(`_why_empty`). A passage (`bfs:Passage`) carries its place in its document and
 `widen_with: "fetch_slice"`; one whose document the reader may not read is left out, as
 `fetch_slice` would not show it.
 """
 
 from __future__ import annotations
 
+import base64
+import json
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from cryptography.exceptions import InvalidTag
 
 from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
@@ -35,12 +48,14 @@ from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, full_edges
 from gateway.engine.search import readable_name, suggest_ids
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.walk import EdgeKey, WalkResult, timeout_warning, unnamed_warning, walk
+from gateway.errors import InvalidInput
 from gateway.ids import local_name
-from gateway.models import ExpandNeighborsInput, Neighbor, Neighbors
-from gateway.profiles.base import HopPlan
+from gateway.models import TRUTH_STATUSES, ExpandNeighborsInput, Neighbor, Neighbors
+from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
 from gateway.settings import clamp
-from gateway.sparql import iris
+from gateway.sparql import iris, writable
 from gateway.terms import Literal, text_of
+from gateway.tools.scan import _sealer as scan_cursor_sealer
 
 MAX_SEEDS = 8
 """Distinct seeds walked from; the rest are unresolved."""
@@ -56,6 +71,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     depth = clamp(query.depth, 1, 1, MAX_DEPTH, field="depth", warnings=warnings)
     limit = clamp(query.limit, 8, 1, MAX_LIMIT, field="limit", warnings=warnings)
     chars = clamp(query.content_max_chars, 500, 1, MAX_CONTENT, field="content_max_chars", warnings=warnings)
+    after = _read_cursor(ctx, query) if query.cursor is not None else None
     plan = make_plan(ctx, query.traversal(), warnings)
     wanted = resolve_terms(ctx, query.types, "types", kind="type", warnings=warnings) if query.types else None
     found = resolve_seeds(ctx, query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
@@ -64,7 +80,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     answer: dict[str, Any] = dict(origins=[to_id(s) for s in found.iris], unresolved=found.unresolved("unresolved", warnings),
                                   depth=depth, limit=limit, filters=_filters(ctx, query, plan, wanted), warnings=warnings)
     if not found.iris or (wanted is not None and not wanted):
-        return Neighbors(neighbors=[], total=0, truncated=False, **answer)
+        return Neighbors(neighbors=[], total=0, truncated=False, **answer)  # the warnings above say why
     result = walk(ctx.profile, found.iris, plan, max_hops=depth, max_nodes=ctx.settings.default_max_nodes,
                   max_edges=ctx.settings.default_max_edges, count_hidden=False)
     if result.cut is not None:
@@ -72,13 +88,36 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
             f"the walk was cut at hop {result.cut.at_hop} ({result.cut.reason}): neighbours past the cut are not "
             "ranked; narrow it with relationship_types or a smaller depth"]
     warnings += unnamed_warning(result)
-    reached, types, places = _listed(ctx, result, wanted)
-    ranked = sorted(reached, key=lambda n: (-reached[n].score, result.hops[n], to_id(n)))
-    chosen = ranked[:limit]
-    details = full_nodes(ctx, chosen, types)
-    neighbors = [_neighbor(ctx, n, reached[n], result.hops[n], details[n], places.get(n), chars) for n in chosen]
-    return Neighbors(neighbors=neighbors, total=len(ranked), truncated=len(ranked) > limit or result.cut is not None,
-                     **answer)
+    listing = _listed(ctx, result, wanted, outward=not query.include_incoming)
+    if not listing.reached:
+        warnings += _why_empty(ctx, found.iris, plan, result, listing)
+    chosen, cursor = _page(ctx, query, listing.reached, after, limit, warnings)
+    details = full_nodes(ctx, chosen, listing.types)
+    neighbors = [_neighbor(ctx, n, listing.reached[n], details[n], listing.places.get(n), chars) for n in chosen]
+    return Neighbors(neighbors=neighbors, total=len(listing.reached), truncated=cursor is not None or result.cut is not None,
+                     next_cursor=cursor, **answer)
+
+
+def _page(
+    ctx: GraphContext, query: ExpandNeighborsInput, reached: dict[str, _Reach], after: tuple[float, int, str] | None,
+    limit: int, warnings: list[str],
+) -> tuple[list[str], str | None]:
+    """The neighbours of this page, in rank order (those after the cursor's), and the
+    cursor of the next page where more follow."""
+    to_id = ctx.ids.to_id
+    keys = {n: _key(reach, to_id(n)) for n, reach in reached.items()}
+    ranked = sorted(reached, key=keys.__getitem__)
+    page = [n for n in ranked if keys[n] > after] if after is not None else ranked
+    if after is not None and not page and ranked:
+        warnings.append("cursor: no neighbour ranks after it (the graph changed since that page): this is the end")
+    chosen = page[:limit]
+    return chosen, _make_cursor(ctx, query, keys[chosen[-1]]) if len(page) > limit else None
+
+
+def _key(reach: _Reach, node_id: str) -> tuple[float, int, str]:
+    """A neighbour's place in the ranking: best score first, then nearest, then ID (one row
+    per node, so no two keys are equal and pages neither repeat nor skip)."""
+    return -reach.score, reach.distance, node_id
 
 
 def _filters(ctx: GraphContext, query: ExpandNeighborsInput, plan: HopPlan, wanted: set[str] | None) -> dict[str, Any]:
@@ -95,32 +134,49 @@ def _filters(ctx: GraphContext, query: ExpandNeighborsInput, plan: HopPlan, want
     return filters
 
 
-def _listed(
-    ctx: GraphContext, result: WalkResult, wanted: set[str] | None,
-) -> tuple[dict[str, _Reach], dict[str, list[str]], dict[str, tuple[str, int | None, str]]]:
+@dataclass
+class _Listing:
+    reached: dict[str, _Reach]
+    """The neighbours the answer may list, each with its best reaching edge."""
+    types: dict[str, list[str]]
+    places: dict[str, tuple[str, int | None, str]]
+    walked: int
+    """Neighbours the walk reached, before `types` and unreadable passages were left out."""
+    of_types: int
+    """Those of the wanted types (all of them where none are wanted)."""
+
+
+def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, outward: bool) -> _Listing:
     """The neighbours the answer may list, each with its best reaching edge (those of the
     wanted types; a passage only where the reader may read its document), the types of
     every node reached, and the passages' places."""
-    reached = _reaching_edges(ctx, result)
+    reached = _reaching_edges(ctx, result, outward)
+    walked = len(reached)
     types = node_types(ctx, list(reached))
     if wanted is not None:
         reached = {n: r for n, r in reached.items() if wanted & _types_of(n, types)}
+    of_types = len(reached)
     places = _passages(ctx, [n for n in reached if PASSAGE_TYPE in types.get(n, ())])
     reached = {n: r for n, r in reached.items() if PASSAGE_TYPE not in types.get(n, ()) or n in places}
-    return reached, types, places
+    return _Listing(reached, types, places, walked, of_types)
 
 
 class _Reach:
-    """How a neighbour was reached: its best edge, from which node, and its score."""
+    """How a neighbour was reached: its best edge, from which node, its score and distance;
+    `is_seed` for a seed reached from a seed (itself, by a self-loop)."""
 
-    __slots__ = ("confidence", "edge", "origin", "score", "status")
+    __slots__ = ("confidence", "distance", "edge", "is_seed", "origin", "score", "status")
 
-    def __init__(self, edge: EdgeKey, origin: str, score: float, confidence: float | None, status: str | None) -> None:
+    def __init__(self, edge: EdgeKey, origin: str, score: float, confidence: float | None, status: str | None,
+                 distance: int, is_seed: bool) -> None:
         self.edge, self.origin, self.score, self.confidence, self.status = edge, origin, score, confidence, status
+        self.distance, self.is_seed = distance, is_seed
 
 
-def _reaching_edges(ctx: GraphContext, result: WalkResult) -> dict[str, _Reach]:
-    """Every node past the seeds -> its best reaching edge, scored (the module says how)."""
+def _reaching_edges(ctx: GraphContext, result: WalkResult, outward: bool) -> dict[str, _Reach]:
+    """Every node reached -> its best reaching edge, scored (the module says how). A seed
+    is listed where an edge between seeds reaches it (a self-loop reaches its own seed), at
+    distance 1 from the seed the edge leaves; it keeps score 1 for the chains through it."""
     hops = result.hops
     keys = result.edge_keys()
     stated = [(key, hit) for key, hit in result.edges.items() if key.statement]
@@ -129,19 +185,41 @@ def _reaching_edges(ctx: GraphContext, result: WalkResult) -> dict[str, _Reach]:
     score = {node: 1.0 for node, hop in hops.items() if hop == 0}
     best: dict[str, tuple[tuple[float, str, str, str], _Reach]] = {}
     for key in sorted(keys, key=lambda k: hops.get(k.subject, 0) + hops.get(k.object, 0)):
-        for origin, node in ((key.subject, key.object), (key.object, key.subject)):
-            if origin == node or node not in hops or hops.get(origin) != hops[node] - 1:
+        for origin, node in _crossed(key, outward):
+            distance = _distance(hops, origin, node)
+            if distance is None:
                 continue
             edge = data.get(key)
             confidence = edge.confidence if edge is not None else None
             value = score.get(origin, 0.0) * (confidence if confidence is not None else 1.0)
-            value *= 1.0 if hops[node] == 1 else DECAY
+            value *= 1.0 if distance == 1 else DECAY
             rank = (-value, to_id(key.predicate), to_id(origin), to_id(key.statement) if key.statement else "")
             if node not in best or rank < best[node][0]:
                 best[node] = (rank, _Reach(key, origin, round(value, 6), confidence,
-                                           edge.truth_status if edge is not None else None))
-                score[node] = max(score.get(node, 0.0), value)
+                                           edge.truth_status if edge is not None else None, distance, hops[node] == 0))
+                if hops[node]:
+                    score[node] = max(score.get(node, 0.0), value)
     return {node: reach for node, (_, reach) in best.items()}
+
+
+def _crossed(key: EdgeKey, outward: bool) -> tuple[tuple[str, str], ...]:
+    """(from, to) for each way the walk may have crossed an edge: along it only, where it
+    walked outward only or the edge is a statement's own link to its subject or object
+    (crossed from the statement, whatever the direction); else both ways (a self-loop once)."""
+    along = ((key.subject, key.object),)
+    if outward or key.predicate in (STRUCTURAL_SUBJECT, STRUCTURAL_OBJECT) or key.subject == key.object:
+        return along
+    return (*along, (key.object, key.subject))
+
+
+def _distance(hops: dict[str, int], origin: str, node: str) -> int | None:
+    """The distance an edge from `origin` reaches `node` at: one hop past `origin`, or 1 for
+    an edge between seeds; None where the edge does not reach it (a back or level edge)."""
+    if origin not in hops or node not in hops:
+        return None
+    if hops[origin] == hops[node] == 0:
+        return 1
+    return hops[node] if hops[origin] == hops[node] - 1 else None
 
 
 def _types_of(node: str, types: dict[str, list[str]]) -> set[str]:
@@ -160,8 +238,7 @@ def _passages(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, tuple[str, i
 
 
 def _neighbor(
-    ctx: GraphContext, node: str, reach: _Reach, distance: int, detail: Any, place: tuple[str, int | None, str] | None,
-    chars: int,
+    ctx: GraphContext, node: str, reach: _Reach, detail: Any, place: tuple[str, int | None, str] | None, chars: int,
 ) -> Neighbor:
     to_id = ctx.ids.to_id
     edge = reach.edge
@@ -181,8 +258,120 @@ def _neighbor(
     return Neighbor(
         id=detail.id, type=detail.entity_type if STATEMENT_TYPE not in (detail.types or ()) else "Statement",
         name=name, relationship=to_id(edge.predicate),
-        direction="outgoing" if edge.subject == reach.origin else "incoming", distance=distance, score=reach.score,
+        direction="outgoing" if edge.subject == reach.origin else "incoming", distance=reach.distance, score=reach.score,
         content=text if len(text) <= chars else text[: max(chars - 1, 0)].rstrip() + "…", metadata=metadata,
         passage_index=place[1] if place else None, parent_entity_id=to_id(place[0]) if place else None,
-        widen_with="fetch_slice" if place else None,
+        widen_with="fetch_slice" if place else None, is_seed=reach.is_seed or None,
     )
+
+
+# -- an empty answer says why ------------------------------------------------------------
+PROBE = 1000
+"""Statements of the seeds read at most to tell why a walk found none it may cross."""
+
+
+def _why_empty(
+    ctx: GraphContext, seeds: list[str], plan: HopPlan, result: WalkResult, listing: _Listing,
+) -> list[str]:
+    """Why an answer lists no neighbour, truthfully: a walk cut before its first hop and
+    relationship_types naming no predicate of the graph are said already; else the walk
+    found neighbours the types or the reader's documents leave out, or the seeds have no
+    statement it may cross, each seed said why (`_no_crossing`)."""
+    if (result.cut is not None and result.cut.at_hop == 1) or plan.predicates == ():
+        return []
+    if listing.walked and not listing.of_types:
+        return [f"no neighbours listed: the walk reached {listing.walked}, none of them of the types asked (types "
+                "narrows the list, not the walk)"]
+    if listing.walked:
+        return [f"no neighbours listed: the walk reached {listing.walked}, each a passage of a document this reader "
+                "cannot read"]
+    return _no_crossing(ctx, writable(seeds), plan)
+
+
+def _no_crossing(ctx: GraphContext, seeds: list[str], plan: HopPlan) -> list[str]:
+    """For seeds the walk crossed no statement of: the statements of the plan's predicates
+    and direction that its truth_status, as_of or valid_at hid (read as bfs_query counts
+    `hidden_by_filter`); else the relationships of other predicates or directions each seed
+    has; else that it has none."""
+    if not seeds:
+        return []
+    to_id = ctx.ids.to_id
+    hidden, more = _hidden(ctx, seeds, plan)
+    told = [f"no neighbours: {to_id(s)}: {_hidden_by(plan, hidden[s], more)}" for s in seeds if s in hidden]
+    rest = [s for s in seeds if s not in hidden]
+    others: dict[str, list[Hit]] = {}
+    if rest:
+        anything = HopPlan(direction="both", truth_status=frozenset(TRUTH_STATUSES))
+        for hit in ctx.profile.hop(rest, anything, PROBE)[0]:
+            others.setdefault(hit.x, []).append(hit)
+    for seed in rest:
+        why = _elsewhere(ctx, plan, others[seed]) if seed in others else (
+            "it has no relationships, in either direction (describe_entity shows its properties)")
+        told.append(f"no neighbours: {to_id(seed)}: {why}")
+    return told
+
+
+def _hidden(ctx: GraphContext, seeds: list[str], plan: HopPlan) -> tuple[dict[str, list[Hit]], bool]:
+    """Seed -> the statements of the plan's predicates and direction its filters hide; and
+    whether there may be more than were read."""
+    read = ctx.profile.hidden(seeds, plan, PROBE) if ctx.profile.can_hide(plan) else []
+    hidden: dict[str, dict[tuple[str | None, ...], Hit]] = {}
+    for hit in read:
+        if hit.via == "s" or (hit.via == "o" and plan.out) or (hit.via == "i" and plan.inward):
+            # A self-loop is read twice (the seed is its subject and its object): counted once.
+            hidden.setdefault(hit.x, {})[(hit.stmt,) if hit.stmt else (hit.s, hit.p, hit.o)] = hit
+    return {seed: list(hits.values()) for seed, hits in hidden.items()}, len(read) >= PROBE
+
+
+def _hidden_by(plan: HopPlan, hits: list[Hit], more: bool) -> str:
+    """What hid a seed's statements: each filter with how many it hid (a statement may fail several)."""
+    failed: Counter[str] = Counter()
+    statuses: Counter[str] = Counter()
+    for hit in hits:
+        failed.update(hit.failed)
+        if "truth_status" in hit.failed:
+            statuses[hit.status] += 1
+    said = [f"{name} ({count})" for name, count in sorted(failed.items())]
+    of = " of relationship_types" if plan.predicates is not None else ""
+    status = f"; their statuses: {', '.join(f'{s} ({n})' for s, n in sorted(statuses.items()))}" if statuses else ""
+    count = f"at least {len(hits)}" if more else str(len(hits))
+    return f"{count} relationship(s){of} in the walked direction(s), each hidden by the filters: {', '.join(said)}{status}"
+
+
+def _elsewhere(ctx: GraphContext, plan: HopPlan, hits: list[Hit]) -> str:
+    """A seed's relationships the plan's predicates or direction do not walk: which they are."""
+    to_id = ctx.ids.to_id
+    ways = {"o": "outgoing", "i": "incoming", "s": "its own subject or object"}
+    seen = sorted({(to_id(h.p), ways[h.via]) for h in hits if h.via in ways})
+    named = [h for h in hits if plan.walks(h.p)]
+    shown = ", ".join(f"{p} ({way})" for p, way in seen[:8]) + (f" and {len(seen) - 8} more" if len(seen) > 8 else "")
+    if named and not plan.inward:
+        what = "relationships of relationship_types" if plan.predicates is not None else "relationships"
+        return f"its {what} are incoming only: include_incoming true lists them (it has {shown})"
+    if plan.predicates is None:
+        return f"its only relationships are walked only when relationship_types names them: {shown}"
+    return f"none of its relationships is of relationship_types; it has {shown}"
+
+
+# -- cursors: scan_query's, sealed with the same key and bound to this call ----------------
+def _binding(ctx: GraphContext, query: ExpandNeighborsInput) -> bytes:
+    """What a cursor belongs to: the call's arguments but the page's own, and the graphs the reader reads."""
+    fields = query.model_dump(mode="json", exclude={"cursor", "limit", "content_max_chars"})
+    return json.dumps(["neighbors", fields, ctx.scope], sort_keys=True).encode()
+
+
+def _make_cursor(ctx: GraphContext, query: ExpandNeighborsInput, last: tuple[float, int, str]) -> str:
+    sealed = scan_cursor_sealer(ctx).encrypt(json.dumps(last).encode(), [_binding(ctx, query)])
+    return base64.urlsafe_b64encode(sealed).decode().rstrip("=")
+
+
+def _read_cursor(ctx: GraphContext, query: ExpandNeighborsInput) -> tuple[float, int, str]:
+    """The ranking key of the last neighbour of the page before (`_key`)."""
+    text = query.cursor or ""
+    try:
+        sealed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        score, distance, last = json.loads(scan_cursor_sealer(ctx).decrypt(sealed, [_binding(ctx, query)]))
+        return float(score), int(distance), str(last)
+    except (InvalidTag, ValueError, TypeError):
+        raise InvalidInput("cursor: not a cursor this expand_neighbors call issued to this reader (altered, from "
+                           "other arguments, or from another reader or deployment)", field="cursor") from None

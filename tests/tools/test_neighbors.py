@@ -15,7 +15,7 @@ from gateway import Gateway, InvalidInput
 from gateway.tools.neighbors import DECAY
 from support.synth import random_graph
 from tests.conftest import DEMO, gateway_from_ntriples, shared_data
-from tests.oracle import existing_nodes, reference_bfs
+from tests.oracle import RDF_OBJECT, RDF_SUBJECT, existing_nodes, reference_bfs
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +105,8 @@ def test_passages_name_their_document_and_the_next_move() -> None:
 
 def _reference(graph, seeds: list[str], depth: int, direction: str) -> dict[str, tuple[float, int]]:  # type: ignore[no-untyped-def]
     """node -> (score, distance): the oracle's walk, scored by the best chain (no confidences
-    in random graphs: each statement counts 1)."""
+    in random graphs: each statement counts 1); a seed an edge from a seed reaches (itself,
+    by a self-loop) at distance 1."""
     hops, edges = reference_bfs(graph, seeds, depth, direction=direction, truth_status=frozenset({"asserted_true"}),
                                 as_of=None, valid_at=None, expand_traits=frozenset(), predicates=None,
                                 exclude_predicates=set())
@@ -115,7 +116,11 @@ def _reference(graph, seeds: list[str], depth: int, direction: str) -> dict[str,
             for m, n in ((s, o), (o, s)):
                 if hops.get(m) == level - 1 and hops.get(n) == level:
                     score[n] = max(score.get(n, 0.0), score[m] * (1.0 if level == 1 else DECAY))
-    return {n: (score[n], h) for n, h in hops.items() if h > 0}
+    listed = {n: (score[n], h) for n, h in hops.items() if h > 0}
+    for s, p, o, _, _ in edges:
+        ways = [(s, o)] if direction == "out" or p in (RDF_SUBJECT, RDF_OBJECT) else [(s, o), (o, s)]
+        listed.update({n: (1.0, 1) for m, n in ways if hops.get(m) == 0 and hops.get(n) == 0})
+    return listed
 
 
 @pytest.mark.parametrize("number", range(60))
