@@ -55,7 +55,7 @@ from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, Ho
 from gateway.settings import clamp
 from gateway.sparql import iris, writable
 from gateway.terms import Literal, text_of
-from gateway.tools.scan import _sealer as scan_cursor_sealer
+from gateway.tools.scan import cursor_sealer
 
 MAX_SEEDS = 8
 """Distinct seeds walked from; the rest are unresolved."""
@@ -361,7 +361,7 @@ def _binding(ctx: GraphContext, query: ExpandNeighborsInput) -> bytes:
 
 
 def _make_cursor(ctx: GraphContext, query: ExpandNeighborsInput, last: tuple[float, int, str]) -> str:
-    sealed = scan_cursor_sealer(ctx).encrypt(json.dumps(last).encode(), [_binding(ctx, query)])
+    sealed = cursor_sealer(ctx).encrypt(json.dumps(last).encode(), [_binding(ctx, query)])
     return base64.urlsafe_b64encode(sealed).decode().rstrip("=")
 
 
@@ -370,7 +370,7 @@ def _read_cursor(ctx: GraphContext, query: ExpandNeighborsInput) -> tuple[float,
     text = query.cursor or ""
     try:
         sealed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        score, distance, last = json.loads(scan_cursor_sealer(ctx).decrypt(sealed, [_binding(ctx, query)]))
+        score, distance, last = json.loads(cursor_sealer(ctx).decrypt(sealed, [_binding(ctx, query)]))
         return float(score), int(distance), str(last)
     except (InvalidTag, ValueError, TypeError):
         raise InvalidInput("cursor: not a cursor this expand_neighbors call issued to this reader (altered, from "

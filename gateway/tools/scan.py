@@ -105,7 +105,9 @@ def _scan_statements(
 
 
 # -- cursors ---------------------------------------------------------------------------
-def _sealer(ctx: GraphContext) -> AESSIV:
+def cursor_sealer(ctx: GraphContext) -> AESSIV:
+    """The key the tools' cursors are sealed with (scan_query's, expand_neighbors'); each
+    cursor is bound to its own call's arguments, so one tool's is no other's."""
     return ctx.memo(MemoKey("cursor_sealer"),
                     lambda: AESSIV(hmac.new(ctx.cursor_secret(), b"bfsql scan cursor", hashlib.sha512).digest()))
 
@@ -117,7 +119,7 @@ def _binding(ctx: GraphContext, query: ScanQueryInput, kind: str) -> bytes:
 
 
 def _make_cursor(ctx: GraphContext, query: ScanQueryInput, kind: str, last_key: str) -> str:
-    sealed = _sealer(ctx).encrypt(_pack(ctx, last_key).encode(), [_binding(ctx, query, kind)])
+    sealed = cursor_sealer(ctx).encrypt(_pack(ctx, last_key).encode(), [_binding(ctx, query, kind)])
     return base64.urlsafe_b64encode(sealed).decode().rstrip("=")
 
 
@@ -125,7 +127,7 @@ def _read_cursor(ctx: GraphContext, query: ScanQueryInput, kind: str) -> str:
     text = query.cursor or ""
     try:
         sealed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        return _unpack(ctx, _sealer(ctx).decrypt(sealed, [_binding(ctx, query, kind)]).decode())
+        return _unpack(ctx, cursor_sealer(ctx).decrypt(sealed, [_binding(ctx, query, kind)]).decode())
     except (InvalidTag, ValueError):
         raise InvalidInput("cursor: not a cursor this scan issued to this reader (altered, from other filters, "
                            "or from another reader or deployment)", field="cursor") from None
