@@ -30,7 +30,7 @@ async def exercise(client: Client, gateway: Gateway) -> None:
     for tool in listed:
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.output_schema and tool.output_schema.get("type") == "object"
-        assert tool.input_schema.get("additionalProperties") is False
+        assert tool.input_schema.get("type") == "object"  # unknown fields: refused by the server, by name
         assert len(tool.description or "") > 80  # says what the tool answers (the list is held to 10,000 characters)
     for name in TOOLS:
         result = await client.call_tool(name, EXAMPLES[name])
