@@ -50,9 +50,9 @@ SHARED_FIELDS: dict[str, str] = {
                      "exclude_predicates", "topology_only", "max_nodes", "max_edges", "graphs"), "bfs_query"),
     "languages": "describe_entity",
 }
-"""Fields several tools share -> the one tool whose schema explains it in words; the other
-tools list it without words (`_typed_only`). Each
-explanation is then loaded once, not eight times, and every tool still types every field."""
+"""Fields several tools share -> the one tool whose schema explains it in words (with its
+allowed values); the other tools list it without words (`_typed_only`). Each explanation is
+then loaded once, not eight times, and every tool still types every field."""
 
 LISTED_TYPES: dict[str, dict[str, Any]] = {"as_of": {"type": "string"}, "valid_at": {"type": "string"}}
 """Fields the tool lists type more simply than OpenAPI does: a position is also taken as a
@@ -62,9 +62,9 @@ union, in the eight tools that take one (a list of types is refused by some dial
 
 def _typed_only(schema: Any) -> Any:
     """A shared field as a tool that does not explain it lists it: its type, bounds and
-    default, without words, and a list's items by their type only (truth_status's five values are spelled out where
-    it is explained). The server checks it the same everywhere, with an error naming the
-    field and what is allowed."""
+    default without words, and a list's items by their type only (truth_status's five values
+    are spelled out where it is explained). The server checks it the same everywhere, with an
+    error naming the field and what is allowed."""
     typed = lean(schema, descriptions=False)
     items = typed.get("items")
     if isinstance(items, dict) and "enum" in items and "type" in items:
@@ -123,10 +123,6 @@ def light(schema: Any) -> Any:
     if schema.get("properties"):  # property names, not keywords: keep every one
         kept["properties"] = {name: light(value) for name, value in schema["properties"].items()}
     return kept
-
-
-def _described(schema: dict[str, Any]) -> dict[str, Any]:
-    return {key: schema[key] for key in ("description",) if key in schema}
 
 
 def _name_keyed(kept: dict[str, Any]) -> dict[str, Any]:
@@ -361,18 +357,18 @@ def strict_tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> lis
 
 def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, list[dict[str, Any]]]:
     """The tools in OpenAI function-calling format and in MCP `tools/list` format, compact
-    (`lean`): what an agent loads before its first call, so every character counts."""
+    (`lean`; MCP's input schemas `light` too): what an agent loads before its first call, so
+    every character counts. Every field has a type (tests/surfaces/test_tool_list_types.py)."""
     openai, mcp = [], []
     for name, tool in tools.items():
         parameters = _parameters(schemas, name)
-        properties = parameters.get("properties", {})
+        properties = parameters.setdefault("properties", {})
         for field in SHARED_FIELDS.keys() & set(properties):
             if SHARED_FIELDS[field] != name:  # explained once, in the tool SHARED_FIELDS names
                 properties[field] = _typed_only(properties[field])
         for field in set(tool.told) & set(properties):
             properties[field] = {key: value for key, value in properties[field].items() if key != "description"}
-        if tool.brief:
-            parameters["properties"] = {**properties, **tool.brief}
+        properties.update(tool.brief)
         # Outputs validate answers; the tools' descriptions and docs/tools.md explain them,
         # so the list carries the names of their fields only (and the values an enum allows).
         output = _open(_names(_merged(lean(schemas.standalone(schemas.outputs[name]), descriptions=False))))
@@ -389,5 +385,6 @@ def _parameters(schemas: Schemas, name: str) -> dict[str, Any]:
     parameters: dict[str, Any] = lean(schemas.standalone(schemas.inputs[name]))
     properties = parameters.get("properties", {})
     for field in LISTED_TYPES.keys() & set(properties):
-        properties[field] = {**LISTED_TYPES[field], **_described(properties[field])}
+        words = properties[field].get("description")
+        properties[field] = {**LISTED_TYPES[field], **({"description": words} if words else {})}
     return parameters
