@@ -12,13 +12,13 @@ from gateway.models.traversal import Traversal
 
 class NodeFilter(Strict):
     entity_types: list[Id] = Field(
-        default_factory=list, description="Types whose nodes get full data."
+        default_factory=list, description="Nodes of these types in full."
     )
 
 
 class EdgeFilter(Strict):
     predicates: list[Id] = Field(
-        default_factory=list, description="Predicates whose edges get full data."
+        default_factory=list, description="Edges of these in full."
     )
 
 
@@ -51,7 +51,7 @@ class WalkFilters(TraversalFilters):
     """The traversal filters of a walking tool: which predicates it may cross, too."""
 
     predicates: list[Id] | None = Field(default=None, min_length=1, description="Walk only these.")
-    exclude_predicates: list[Id] = Field(default_factory=list, description="Never walk these.")
+    exclude_predicates: list[Id] = Field(default_factory=list)
 
     def traversal(self) -> Traversal:
         return replace(super().traversal(), predicates=self.predicates, exclude_predicates=self.exclude_predicates)
@@ -66,8 +66,7 @@ class InGraphs(Strict):
 
 
 class InLanguages(Strict):
-    languages: list[LanguageTag] | None = Field(default=None, min_length=1, max_length=8,
-                                                description="Most wanted first.")
+    languages: list[LanguageTag] | None = Field(default=None, min_length=1, max_length=8)  # most wanted first
 
 
 # -- tool inputs --------------------------------------------------------------------
@@ -92,8 +91,8 @@ class BfsQueryInput(WalkFilters, InGraphs):
     node_filter: NodeFilter | None = None
     edge_filter: EdgeFilter | None = None
     topology_only: bool = Field(default=False, description="All stubs.")
-    max_nodes: int | None = Field(default=None, description="Clamped.")
-    max_edges: int | None = Field(default=None, description="Clamped.")
+    max_nodes: int | None = None  # clamped to the deployment's caps, never refused
+    max_edges: int | None = None
     layout: Layout = Field(
         default="default",
         description='"compact": stubs grouped, with labels.',

@@ -36,6 +36,10 @@ class Tool:
     brief: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Fields the tool lists show in words rather than in full (OpenAPI has them in full):
     a nested shape an agent reads more cheaply as a sentence."""
+    told: tuple[str, ...] = ()
+    """Fields the description explains (each named in it, or the one field the tool requires):
+    the tool lists give them their type only, the words being read once, in the description
+    (OpenAPI keeps each field's own)."""
 
 
 TOOLS: dict[str, Tool] = {
@@ -50,46 +54,55 @@ TOOLS: dict[str, Tool] = {
             "search_entities", models.SearchEntitiesInput, models.SearchResult,
             search_entities,
             "A name to entity IDs: label, synonym, prefix, then full text; entity_types narrows.",
+            told=("query", "entity_types"),
         ),
         Tool(
             "bfs_query", models.BfsQueryInput, models.Walked, bfs_query,
             "Walk max_hops from seed IDs; survey with topology_only or layout compact at 1-2 hops; "
             "predicates, direction narrow.",
+            told=("predicates",),
         ),
         Tool(
             "expand_neighbors", models.ExpandNeighborsInput, models.Neighbors, expand_neighbors,
             "The seeds' neighbours ranked, with previews (depth 1-3); types narrows the list, not the walk.",
+            told=("types", "depth"),
         ),
         Tool(
             "describe_entity", models.DescribeEntityInput, models.EntityDetail, describe_entity,
             "Full data for one ID or URL: labels, types, properties, relationship counts; or a statement.",
+            told=("id",),
         ),
         Tool(
             "describe_entities", models.DescribeEntitiesInput, models.EntitiesDetail, describe_entities,
             "describe_entity for up to 100 IDs; unknown ones in unresolved, with similar ones.",
+            told=("ids",),
         ),
         Tool(
             "fetch_slice", models.FetchSliceInput, models.Slice, fetch_slice,
             "A document's passages in order, around a passage ID (an edge's bfs:evidencePassage). Cite "
             "parent_id.",
+            told=("entity_id",),
         ),
         Tool(
             "intersect_subgraphs", models.IntersectSubgraphsInput, models.Intersection, intersect_subgraphs,
             "What 2 to 8 seeds share: nodes within k hops of each, and the statements among them.",
+            told=("seeds",),
         ),
         Tool(
             "transitive_closure_query", models.TransitiveClosureInput, models.Closure, transitive_closure_query,
-            "Every ID reachable along one predicate (all ancestor classes), sorted; in reverses it.",
+            "Every ID reachable from start along one predicate (all ancestor classes), sorted; in reverses it.",
+            told=("start",),
         ),
         Tool(
             "scan_query", models.ScanQueryInput, models.ScanPage, scan_query,
             "No seed: all entities of node_types, or statements of edge_predicates or filters, paged.",
+            told=("node_types", "edge_predicates"),
         ),
         Tool(
             "tabulate", models.TabulateInput, models.Table, tabulate,
             "A table of one type (or ids), columns by path: where, compute, group_by, aggregate, having, "
             "order_by.",
-            brief=TABLE_BRIEF,
+            brief=TABLE_BRIEF, told=("type",),
         ),
         Tool(
             "shortest_path", models.ShortestPathInput, models.ShortestPath, shortest_path,
@@ -99,6 +112,7 @@ TOOLS: dict[str, Tool] = {
             "communities", models.CommunitiesInput, models.Communities, communities,
             "Louvain clusters (deterministic) of the seeds' neighbourhood or whole graph; community=ID lists "
             "one.",
+            told=("community",),
         ),
         Tool(
             "answer", models.AnswerInput, models.Answer, answer,

@@ -50,16 +50,26 @@ SHARED_FIELDS: dict[str, str] = {
                      "exclude_predicates", "topology_only", "max_nodes", "max_edges", "graphs"), "bfs_query"),
     "languages": "describe_entity",
 }
-"""Fields several tools share -> the one tool whose schema describes it in full (with its
-allowed values); the other tools list it by name only. Each explanation is then loaded
-once, not six times."""
+"""Fields several tools share -> the one tool whose schema explains it in words (with its
+allowed values); the other tools list it without words (`_typed_only`). Each explanation is
+then loaded once, not eight times, and every tool still types every field."""
+
+LISTED_TYPES: dict[str, dict[str, Any]] = {"as_of": {"type": "string"}, "valid_at": {"type": "string"}}
+"""Fields the tool lists type more simply than OpenAPI does: a position is also taken as a
+string ("485", like an ISO date), and one type reads in a third of the characters of the
+union, in the eight tools that take one (a list of types is refused by some dialects)."""
 
 
-def _undescribed(schema: Any) -> Any:
-    """A shared field as the other tools list it: by name only (any value), its shape, words
-    and allowed values being spelled out in one tool's (`SHARED_FIELDS`; the server checks them all the
-    same, with errors naming the field)."""
-    return {}
+def _typed_only(schema: Any) -> Any:
+    """A shared field as a tool that does not explain it lists it: its type, bounds and
+    default without words, and a list's items by their type only (truth_status's five values
+    are spelled out where it is explained). The server checks it the same everywhere, with an
+    error naming the field and what is allowed."""
+    typed = lean(schema, descriptions=False)
+    items = typed.get("items")
+    if isinstance(items, dict) and "enum" in items and "type" in items:
+        typed["items"] = {"type": items["type"]}
+    return typed
 
 
 UNLISTED_BOUNDS = frozenset({"maxLength", "maxItems", "maxProperties", "maximum", "pattern"})
@@ -72,7 +82,8 @@ def lean(schema: Any, *, descriptions: bool = True, depth: int = 0) -> Any:
     """A schema without what pydantic adds and a client does not need: `title`s, null and
     false defaults (an optional flag is off unless given), `anyOf [X, null]` for an optional
     field (leaving it out is how a caller says "none"), the bounds in `UNLISTED_BOUNDS`, a
-    name-keyed map's pattern; without descriptions if asked. Types, enums and lower bounds stay."""
+    name-keyed map's pattern; without descriptions if asked. Types, enums and lower bounds
+    stay: the list refuses what the server refuses (tests/surfaces/conftest.py, REFUSED)."""
     if isinstance(schema, list):
         return [lean(item, descriptions=descriptions, depth=depth + 1) for item in schema]
     if not isinstance(schema, dict):
@@ -86,6 +97,32 @@ def lean(schema: Any, *, descriptions: bool = True, depth: int = 0) -> Any:
         kept["properties"] = {name: lean(value, descriptions=descriptions, depth=depth + 1)
                               for name, value in schema["properties"].items()}
     return _without_null_option(_name_keyed(kept))
+
+
+MCP_UNLISTED = frozenset({"minItems", "minLength", "minimum", "exclusiveMinimum"})
+"""What the MCP list leaves out of the OpenAI one (`light`)."""
+
+
+def light(schema: Any) -> Any:
+    """An input schema as MCP's `tools/list` carries it: the OpenAI form without what the
+    server checks all the same, each with an error naming the field and what is allowed
+    (and, for an unknown field, the one it likely meant): `additionalProperties: false`,
+    lower bounds (`MCP_UNLISTED`; a range is said in words, "1 to 256"), defaults but `true`
+    (leaving a field out gets the tool's usual behaviour; a flag that is on unless turned off
+    is the one default a caller would guess wrong), an empty `properties`. Every MCP session
+    loads the list before its first call (held to 10,000 characters: tests/surfaces/
+    test_mcp.py); types and enums stay in full (tests/surfaces/test_tool_list_types.py)."""
+    if isinstance(schema, list):
+        return [light(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kept = {key: light(value) for key, value in schema.items()
+            if key not in MCP_UNLISTED and key != "properties"
+            and not (key == "default" and value is not True)
+            and not (key == "additionalProperties" and value is False)}
+    if schema.get("properties"):  # property names, not keywords: keep every one
+        kept["properties"] = {name: light(value) for name, value in schema["properties"].items()}
+    return kept
 
 
 def _name_keyed(kept: dict[str, Any]) -> dict[str, Any]:
@@ -110,23 +147,30 @@ def _without_null_option(kept: dict[str, Any]) -> dict[str, Any]:
 
 
 def _names(schema: dict[str, Any]) -> dict[str, Any]:
-    """An object schema that names its properties and keeps only the values a property is
-    limited to (an enum, a const): what an agent cannot learn from an answer's JSON, which
-    shows every value's type itself. Any answer conforms, and the output schemas of the
-    tool list every session loads are half the size they were with each property's
-    top-level type (bench/RESULTS.md, "Agent conversation")."""
+    """An object schema that names its properties (`propertyNames`) and keeps only the values
+    a property is limited to (an enum, a const): what an agent cannot learn from an answer's
+    JSON, which shows every value's type itself. Every answer conforms (an answer holds its
+    model's fields only), the output schemas of the tool list every session loads are half
+    the size they were with each property's top-level type (bench/RESULTS.md, "Agent
+    conversation"), and no property is a schema that accepts anything (`{}`), which schema
+    linters (MCP Inspector's `--strict`) warn of."""
 
-    def allowed(part: Any) -> dict[str, Any]:
-        if not isinstance(part, dict):
-            return {}
-        if "enum" in part:
+    def allowed(part: Any) -> dict[str, Any] | None:
+        if isinstance(part, dict) and "enum" in part:
             return {"enum": part["enum"]}
-        if "const" in part:
+        if isinstance(part, dict) and "const" in part:
             return {"enum": [part["const"]]}
-        return {}
+        return None
 
-    properties = {name: allowed(value) for name, value in schema.get("properties", {}).items()}
-    return {**schema, "properties": properties} if properties else schema
+    names = list(schema.get("properties", {}))
+    if not names:
+        return schema
+    limited = {name: allowed(value) for name, value in schema["properties"].items()}
+    named = {key: value for key, value in schema.items() if key != "properties"}
+    named["propertyNames"] = {"enum": names}
+    if any(limited.values()):
+        named["properties"] = {name: value for name, value in limited.items() if value}
+    return named
 
 
 def _merged(schema: dict[str, Any]) -> dict[str, Any]:
@@ -154,8 +198,8 @@ def _merged(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _open(schema: dict[str, Any]) -> dict[str, Any]:
     """An output schema without `additionalProperties: false`, `required` and defaults: none
-    helps a client read an answer (every answer still conforms; docs/tools.md says which
-    fields are always there), and all cost characters on every turn."""
+    helps a client read an answer (`propertyNames` says which fields there are; docs/tools.md
+    says which are always there), and all cost characters on every turn."""
     properties = {name: {k: v for k, v in value.items() if k != "default"}
                   for name, value in schema.get("properties", {}).items()}
     kept = {k: v for k, v in schema.items() if k not in ("additionalProperties", "required")}
@@ -265,6 +309,8 @@ def strict(schema: Any, *, required: bool = True) -> Any:
             converted["description"] = f"{said} Default {json.dumps(known)}; null gives the default.".strip()
         else:
             converted["description"] = f"{said} Null when not wanted.".strip()
+    if converted.get("type") == "object" and "additionalProperties" not in converted:
+        converted.setdefault("properties", {})  # a tool of no arguments: closed all the same
     if "items" in converted:
         converted["items"] = strict(converted["items"])
     if "anyOf" in converted:
@@ -311,21 +357,34 @@ def strict_tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> lis
 
 def tool_list(schemas: Schemas, tools: Mapping[str, Tool] = TOOLS) -> dict[str, list[dict[str, Any]]]:
     """The tools in OpenAI function-calling format and in MCP `tools/list` format, compact
-    (`lean`): what an agent loads before its first call, so every character counts."""
+    (`lean`; MCP's input schemas `light` too): what an agent loads before its first call, so
+    every character counts. Every field has a type (tests/surfaces/test_tool_list_types.py)."""
     openai, mcp = [], []
     for name, tool in tools.items():
-        parameters = lean(schemas.standalone(schemas.inputs[name]))
-        for field in SHARED_FIELDS.keys() & set(parameters.get("properties", {})):
+        parameters = _parameters(schemas, name)
+        properties = parameters.setdefault("properties", {})
+        for field in SHARED_FIELDS.keys() & set(properties):
             if SHARED_FIELDS[field] != name:  # explained once, in the tool SHARED_FIELDS names
-                parameters["properties"][field] = _undescribed(parameters["properties"][field])
-        parameters["properties"].update(tool.brief)
+                properties[field] = _typed_only(properties[field])
+        for field in set(tool.told) & set(properties):
+            properties[field] = {key: value for key, value in properties[field].items() if key != "description"}
+        properties.update(tool.brief)
         # Outputs validate answers; the tools' descriptions and docs/tools.md explain them,
         # so the list carries the names of their fields only (and the values an enum allows).
         output = _open(_names(_merged(lean(schemas.standalone(schemas.outputs[name]), descriptions=False))))
         output.setdefault("type", "object")  # MCP wants an object at the root
         openai.append({"type": "function", "function": {"name": name, "description": tool.description, "parameters": parameters}})
         mcp.append({
-            "name": name, "description": tool.description, "inputSchema": parameters,
+            "name": name, "description": tool.description, "inputSchema": light(parameters),
             "outputSchema": output, "annotations": {"readOnlyHint": True},
         })
     return {"openai": openai, "mcp": mcp}
+
+
+def _parameters(schemas: Schemas, name: str) -> dict[str, Any]:
+    parameters: dict[str, Any] = lean(schemas.standalone(schemas.inputs[name]))
+    properties = parameters.get("properties", {})
+    for field in LISTED_TYPES.keys() & set(properties):
+        words = properties[field].get("description")
+        properties[field] = {**LISTED_TYPES[field], **({"description": words} if words else {})}
+    return parameters
