@@ -78,6 +78,16 @@ class Truncation(Out):
     frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
 
 
+class PathEnds(Out):
+    """Where a path walk ends (bfs_query `path`): the nodes its last step reached."""
+
+    ids: dict[str, str | None] = Field(
+        description="End ID -> label (null where the ID says as much), in ID order, at most 100.")
+    total: int = Field(description="Ends found (a lower bound when the walk was cut).")
+    truncated: bool | None = Field(
+        default=None, description="True: more ends than listed, or a budget or timeout cut the walk.")
+
+
 class _Walked(AsRdf, Drawable):
     """What a walk's answer says in either layout."""
 
@@ -97,6 +107,7 @@ class _Walked(AsRdf, Drawable):
         description="Statements next to expanded nodes that a traversal filter kept the walk from "
         "crossing, per filter. Widen that filter to see them.",
     )
+    path_ends: PathEnds | None = Field(default=None, description="With path: the IDs the whole path reaches.")
     warnings: list[str] = Field(default_factory=list)
 
 
