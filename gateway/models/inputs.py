@@ -82,7 +82,8 @@ class SearchEntitiesInput(InGraphs):
 
 
 class PathStep(Strict):
-    """One hop of a path walk: the predicates it follows, and which way."""
+    # One hop of a path walk: the predicates it follows, and which way (a comment, not a
+    # docstring: the tool lists would carry a docstring on every turn).
 
     predicates: list[Id] = Field(min_length=1)
     direction: Direction | None = None
@@ -111,7 +112,7 @@ class BfsQueryInput(WalkFilters, InGraphs):
     )
     path: list[PathStep] | None = Field(
         default=None, min_length=1, max_length=MAX_PATH_STEPS,
-        description="1-6 steps: hop i follows step i only; path_ends lists where it ends.",
+        description="1-6 steps; hop i walks step i only.",
     )
 
     def traversal(self) -> Traversal:

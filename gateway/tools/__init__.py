@@ -54,7 +54,7 @@ TOOLS: dict[str, Tool] = {
         Tool(
             "bfs_query", models.BfsQueryInput, models.Walked, bfs_query,
             "Walk max_hops from seed IDs; survey with topology_only or layout compact at 1-2 hops; "
-            "predicates, direction narrow.",
+            "predicates, direction narrow. path walks a relation path (path_ends).",
         ),
         Tool(
             "expand_neighbors", models.ExpandNeighborsInput, models.Neighbors, expand_neighbors,

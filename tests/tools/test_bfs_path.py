@@ -358,3 +358,25 @@ def test_a_path_over_a_remote_store_is_the_embedded_one(oxigraph_server: Any, de
             assert (there.hop_counts, there.edges) == (here.hop_counts, here.edges)
             ended += bool(here.path_ends and here.path_ends.total)
     assert ended
+
+
+# -- the strict tool list ----------------------------------------------------------------------
+def test_the_strict_tool_list_takes_a_path_as_a_strict_model_sends_it(small: Gateway) -> None:
+    """OpenAI's strict mode closes every object and sends every field, null for those not
+    wanted: `path`'s steps are closed, their direction nullable, and such a call is a path walk."""
+    from jsonschema import Draft202012Validator
+
+    from gateway.tools.json_schemas import strict_tool_list, tool_schemas
+
+    (listed,) = [t["function"] for t in strict_tool_list(tool_schemas()) if t["function"]["name"] == "bfs_query"]
+    parameters = listed["parameters"]
+    path = parameters["properties"]["path"]
+    assert path["type"] == ["array", "null"] and path["items"]["additionalProperties"] is False
+    assert path["items"]["required"] == ["predicates", "direction"]
+    assert None in path["items"]["properties"]["direction"]["enum"]
+    arguments: dict[str, Any] = dict.fromkeys(parameters["properties"])
+    arguments.update(seeds=[f"{NS}a"], path=[{"predicates": [f"{NS}r"], "direction": None},
+                                             {"predicates": [f"{NS}s"], "direction": "out"}])
+    Draft202012Validator(parameters).validate(arguments)
+    answer = small.bfs_query(**arguments)
+    assert answer.path_ends is not None and list(answer.path_ends.ids) == [f"{NS}c"]
