@@ -108,7 +108,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
         truncation=Truncation(**vars(result.cut)) if result.cut else None,
         unresolved_seeds=unresolved,
         hidden_by_filter=dict(sorted(result.hidden.items())),
-        path_ends=_path_ends(ctx, result),
+        path_ends=_path_ends(ctx, result, nodes if query.layout == "default" else []),
         warnings=warnings,
     )
     if query.layout == "compact":
@@ -154,19 +154,19 @@ def _steps(ctx: GraphContext, query: BfsQueryInput, plan: HopPlan) -> list[HopPl
     return make_path(ctx, plan, [(step.predicates, step.direction or query.direction) for step in query.path])
 
 
-def _path_ends(ctx: GraphContext, result: WalkResult) -> PathEnds | None:
-    """Where the path ends, in ID order, labelled where the label says more than the ID;
-    None for a walk that is no path."""
+def _path_ends(ctx: GraphContext, result: WalkResult, nodes: list[NodeStub | Node]) -> PathEnds | None:
+    """Where the path ends, in ID order; None for a walk that is no path. The ends listed
+    among `nodes` as stubs are labelled here, where the label says more than the ID (a
+    compact answer's nodes carry their labels, a full node its own: `nodes` is then empty)."""
     if result.layers is None:
         return None
-    ends = result.path_ends()
-    ids = sorted(ctx.ids.to_id(end) for end in ends)
-    listed = ids[:PATH_ENDS_LISTED]
-    by_id = {ctx.ids.to_id(end): end for end in ends}
-    labels = _informative_labels(ctx, [by_id[i] for i in listed])
+    by_id = {ctx.ids.to_id(end): end for end in result.path_ends()}
+    listed = sorted(by_id)[:PATH_ENDS_LISTED]
+    stubs = {node["id"] for node in nodes if isinstance(node, dict)}
+    labels = _informative_labels(ctx, [by_id[i] for i in listed if i in stubs])
     return PathEnds.model_construct(
-        ids={i: labels.get(i) for i in listed}, total=len(ends),
-        truncated=True if result.cut is not None or len(ids) > len(listed) else None,
+        ids=listed, total=len(by_id), labels=labels or None,
+        truncated=True if result.cut is not None or len(by_id) > len(listed) else None,
     )
 
 

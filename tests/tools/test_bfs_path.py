@@ -329,8 +329,22 @@ def test_medlit_paths_are_the_sparql_property_paths(medlit: Gateway) -> None:
             assert not answer.truncated
             ends = sparql_layers(store, [seed], steps)[-1]
             assert list(answer.path_ends.ids) == sorted(ctx.ids.to_id(e) for e in ends)
+            assert answer.path_ends.labels is None  # the compact nodes carry them
             checked += bool(ends)
     assert checked >= 20  # most of the paths asked end somewhere
+
+
+def test_path_ends_are_labelled_where_the_nodes_are_stubs(medlit: Gateway) -> None:
+    """The default layout's stubs carry no label: path_ends gives the ends' labels, the
+    same as the compact layout's nodes; full nodes carry their own."""
+    path = [{"predicates": ["TREATS"], "direction": "out"}, {"predicates": ["TREATS"], "direction": "in"}]
+    compact = medlit.bfs_query(seeds=["RxNorm:3251"], path=path, layout="compact", topology_only=True)
+    stubs = medlit.bfs_query(seeds=["RxNorm:3251"], path=path, topology_only=True)
+    full = medlit.bfs_query(seeds=["RxNorm:3251"], path=path)
+    assert compact.path_ends is not None and stubs.path_ends is not None and full.path_ends is not None
+    shown = {i: label for group in compact.nodes.values() for i, label in group.items() if label is not None}
+    assert stubs.path_ends.labels and stubs.path_ends.labels == {i: shown[i] for i in compact.path_ends.ids if i in shown}
+    assert full.path_ends.labels is None and full.path_ends.ids == stubs.path_ends.ids == compact.path_ends.ids
 
 
 def _subjects(store: ox.Store, predicate_iri: str, way: str) -> list[str]:
