@@ -81,13 +81,13 @@ class Truncation(Out):
 class PathEnds(Out):
     """Where a path walk ends (bfs_query `path`): the nodes its last step reached."""
 
-    ids: list[str] = Field(description="The ends' IDs in order, at most 100.")
+    ids: list[str] = Field(description="The ends' IDs in order: all found (each is a node, within max_nodes).")
     total: int = Field(description="Ends found (a lower bound when the walk was cut).")
     labels: dict[str, str] | None = Field(
         default=None, description="End ID -> label, for ends listed as stubs in the default layout, where the "
         "label says more than the ID (a compact answer's nodes carry theirs).")
     truncated: bool | None = Field(
-        default=None, description="True: more ends than listed, or a budget or timeout cut the walk.")
+        default=None, description="True: a budget or timeout cut the walk, so the path may end elsewhere too.")
 
 
 class _Walked(AsRdf, Drawable):

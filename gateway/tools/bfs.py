@@ -41,10 +41,6 @@ MAX_SEEDS = 256
 """Distinct seeds a walk starts from; the rest are unresolved (the models' description says so)."""
 
 
-PATH_ENDS_LISTED = 100
-"""A path walk's ends listed at most (`PathEnds.ids`); `total` counts them all."""
-
-
 def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubgraph:
     settings = ctx.settings
     warnings: list[str] = []
@@ -155,19 +151,19 @@ def _steps(ctx: GraphContext, query: BfsQueryInput, plan: HopPlan) -> list[HopPl
 
 
 def _path_ends(ctx: GraphContext, result: WalkResult, nodes: list[NodeStub | Node]) -> PathEnds | None:
-    """Where the path ends, in ID order; None for a walk that is no path. The ends listed
-    among `nodes` as stubs are labelled here, where the label says more than the ID (a
-    compact answer's nodes carry their labels, a full node its own: `nodes` is then empty)."""
+    """Where the path ends, in ID order; None for a walk that is no path. Every end is a
+    node of the answer, so max_nodes bounds them: all are listed, the answer to a path
+    question whole. The ends listed among `nodes` as stubs are labelled here, where the
+    label says more than the ID (a compact answer's nodes carry their labels, a full node
+    its own: `nodes` is then empty)."""
     if result.layers is None:
         return None
     by_id = {ctx.ids.to_id(end): end for end in result.path_ends()}
-    listed = sorted(by_id)[:PATH_ENDS_LISTED]
+    listed = sorted(by_id)
     stubs = {node["id"] for node in nodes if isinstance(node, dict)}
     labels = _informative_labels(ctx, [by_id[i] for i in listed if i in stubs])
-    return PathEnds.model_construct(
-        ids=listed, total=len(by_id), labels=labels or None,
-        truncated=True if result.cut is not None or len(by_id) > len(listed) else None,
-    )
+    return PathEnds.model_construct(ids=listed, total=len(listed), labels=labels or None,
+                                    truncated=True if result.cut is not None else None)
 
 
 def _present(
