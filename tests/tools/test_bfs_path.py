@@ -397,3 +397,38 @@ def test_the_strict_tool_list_takes_a_path_as_a_strict_model_sends_it(small: Gat
     Draft202012Validator(parameters).validate(arguments)
     answer = small.bfs_query(**arguments)
     assert answer.path_ends is not None and list(answer.path_ends.ids) == [f"{NS}c"]
+
+
+def test_a_wide_path_over_a_remote_store_is_the_property_path(tmp_path: Any) -> None:
+    """Frontiers past one slice (read whole over HTTP, sliced where a budget may cut, the
+    next slice read ahead): each hop by its own step, the same walk as in process."""
+    from support.servers import OxigraphServer
+
+    rng = random.Random(7)
+    r, s = f"{NS}r", f"{NS}s"
+    triples = sorted({(node(0), r, node(rng.randint(1, 300))) for _ in range(200)}
+                     | {(node(rng.randint(1, 300)), s, node(rng.randint(0, 400))) for _ in range(1500)}
+                     | {(node(rng.randint(0, 400)), r, node(rng.randint(0, 400))) for _ in range(300)})
+    file = tmp_path / "wide.nt"
+    file.write_text("".join(f"<{a}> <{b}> <{c}> .\n" for a, b, c in triples))
+    store = store_of(triples)
+    server = OxigraphServer([file])
+    try:
+        remote, local = Gateway.connect(server.url), Gateway.open(store_of(triples))
+        for path, budgets in (
+            ([(r, "out"), (s, "out")], {}),
+            ([(r, "out"), (s, "both"), (r, "in")], {"max_nodes": 10_000, "max_edges": 50_000}),
+            ([(r, "out"), (s, "out"), (s, "in")], {"max_edges": 700}),
+        ):
+            steps: list[Step] = [([p], way) for p, way in path]
+            asked = [{"predicates": [p], "direction": way} for p, way in path]
+            there = remote.bfs_query(seeds=[node(0)], path=asked, topology_only=True, **budgets)
+            here = local.bfs_query(seeds=[node(0)], path=asked, topology_only=True, **budgets)
+            assert there.path_ends is not None and here.path_ends is not None
+            assert there.truncated == (budgets.get("max_edges") == 700) and there.hop_counts[1] > 16
+            if not there.truncated:
+                assert there.path_ends.ids == sorted(sparql_layers(store, [node(0)], steps)[-1])
+            assert (there.path_ends, there.hop_counts, there.truncation) == (here.path_ends, here.hop_counts,
+                                                                            here.truncation)
+    finally:
+        server.stop()
