@@ -23,27 +23,24 @@ mirrored (same hop, marked `derived_via`) unless the graph already states the mi
 The edges returned are those crossed while expanding nodes at hop < max_hops, so both
 ends of each are in the node set and one is closer than max_hops.
 
-A path walk (`walk(steps=...)`) crosses at hop h only what step h's plan allows, from the
-nodes step h-1 reached (its layer), whether or not an earlier hop reached them first: a
-path may come back to a node (a cycle, a self-loop), and its last layer is where the path
-ends, a SPARQL property path `seed step1/step2/...`. A statement node's structural edges
-are no step of a path. A node is still listed at the first hop that reached it, and an
-edge crossed again at a later hop is not counted again against max_edges.
-"""
+A path walk (`walk(steps=...)`) crosses at hop h only step h's predicates, from every node
+step h-1 reached (its layer), first reached then or not: a cycle comes back to a node, and
+the last layer is where the path ends (`seed step1/step2/...` in SPARQL). A node is listed at
+the first hop that reached it; an edge crossed again is not counted again; a statement's
+structural edges are no step."""
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence, Sized
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextvars import copy_context
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
 from typing import NamedTuple, TypeVar
 
 from gateway import deadline as deadlines
+from gateway.engine.read_ahead import ReadAhead
 from gateway.errors import EndpointTimeout
 from gateway.profiles.base import (
     STRUCTURAL_OBJECT,
@@ -112,8 +109,7 @@ class WalkResult:
     """A path walk's steps."""
 
     def path_ends(self) -> list[str]:
-        """The nodes a path walk's last step reached: none where an earlier layer was empty
-        (then the walk stopped there)."""
+        """The nodes a path walk's last step reached (none where the walk stopped before it)."""
         layers = self.layers or []
         return layers[-1] if len(layers) > 1 and len(layers) == self.path_length + 1 else []
 
@@ -143,9 +139,7 @@ def walk(
     exist), so only the others need asking. With `types`, a walk that reads both its hops
     in one query (`_Walker.both_hops`) reads the nodes' types with them. `on_reached` is
     told the seeds, then the nodes each slice of a hop reached, as the walk goes. With
-    `steps`, a path walk: hop h follows `steps[h]` only (`plan` is then the walk's
-    filters, used for nothing else), `max_hops` is len(steps), and `WalkResult.layers`
-    says what each step reached."""
+    `steps`, a path walk: hop h follows `steps[h]` (`plan` and `max_hops` are then unused)."""
     result = WalkResult(hops={}, edges={})
     for seed in seeds:
         if len(result.hops) >= max_nodes:
@@ -208,6 +202,8 @@ class _Walker:
                 break
             if self.steps is not None:
                 self.plan, self.layer = self.steps[hop], {}
+                if self.ahead is not None:
+                    self.ahead.plan = self.plan
             reached = self.hop(hop, named)
             if self.layer is not None and result.layers is not None:
                 reached = list(self.layer)
@@ -318,7 +314,7 @@ class _Walker:
         """Ask for the slice after the `current` one while that one is read, unless a budget
         will likely fill first (a plain hop over HTTP only)."""
         if self.ahead is not None and not _likely_cut(self.result, current, expanded, self.max_nodes, self.max_edges):
-            self.ahead.ask(key, batch, edges_left + 1, plan=self.plan)
+            self.ahead.ask(key, batch, edges_left + 1)
 
     def _plain_lines(self, key: tuple[int, int], batch: list[str], edges_left: int) -> tuple[list[str], bool] | None:
         """A plain hop's rows (`Profile.hop_lines`), read ahead or now; None where the hop
@@ -437,8 +433,7 @@ def _admit_path(
     layer: dict[str, None], hop: int, left: int, budgets: tuple[int, int] | None,
 ) -> None:
     """`_admit` for a hop of a path walk: the same budgets, but every node a row leads to
-    is put in `layer`, new or not, and an edge held before (crossed at an earlier hop) is
-    crossed again, free: the path goes on from both."""
+    goes in `layer`, new or not, and an edge held before is crossed again, free."""
     hops = result.hops
     max_nodes, max_edges = budgets if budgets is not None else (sys.maxsize, sys.maxsize)
     for other, value, key in rows:
@@ -480,46 +475,6 @@ def unnamed_warning(result: WalkResult) -> list[str]:
         return []
     return [f"{result.unnamed} node(s) reached have IRIs no query can name (spaces, control characters or brackets, "
             "kept by a lenient load): they are listed, but the walk did not go on from them"]
-
-
-class ReadAhead:
-    """Over HTTP, a hop read in slices asks for the next slice while the current one is
-    read: two round trips and two answers' worth of server time overlap (a plain hop
-    only, on an endpoint that takes more than one request at a time).
-
-    The next slice is asked with the edges left before the current slice is admitted, a
-    `LIMIT` at least the one the walk would send after it; its answer is cut to that
-    `LIMIT`, the rows the store would have returned first. When a budget fills in the
-    current slice the answer is dropped: a request the walk did not need, bounded like
-    any other by the call's deadline.
-    """
-
-    def __init__(self, profile: Profile, plan: HopPlan) -> None:
-        self.profile, self.plan = profile, plan
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bfsql-read-ahead")
-        self.asked: dict[tuple[int, int], Future[tuple[list[str], bool] | None]] = {}
-
-    def ask(self, key: tuple[int, int], batch: list[str], limit: int, *, plan: HopPlan | None = None) -> None:
-        """Start reading slice `key` (hop, slice) with `limit`, by `plan` (a path walk's
-        step; None: the walk's plan)."""
-        if key not in self.asked:
-            # The deadline is a context variable: the worker reads under the caller's.
-            self.asked[key] = self.pool.submit(copy_context().run, self.profile.hop_lines, batch, plan or self.plan,
-                                               limit)
-
-    def has(self, key: tuple[int, int]) -> bool:
-        return key in self.asked
-
-    def take(self, key: tuple[int, int], limit: int) -> tuple[list[str], bool] | None:
-        """Slice `key` as `hop_lines(..., limit)` would read it."""
-        read = self.asked.pop(key).result()
-        if read is None:
-            return None
-        lines = read[0]
-        return (lines, False) if len(lines) < limit else (lines[:limit], True)
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _likely_cut(result: WalkResult, asking: int, expanded: int, max_nodes: int, max_edges: int) -> bool:
