@@ -432,3 +432,35 @@ def test_a_wide_path_over_a_remote_store_is_the_property_path(tmp_path: Any) -> 
                                                                             here.truncation)
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("number", range(40))
+def test_a_path_in_named_graphs_is_the_property_path_in_them(number: int) -> None:
+    """graphs=[g]: the path walks g's triples only, the property path inside GRAPH g; the
+    presentation filters choose full or stub and change no end."""
+    rng = random.Random(9000 + number)
+    triples, predicates = random_multigraph(rng)
+    graphs = [f"{NS}g{k}" for k in range(2)]
+    quads = [(t, rng.choice(graphs)) for t in triples]
+    store = ox.Store()
+    store.extend(ox.Quad(ox.NamedNode(s), ox.NamedNode(p), ox.NamedNode(o), ox.NamedNode(g)) for (s, p, o), g in quads)
+    gateway = Gateway.open(store)
+    seed = rng.choice(sorted({t[0] for t in triples}))
+    steps = random_steps(rng, predicates, rng.randint(1, 3))
+    path = as_path(steps, "both", rng)
+    everywhere = gateway.bfs_query(seeds=[seed], path=path, topology_only=True)
+    for graph in graphs:
+        held = {t for t, g in quads if g == graph}
+        if not {p for _, p, _ in held} >= {p for names, _ in steps for p in names}:
+            continue  # a step's predicate absent from the graph is refused (tested apart)
+        answer = gateway.bfs_query(seeds=[seed], path=path, graphs=[graph], topology_only=True)
+        rows = store.query(f"SELECT DISTINCT ?end WHERE {{ GRAPH <{graph}> {{ <{seed}> "
+                           f"{'/'.join(sparql_step(*step) for step in steps)} ?end }} }}")
+        assert isinstance(rows, ox.QuerySolutions)
+        assert answer.path_ends is not None and everywhere.path_ends is not None
+        assert answer.path_ends.ids == sorted(row["end"].value for row in rows)
+        assert set(answer.path_ends.ids) <= set(everywhere.path_ends.ids)
+    full = gateway.bfs_query(seeds=[seed], path=path, node_filter={"entity_types": []}, edge_filter={"predicates": []},
+                             layout="compact")
+    assert full.path_ends is not None and everywhere.path_ends is not None
+    assert full.path_ends.ids == everywhere.path_ends.ids
