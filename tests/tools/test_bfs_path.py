@@ -273,9 +273,13 @@ def small() -> Gateway:
     ({"path": "r/s"}, "path"),
 ])
 def test_a_hostile_path_is_refused_naming_the_field(small: Gateway, arguments: dict[str, Any], field: str) -> None:
+    from gateway.surfaces.problems import to_problem
+
     with pytest.raises(InvalidInput) as refused:
         small.bfs_query(seeds=[f"{NS}a"], **arguments)
     assert refused.value.field == field, refused.value.message
+    problem = to_problem(refused.value)  # what HTTP and MCP answer
+    assert 400 <= problem.status < 500 and problem.field == field
 
 
 def test_max_hops_the_path_s_length_and_null_fields_are_taken(small: Gateway) -> None:
@@ -464,3 +468,20 @@ def test_a_path_in_named_graphs_is_the_property_path_in_them(number: int) -> Non
                              layout="compact")
     assert full.path_ends is not None and everywhere.path_ends is not None
     assert full.path_ends.ids == everywhere.path_ends.ids
+
+
+def test_a_path_a_timeout_cuts_keeps_its_first_steps_and_says_so() -> None:
+    """The store times out on the second step's query: the answer is the first step's walk
+    (the same call with that step alone), marked cut at hop 2, its ends marked incomplete."""
+    from tests.tools.test_partial_answers import TimesOut
+
+    a, r, s = f"{NS}a", f"{NS}r", f"{NS}s"
+    store = Gateway.open(store_of([(a, r, node(i)) for i in range(5)] + [(node(i), s, node(i + 10)) for i in range(5)]))
+    backend = TimesOut(store.backend, {2})
+    gateway = Gateway(backend, profile=store.profile)  # type: ignore[arg-type]
+    path = [{"predicates": [r], "direction": "out"}, {"predicates": [s], "direction": "out"}]
+    cut = gateway.bfs_query(seeds=[a], path=path, topology_only=True)
+    first = store.bfs_query(seeds=[a], path=path[:1], topology_only=True)
+    assert cut.truncation is not None and (cut.truncation.reason, cut.truncation.at_hop) == ("endpoint_timeout", 2)
+    assert cut.path_ends is not None and cut.path_ends.truncated is True and cut.path_ends.ids == []
+    assert (cut.nodes, cut.edges) == (first.nodes, first.edges) and any("timed out" in w for w in cut.warnings)
