@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import declared_subproperties
 from gateway.engine.statistics import time_ranges
-from gateway.errors import BackendError
-from gateway.models import EdgeFilter, NodeFilter, Traversal
+from gateway.errors import BackendError, InvalidInput
+from gateway.models import Direction, EdgeFilter, NodeFilter, Traversal
 from gateway.profiles.base import HopPlan, leq
 
 
@@ -40,6 +42,24 @@ def make_plan(
     if plan.as_of is not None or plan.valid_at is not None:
         _time_warnings(ctx, plan, warnings)
     return plan
+
+
+def make_path(
+    ctx: GraphContext, base: HopPlan, steps: Sequence[tuple[Sequence[str], Direction]], field: str = "path",
+) -> list[HopPlan]:
+    """One plan per step of a path walk: `base` (the walk's filters and traits) crossing the
+    step's predicates only, its way. A step naming a predicate this graph does not hold is
+    refused (`InvalidInput` naming `path.<i>.predicates`): a path is exact, and one
+    misspelt name would make its ends silently fewer."""
+    plans = []
+    for i, (names, direction) in enumerate(steps):
+        where = f"{field}.{i}.predicates"
+        said: list[str] = []
+        allowed = resolve_terms(ctx, names, where, kind="predicate", warnings=said)
+        if said or not allowed:
+            raise InvalidInput(said[0] if said else f"{where}: no predicate of this graph", field=where)
+        plans.append(replace(base, direction=direction, predicates=tuple(sorted(allowed)), excluded=()))
+    return plans
 
 
 def _time_warnings(ctx: GraphContext, plan: HopPlan, warnings: list[str]) -> None:

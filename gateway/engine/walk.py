@@ -22,20 +22,25 @@ statement with a symmetric predicate, or a predicate with a declared inverse, is
 mirrored (same hop, marked `derived_via`) unless the graph already states the mirror.
 The edges returned are those crossed while expanding nodes at hop < max_hops, so both
 ends of each are in the node set and one is closer than max_hops.
-"""
+
+A path walk (`walk(steps=...)`) crosses at hop h only step h's predicates, from every node
+step h-1 reached (its layer), first reached then or not: a cycle comes back to a node, and
+the last layer is where the path ends (`seed step1/step2/...` in SPARQL). A node is listed at
+the first hop that reached it; an edge crossed again is not counted again; a statement's
+structural edges are no step."""
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence, Sized
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextvars import copy_context
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
 from typing import NamedTuple, TypeVar
 
 from gateway import deadline as deadlines
+from gateway.engine.read_ahead import ReadAhead
 from gateway.errors import EndpointTimeout
 from gateway.profiles.base import (
     STRUCTURAL_OBJECT,
@@ -97,6 +102,16 @@ class WalkResult:
     types: dict[str, list[str]] | None = None
     """Every node's types ([] for none), where the walk read them with its hops
     (`walk(types=True)` over HTTP)."""
+    layers: list[list[str]] | None = None
+    """A path walk's layers: the seeds, then the nodes each step reached from the layer
+    before (a node may be in several); None for a walk that is no path."""
+    path_length: int = 0
+    """A path walk's steps."""
+
+    def path_ends(self) -> list[str]:
+        """The nodes a path walk's last step reached (none where the walk stopped before it)."""
+        layers = self.layers or []
+        return layers[-1] if len(layers) > 1 and len(layers) == self.path_length + 1 else []
 
     def edge_count(self) -> int:
         return len(self.edges) + len(self.plain)
@@ -117,24 +132,29 @@ def walk(
     count_hidden: bool = True,
     types: bool = False,
     on_reached: Callable[[list[str]], None] | None = None,
+    steps: Sequence[HopPlan] | None = None,
 ) -> WalkResult:
     """Walk from `seeds` up to `max_hops`, within the budgets. A seed need not be known to
     exist: `WalkResult.touched` lists those the first hop found statements of (they
     exist), so only the others need asking. With `types`, a walk that reads both its hops
     in one query (`_Walker.both_hops`) reads the nodes' types with them. `on_reached` is
-    told the seeds, then the nodes each slice of a hop reached, as the walk goes."""
+    told the seeds, then the nodes each slice of a hop reached, as the walk goes. With
+    `steps`, a path walk: hop h follows `steps[h]` (`plan` and `max_hops` are then unused)."""
     result = WalkResult(hops={}, edges={})
     for seed in seeds:
         if len(result.hops) >= max_nodes:
             break
         result.hops.setdefault(seed, 0)
+    if steps is not None:
+        plan, max_hops = steps[0], len(steps)
+        result.layers, result.path_length = [list(result.hops)], len(steps)
     declared = profile.traits() if traits else None
     can = profile.backend.capabilities
     remote = can.round_trips
     ahead = ReadAhead(profile, plan) if remote and declared is None and can.max_concurrency > 1 else None
     walker = _Walker(profile, plan, result, max_nodes=max_nodes, max_edges=max_edges, traits=traits,
                      declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead, types=types,
-                     on_reached=on_reached)
+                     on_reached=on_reached, steps=steps)
     if on_reached is not None:
         on_reached(list(result.hops))
     try:
@@ -152,8 +172,12 @@ class _Walker:
         self, profile: Profile, plan: HopPlan, result: WalkResult, *, max_nodes: int, max_edges: int,
         traits: frozenset[str], declared: Traits | None, count_hidden: bool, remote: bool, ahead: ReadAhead | None,
         types: bool = False, on_reached: Callable[[list[str]], None] | None = None,
+        steps: Sequence[HopPlan] | None = None,
     ) -> None:
         self.profile, self.plan, self.result = profile, plan, result
+        self.steps = steps
+        self.layer: dict[str, None] | None = None
+        """A path walk's current layer: every node this hop's step reached, in order."""
         self.types, self.on_reached = types, on_reached
         self.max_nodes, self.max_edges = max_nodes, max_edges
         self.budgets = (max_nodes, max_edges)
@@ -167,15 +191,23 @@ class _Walker:
     def run(self, frontier: list[str], max_hops: int) -> WalkResult:
         result = self.result
         start = 0
+        # Both hops in one query walk one plan and never go back to a node: no path.
         if (self.remote and max_hops == 2 and self.declared is None and len(frontier) <= FIRST_BATCH
-                and self.max_edges <= ONE_TRIP_EDGES):
+                and self.max_edges <= ONE_TRIP_EDGES and self.steps is None):
             start, frontier = self.both_hops(frontier)
         for hop in range(start, max_hops):
             named = writable(frontier)
             result.unnamed += len(frontier) - len(named)
             if not named:
                 break
+            if self.steps is not None:
+                self.plan, self.layer = self.steps[hop], {}
+                if self.ahead is not None:
+                    self.ahead.plan = self.plan
             reached = self.hop(hop, named)
+            if self.layer is not None and result.layers is not None:
+                reached = list(self.layer)
+                result.layers.append(reached)
             if result.cut is not None or hop + 1 == max_hops:
                 break  # the last layer is not expanded: its order does not matter here
             frontier = sorted(reached)
@@ -307,7 +339,7 @@ class _Walker:
             result.touched.update(batch if len(batch) == 1 and lines else _near_ends(lines))
         if whole and _might_cut(more, len(lines), result, self.max_nodes, self.max_edges):
             return True
-        _admit_lines(lines, result, reached, hop + 1, left, self.budgets)
+        _admit_lines(lines, result, reached, hop + 1, left, self.budgets, layer=self.layer)
         if result.cut is None and more:
             result.cut = Cut("max_edges", hop + 1, left)
         return False
@@ -326,6 +358,8 @@ class _Walker:
             hits, more = self.profile.hop(batch, plan, edges_left + 1)
         if hop == 0:
             result.touched.update(batch if len(batch) == 1 and (hits or hidden) else (h.x for h in (*hits, *hidden)))
+        if self.steps is not None:  # a path names relationships: a statement's own ends are none of them
+            hits, hidden = _relationships(hits), _relationships(hidden)
         found = None if self.declared is None else list(crossings(hits, plan, self.declared, self.traits))
         count = _crossing_count(hits, plan) if found is None else len(found)
         if whole and _might_cut(more, count, result, self.max_nodes, self.max_edges):
@@ -337,10 +371,15 @@ class _Walker:
         fill = _may_fill(result.edges, result.hops, count, self.budgets)
         if fill:  # a budget will cut this batch: admit in key order, not in the store's row order
             rows = sorted(rows, key=_crossing_order)
-        _admit(rows, result.edges, result, reached, hop + 1, left, self.budgets if fill else None)
+        _admit(rows, result.edges, result, reached, hop + 1, left, self.budgets if fill else None, layer=self.layer)
         if result.cut is None and more:
             result.cut = Cut("max_edges", hop + 1, left)
         return False
+
+
+def _relationships(hits: list[Hit]) -> list[Hit]:
+    """The hits that are relationships of the frontier nodes, not a statement node's own ends."""
+    return [h for h in hits if h.via != "s"]
 
 
 def _may_fill(edges: Sized, hops: Sized, count: int, budgets: tuple[int, int]) -> bool:
@@ -351,7 +390,7 @@ def _may_fill(edges: Sized, hops: Sized, count: int, budgets: tuple[int, int]) -
 
 def _admit(
     rows: Iterable[tuple[str, V, K]], edges: dict[K, V], result: WalkResult, reached: list[str], hop: int, left: int,
-    budgets: tuple[int, int] | None,
+    budgets: tuple[int, int] | None, *, layer: dict[str, None] | None = None,
 ) -> None:
     """The walk's one admission rule. Each row (the node the edge leads to, what is kept of
     the edge, its key) in the order given: an edge already held is passed over; past
@@ -360,7 +399,10 @@ def _admit(
     cut, the rows after it still admitted where they lead to nodes held). Nodes reached
     are put at `hop` and in `reached`, in order; `left`: the frontier nodes a cut leaves
     unexpanded. `budgets` (max_nodes, max_edges) None where no budget can fill: the same
-    rule without the checks, for a walk's hot path."""
+    rule without the checks, for a walk's hot path. With `layer` (a path walk), `_admit_path`."""
+    if layer is not None:
+        _admit_path(rows, edges, result, reached, layer, hop, left, budgets)
+        return
     hops = result.hops
     if budgets is None:
         for other, value, key in rows:
@@ -384,6 +426,29 @@ def _admit(
             hops[other] = hop
             reached.append(other)
         edges[key] = value
+
+
+def _admit_path(
+    rows: Iterable[tuple[str, V, K]], edges: dict[K, V], result: WalkResult, reached: list[str],
+    layer: dict[str, None], hop: int, left: int, budgets: tuple[int, int] | None,
+) -> None:
+    """`_admit` for a hop of a path walk: the same budgets, but every node a row leads to
+    goes in `layer`, new or not, and an edge held before is crossed again, free."""
+    hops = result.hops
+    max_nodes, max_edges = budgets if budgets is not None else (sys.maxsize, sys.maxsize)
+    for other, value, key in rows:
+        if key not in edges:
+            if len(edges) >= max_edges:
+                result.cut = Cut("max_edges", hop, left)
+                return
+            if other not in hops:
+                if len(hops) >= max_nodes:
+                    result.cut = result.cut or Cut("max_nodes", hop, left)
+                    continue
+                hops[other] = hop
+                reached.append(other)
+            edges[key] = value
+        layer[other] = None
 
 
 TIMEOUTS = {"deadline": "the call's deadline came", "endpoint_timeout": "the endpoint timed out"}
@@ -410,44 +475,6 @@ def unnamed_warning(result: WalkResult) -> list[str]:
         return []
     return [f"{result.unnamed} node(s) reached have IRIs no query can name (spaces, control characters or brackets, "
             "kept by a lenient load): they are listed, but the walk did not go on from them"]
-
-
-class ReadAhead:
-    """Over HTTP, a hop read in slices asks for the next slice while the current one is
-    read: two round trips and two answers' worth of server time overlap (a plain hop
-    only, on an endpoint that takes more than one request at a time).
-
-    The next slice is asked with the edges left before the current slice is admitted, a
-    `LIMIT` at least the one the walk would send after it; its answer is cut to that
-    `LIMIT`, the rows the store would have returned first. When a budget fills in the
-    current slice the answer is dropped: a request the walk did not need, bounded like
-    any other by the call's deadline.
-    """
-
-    def __init__(self, profile: Profile, plan: HopPlan) -> None:
-        self.profile, self.plan = profile, plan
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bfsql-read-ahead")
-        self.asked: dict[tuple[int, int], Future[tuple[list[str], bool] | None]] = {}
-
-    def ask(self, key: tuple[int, int], batch: list[str], limit: int) -> None:
-        """Start reading slice `key` (hop, slice) with `limit`."""
-        if key not in self.asked:
-            # The deadline is a context variable: the worker reads under the caller's.
-            self.asked[key] = self.pool.submit(copy_context().run, self.profile.hop_lines, batch, self.plan, limit)
-
-    def has(self, key: tuple[int, int]) -> bool:
-        return key in self.asked
-
-    def take(self, key: tuple[int, int], limit: int) -> tuple[list[str], bool] | None:
-        """Slice `key` as `hop_lines(..., limit)` would read it."""
-        read = self.asked.pop(key).result()
-        if read is None:
-            return None
-        lines = read[0]
-        return (lines, False) if len(lines) < limit else (lines[:limit], True)
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _likely_cut(result: WalkResult, asking: int, expanded: int, max_nodes: int, max_edges: int) -> bool:
@@ -543,6 +570,7 @@ def _near_ends(lines: list[str]) -> Iterator[str]:
 
 def _admit_lines(
     lines: list[str], result: WalkResult, reached: list[str], hop: int, left: int, budgets: tuple[int, int],
+    *, layer: dict[str, None] | None = None,
 ) -> None:
     """`_admit` for the rows of `Profile.hop_lines` (nodes reached at `hop`), over strings: a
     plain graph's walk spends most of its Python here, so nothing is made per row but its
@@ -550,7 +578,8 @@ def _admit_lines(
     fill = _may_fill(result.plain, result.hops, len(lines), budgets)
     if fill:
         lines.sort()  # a budget may cut: admit in key order (the node led to, then s, p, o)
-    _admit(map(str.partition, lines, repeat("\t")), result.plain, result, reached, hop, left, budgets if fill else None)
+    _admit(map(str.partition, lines, repeat("\t")), result.plain, result, reached, hop, left, budgets if fill else None,
+           layer=layer)
 
 
 def _count_hidden(hits: list[Hit], plan: HopPlan, result: WalkResult, seen: set[tuple[str, ...]]) -> None:

@@ -80,6 +80,18 @@ class SearchEntitiesInput(InGraphs):
     limit: int = Field(default=10, description="1 to 100.")
 
 
+class PathStep(Strict):
+    # One hop of a path walk: the predicates it follows, and which way (a comment, not a
+    # docstring: the tool lists would carry a docstring on every turn).
+
+    predicates: list[Id] = Field(min_length=1)
+    direction: Direction | None = None
+    """None: the walk's `direction`."""
+
+
+MAX_PATH_STEPS = 6
+
+
 class BfsQueryInput(WalkFilters, InGraphs):
     seeds: list[Id] = Field(min_length=1, description="IDs or URLs, 1 to 256.")
     max_hops: int = Field(default=1, description="0 to 6.")
@@ -96,6 +108,10 @@ class BfsQueryInput(WalkFilters, InGraphs):
     layout: Layout = Field(
         default="default",
         description='"compact": stubs grouped, with labels.',
+    )
+    path: list[PathStep] | None = Field(
+        default=None, min_length=1, max_length=MAX_PATH_STEPS,
+        description="1-6 steps; hop i walks step i only.",
     )
 
     def traversal(self) -> Traversal:

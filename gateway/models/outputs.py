@@ -78,6 +78,18 @@ class Truncation(Out):
     frontier_remaining: int = Field(description="Nodes at the previous hop whose expansion was incomplete.")
 
 
+class PathEnds(Out):
+    """Where a path walk ends (bfs_query `path`): the nodes its last step reached."""
+
+    ids: list[str] = Field(description="The ends' IDs in order: all found (each is a node, within max_nodes).")
+    total: int = Field(description="Ends found (a lower bound when the walk was cut).")
+    labels: dict[str, str] | None = Field(
+        default=None, description="End ID -> label, for ends listed as stubs in the default layout, where the "
+        "label says more than the ID (a compact answer's nodes carry theirs).")
+    truncated: bool | None = Field(
+        default=None, description="True: a budget or timeout cut the walk, so the path may end elsewhere too.")
+
+
 class _Walked(AsRdf, Drawable):
     """What a walk's answer says in either layout."""
 
@@ -97,6 +109,7 @@ class _Walked(AsRdf, Drawable):
         description="Statements next to expanded nodes that a traversal filter kept the walk from "
         "crossing, per filter. Widen that filter to see them.",
     )
+    path_ends: PathEnds | None = Field(default=None, description="With path: the IDs the whole path reaches.")
     warnings: list[str] = Field(default_factory=list)
 
 

@@ -59,7 +59,7 @@ TOOLS: dict[str, Tool] = {
         Tool(
             "bfs_query", models.BfsQueryInput, models.Walked, bfs_query,
             "Walk max_hops from seed IDs; survey with topology_only or layout compact at 1-2 hops; "
-            "predicates, direction narrow.",
+            "predicates, direction narrow. path walks a relation path (path_ends).",
             told=("predicates",),
         ),
         Tool(

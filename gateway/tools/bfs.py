@@ -7,7 +7,7 @@ from itertools import repeat
 from typing import Any
 
 from gateway.engine.context import GraphContext
-from gateway.engine.plan import make_plan, resolve_presentation
+from gateway.engine.plan import make_path, make_plan, resolve_presentation
 from gateway.engine.presentation import (
     TypeNames,
     TypesAhead,
@@ -20,9 +20,22 @@ from gateway.engine.presentation import (
 from gateway.engine.search import normalize, readable_name, suggest_ids
 from gateway.engine.seeds import identified_first, present_seeds, seed_iris, walked_entities
 from gateway.engine.walk import WalkResult, timeout_warning, unnamed_warning, walk
+from gateway.errors import InvalidInput
 from gateway.ids import IdMap, local_name
-from gateway.models import BfsQueryInput, CompactSubgraph, Edge, EdgeStub, Limits, Node, NodeStub, Subgraph, Truncation
-from gateway.settings import clamp
+from gateway.models import (
+    BfsQueryInput,
+    CompactSubgraph,
+    Edge,
+    EdgeStub,
+    Limits,
+    Node,
+    NodeStub,
+    PathEnds,
+    Subgraph,
+    Truncation,
+)
+from gateway.profiles.base import HopPlan
+from gateway.settings import Settings, clamp
 
 MAX_SEEDS = 256
 """Distinct seeds a walk starts from; the rest are unresolved (the models' description says so)."""
@@ -32,7 +45,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     settings = ctx.settings
     warnings: list[str] = []
     limits = Limits(
-        max_hops=clamp(query.max_hops, 1, 0, settings.max_hops, field="max_hops", warnings=warnings),
+        max_hops=_hops(query, settings, warnings),
         max_nodes=clamp(query.max_nodes, settings.default_max_nodes, 1, settings.max_nodes, field="max_nodes",
                         warnings=warnings),
         max_edges=clamp(query.max_edges, settings.default_max_edges, 0, settings.max_edges, field="max_edges",
@@ -41,6 +54,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     )
     traits = frozenset(query.expand_traits)
     plan = make_plan(ctx, query.traversal(), warnings, traits)
+    steps = _steps(ctx, query, plan)
     found = seed_iris(ctx, query.seeds, "seeds", warnings, cap=MAX_SEEDS)
     limits.seeds = min(len(found.iris) + len(found.missing) + len(found.past_cap), MAX_SEEDS)
     candidates, identified, asked = identified_first(ctx, found.iris, warnings)
@@ -49,12 +63,12 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     remote = ctx.profile.backend.capabilities.round_trips
     # Where a query is a round trip, a 2-hop walk may read the nodes' types with its hops: one
     # round trip fewer; in process, they are read beside the walk.
-    types = remote and limits.max_hops == 2 and has_rdf_type(ctx)
+    types = remote and limits.max_hops == 2 and steps is None and has_rdf_type(ctx)
     ahead = TypesAhead(ctx) if not remote and limits.max_hops > 1 and has_rdf_type(ctx) else None
 
     def walked(seeds: list[str]) -> WalkResult:
         return walk(ctx.profile, seeds, plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
-                    max_edges=limits.max_edges, traits=traits, types=types, on_reached=ahead)
+                    max_edges=limits.max_edges, traits=traits, types=types, on_reached=ahead, steps=steps)
 
     # Walk first: a seed the first hop found statements of is in the graph, so the store
     # is asked about the others only (over HTTP, a round trip fewer per walk).
@@ -66,8 +80,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
             if result.cut is not None or any(s not in candidates for s in seeds):
                 result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym
             else:
-                for absent in set(candidates) - set(seeds):
-                    del result.hops[absent]
+                _without(result, set(candidates) - set(seeds))
         per_hop = Counter(result.hops.values())
         hop_counts = [per_hop[hop] for hop in range(max(per_hop, default=-1) + 1)]
         nodes, edges = _present(ctx, result, hop_counts, query, node_filter, edge_filter, ahead)
@@ -92,11 +105,66 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
         truncation=Truncation(**vars(result.cut)) if result.cut else None,
         unresolved_seeds=unresolved,
         hidden_by_filter=dict(sorted(result.hidden.items())),
+        path_ends=_path_ends(ctx, result, nodes if query.layout == "default" else []),
         warnings=warnings,
     )
     if query.layout == "compact":
         return _compact(nodes, edges, common, _labels(ctx, list(result.hops), nodes))
     return Subgraph.model_construct(nodes=nodes, edges=edges, **common)
+
+
+def _without(result: WalkResult, absent: set[str]) -> None:
+    """The walk without seeds the graph lacks (they reached nothing: no later layer has them)."""
+    for seed in absent:
+        del result.hops[seed]
+    if result.layers:
+        result.layers[0] = [s for s in result.layers[0] if s not in absent]
+
+
+def _hops(query: BfsQueryInput, settings: Settings, warnings: list[str]) -> int:
+    """The walk's hops: max_hops clamped, or a path's length (`_path_hops`)."""
+    if query.path:
+        return _path_hops(query, settings, len(query.path))
+    return clamp(query.max_hops, 1, 0, settings.max_hops, field="max_hops", warnings=warnings)
+
+
+def _path_hops(query: BfsQueryInput, settings: Settings, length: int) -> int:
+    """A path walk's hops: one per step. A walk-wide predicate filter beside a path, or a
+    max_hops given that is not the path's length, is refused as ambiguous."""
+    for name in ("predicates", "exclude_predicates"):
+        if getattr(query, name):
+            raise InvalidInput(f"{name}: a path names each hop's predicates (path.<i>.predicates); leave {name} out",
+                               field=name)
+    if "max_hops" in query.model_fields_set and query.max_hops != length:
+        raise InvalidInput(f"max_hops: a path walk takes one hop per step ({length} here); leave max_hops out",
+                           field="max_hops")
+    if length > settings.max_hops:
+        raise InvalidInput(f"path: at most {settings.max_hops} steps here (max_hops)", field="path")
+    return length
+
+
+def _steps(ctx: GraphContext, query: BfsQueryInput, plan: HopPlan) -> list[HopPlan] | None:
+    """A path walk's plan per hop (None for a walk that is no path); a step without a
+    direction walks the walk's own."""
+    if not query.path:
+        return None
+    return make_path(ctx, plan, [(step.predicates, step.direction or query.direction) for step in query.path])
+
+
+def _path_ends(ctx: GraphContext, result: WalkResult, nodes: list[NodeStub | Node]) -> PathEnds | None:
+    """Where the path ends, in ID order; None for a walk that is no path. Every end is a
+    node of the answer, so max_nodes bounds them: all are listed, the answer to a path
+    question whole. The ends listed among `nodes` as stubs are labelled here, where the
+    label says more than the ID (a compact answer's nodes carry their labels, a full node
+    its own: `nodes` is then empty)."""
+    if result.layers is None:
+        return None
+    by_id = {ctx.ids.to_id(end): end for end in result.path_ends()}
+    listed = sorted(by_id)
+    stubs = {node["id"] for node in nodes if isinstance(node, dict)}
+    labels = _informative_labels(ctx, [by_id[i] for i in listed if i in stubs])
+    return PathEnds.model_construct(ids=listed, total=len(listed), labels=labels or None,
+                                    truncated=True if result.cut is not None else None)
 
 
 def _present(
@@ -215,7 +283,12 @@ def _labels(ctx: GraphContext, iris: list[str], nodes: list[NodeStub | Node]) ->
     """Node ID -> label for the nodes a compact answer lists without data, where the label
     says more than the ID does (`DBPedia:Cushing's_disease` needs none)."""
     stubs = {node["id"] for node in nodes if isinstance(node, dict)}
-    found = ctx.labels([iri for iri in iris if ctx.ids.to_id(iri) in stubs])
+    return _informative_labels(ctx, [iri for iri in iris if ctx.ids.to_id(iri) in stubs])
+
+
+def _informative_labels(ctx: GraphContext, iris: list[str]) -> dict[str, str]:
+    """ID -> label of these nodes, where the label says more than the ID, cut to LABEL_CHARS."""
+    found = ctx.labels(iris) if iris else {}
     labels = {}
     for iri, label in found.items():
         node_id = ctx.ids.to_id(iri)
