@@ -240,12 +240,14 @@ Match = Literal["canonical_id", "exact_label", "alt_label", "prefix", "full_text
 class SearchHit(Out):
     id: str
     label: str | None = None
+    label_language: str | None = Field(default=None, description="Its tag, when not the reader's language.")
     entity_type: str
     score: float
     match: Match
     matched: str | None = Field(default=None, description="The name that matched, when not the label shown.")
     language: str | None = Field(default=None, description="The matched name's language tag.")
     degree: int | None = Field(default=None, description="Relationships it takes part in; equal matches rank by it.")
+    tied: bool | None = Field(default=None, description="Same match and score as another hit: ranked by degree.")
 
 
 class SearchResult(Out):
