@@ -156,8 +156,8 @@ def by_canonical_id(ctx: GraphContext, query: str, types: set[str] | None, limit
     if types is not None:
         entities = [x for x in entities if types & set(kinds.get(x, ()))]
     nodes = full_nodes(ctx, entities, kinds)
-    return [SearchHit(id=nodes[x].id, label=nodes[x].label, entity_type=nodes[x].entity_type, score=1.0,
-                      match="canonical_id") for x in entities]
+    return [SearchHit(id=nodes[x].id, label=nodes[x].label, label_language=nodes[x].label_language,
+                      entity_type=nodes[x].entity_type, score=1.0, match="canonical_id") for x in entities]
 
 
 SUGGESTED_FROM = 8

@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from gateway.models.shared import AsRdf, Claim, Datum, Direction, Out, TruthStatus, Value
+from gateway.models.shared import AsRdf, Claim, Datum, Direction, Out, Text, TruthStatus, Value
 from gateway.pictures import Drawable
 
 
@@ -15,12 +15,18 @@ class Node(AsRdf):
     id: str
     entity_type: str
     label: str | None = None
+    label_language: str | None = Field(default=None, description="The label's tag, when not the reader's language.")
     description: str | None = None
+    description_language: str | None = None
+    labels: dict[str, str] | None = Field(
+        default=None, description="With several `languages` asked: the label in each that has one, by tag.")
     types: list[str] | None = None
-    alt_labels: list[str] | None = None
+    alt_labels: list[str | Text] | None = Field(
+        default=None, description="Synonyms; one in another language than the reader's as {text, language}.")
     properties: dict[str, list[Datum | Claim]] | None = None
     other_languages: list[str] | None = Field(
-        default=None, description="Languages it also has text in, left out here (Settings.languages picks the reader's).")
+        default=None, description="Languages it has labels, synonyms, descriptions or text in that nothing shown is in "
+        "(Settings.languages picks the reader's).")
     statement: Edge | None = Field(default=None, description="For a statement node: the statement itself.")
     widen_with: str | None = None
     distances: dict[str, int] | None = Field(default=None, description="intersect_subgraphs: hops from each seed.")
