@@ -40,6 +40,7 @@ from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping,
 from gateway.engine.seeds import TOLD, Seeds, resolve_seeds
 from gateway.ids import MAX_ID_LENGTH, local_name
 from gateway.models import Match, SearchHit
+from gateway.models.outputs import EXACT_SCORES
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
 from gateway.profiles.graph import EntitySearch, MemoKey
 from gateway.sparql import iris
@@ -64,9 +65,8 @@ CREATE INDEX name_norm ON name(norm);
 CREATE INDEX type_type ON type(type, entity);
 """
 _LABEL, _ALT = 0, 1
-SCORES = (1.0, 0.95, 0.9, 0.85)
-"""The exact grades' scores: a label as written, a label once normalised, a synonym as
-written, a synonym once normalised. A prefix scores between 0.7 and 0.8, full text below 0.7."""
+SCORES = EXACT_SCORES
+"""The exact grades' scores; a prefix scores between 0.7 and 0.8, full text below 0.7."""
 _PREFIX, _FULL_TEXT = 4, 5
 _POSSESSIVE = re.compile(r"(\w)['\u2019]s\b")
 _PUNCTUATION = re.compile(r"[^\w]+")
@@ -109,8 +109,9 @@ def search_entities_in(ctx: GraphContext, query: str, types: set[str] | None, li
     first = by_canonical_id(ctx, query, types, limit, warnings)
     seen = {hit.id for hit in first}
     searcher = search_index(ctx)
-    # One more from the index: whether the last hit listed ties with one left out.
-    asked = limit + 1 if isinstance(searcher, SearchIndex) else limit
+    # One more: whether the last hit listed ties with one left out (from a search scoring
+    # by grade, `graded`; Wikidata's own search scores its ranks among the hits asked for).
+    asked = limit + 1 if getattr(searcher, "graded", False) else limit
     named = [hit for hit in searcher.search(query, types, asked, ctx.ids.to_id) if hit.id not in seen]
     hits = mark_ties([*first, *named][:limit + 1])
     if len(hits) > limit and hits[limit].tied and _same_grade(hits[limit - 1], hits[limit]):
@@ -211,6 +212,9 @@ def readable_name(local: str) -> str | None:
 
 class SearchIndex:
     """A full-text index of entity names. Thread-safe; read-only once built."""
+
+    graded = True
+    """Scores say how a hit matched, not where it ranks (one hit more asked shows a tie cut)."""
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._db = connection

@@ -241,6 +241,9 @@ class EntitiesDetail(AsRdf):
 
 Match = Literal["canonical_id", "exact_label", "alt_label", "prefix", "full_text"]
 """How a search hit matched, best first ("canonical_id": the query is an ID naming it)."""
+EXACT_SCORES = (1.0, 0.95, 0.9, 0.85)
+"""The scores of an exact match by grade: a label as written (case and punctuation too), a
+label once normalised, a synonym as written, a synonym once normalised."""
 
 
 class SearchHit(Out):

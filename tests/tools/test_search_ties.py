@@ -246,3 +246,47 @@ def test_medlit_case_variants_score_by_how_they_are_written() -> None:
             assert (hit.match, hit.score) == expected[row["entity_id"]], query
         checked += 1
     assert checked >= 5
+
+
+# -- label lookups on a Wikidata graph too large to index ------------------------------------
+WD = "http://www.wikidata.org/entity/"
+
+
+def test_wikidata_label_lookups_rank_the_spelling_written_first_and_mark_ties() -> None:
+    """The bounded Wikidata search looks a few spellings of the query up (as written, lower
+    case, capitalised): against the oracle's grades, then item number; equal grades tie."""
+    from gateway.backends.embedded import EmbeddedBackend
+    from gateway.profiles.wikidata.profile import WikidataProfile
+
+    rng = random.Random(11)
+    made = Generated()
+    quads = []
+    for n in range(1, 41):
+        x = f"{WD}Q{n}"
+        made.labels[x] = [rng.choice(_spellings(rng))]
+        made.synonyms[x] = sorted(set(_spellings(rng))) if rng.random() < 0.5 else []
+        quads.append(ox.Quad(ox.NamedNode(x), RDFS_LABEL, ox.Literal(made.labels[x][0], language="en")))
+        quads += [ox.Quad(ox.NamedNode(x), ALT_LABEL, ox.Literal(s, language="en")) for s in made.synonyms[x]]
+    store = ox.Store()
+    store.bulk_extend(quads)
+    gateway = Gateway(EmbeddedBackend.from_store(store), profile=WikidataProfile.configured(entity_search="labels"))
+    queries = sorted({n for names in [*made.labels.values(), *made.synonyms.values()] for n in names})
+    checked = 0
+    for query in queries:
+        # The spellings looked up: as written, lower case, each word capitalised, the first letter upper case.
+        looked_up = {query, query.lower(), " ".join(w.capitalize() for w in query.split()), query[:1].upper() + query[1:]}
+        graded = []
+        for x in made.labels:
+            grades = [(kind, name == query) for kind, names in (("exact_label", made.labels[x]),
+                                                                ("alt_label", made.synonyms[x]))
+                      for name in names if name in looked_up]
+            if grades:
+                best = max(grades, key=lambda g: GRADE_SCORES[g])
+                graded.append((-GRADE_SCORES[best], int(x.rsplit("Q", 1)[1]), best[0]))
+        expected = [(f"wd:Q{n}", kind, -score) for score, n, kind in sorted(graded)]
+        hits = gateway.search_entities(query, limit=100).results
+        assert [(h.id, h.match, h.score) for h in hits] == expected, query
+        equal = Counter((m, s) for _, m, s in expected)
+        assert [bool(h.tied) for h in hits] == [equal[(m, s)] > 1 for _, m, s in expected], query
+        checked += sum(n > 1 for n in equal.values()) + sum(s in (0.95, 0.85) for _, _, s in expected)
+    assert checked > 10
