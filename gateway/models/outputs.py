@@ -256,7 +256,8 @@ class SearchHit(Out):
     matched: str | None = Field(default=None, description="The name that matched, when not the label shown.")
     language: str | None = Field(default=None, description="The matched name's language tag.")
     degree: int | None = Field(default=None, description="Relationships it takes part in; equal matches rank by it.")
-    tied: bool | None = Field(default=None, description="Same match and score as another hit: ranked by degree.")
+    tied: bool | None = Field(default=None, description="Same match and score as another hit: ranked by sitelinks, "
+                              "then degree. Absent: none.")
 
 
 class SearchResult(Out):
