@@ -223,11 +223,12 @@ class _Reader:
             self.triple(subject, RDF + "type", self.iri(type_id, f"{where}.types[{index}]" if where else "types"))
         label = node.get("label")
         if label is not None and not (node.get("compact") and label.endswith("…")):
-            self.triple(subject, RDFS + "label", Literal(label, XSD + "string"))
+            self.triple(subject, RDFS + "label", _text(label, node.get("label_language")))
         for alias in node.get("alt_labels") or ():
-            self.triple(subject, SKOS + "altLabel", Literal(alias, XSD + "string"))
+            text, language = (alias["text"], alias["language"]) if isinstance(alias, Mapping) else (alias, None)
+            self.triple(subject, SKOS + "altLabel", _text(text, language))
         if node.get("description") is not None:
-            self.triple(subject, RDFS + "comment", Literal(node["description"], XSD + "string"))
+            self.triple(subject, RDFS + "comment", _text(node["description"], node.get("description_language")))
         for predicate, values in self.values(node.get("properties"), f"{where}.properties"):
             for value in values:
                 self.triple(subject, predicate, value)
@@ -298,6 +299,11 @@ class _Reader:
                 self.found.namespaces[""] = self.ids.vocabulary
         self._iris[value] = made
         return made
+
+
+def _text(text: str, language: str | None) -> Term:
+    """A name as a literal: tagged where the answer says its language."""
+    return Literal(text, RDF + "langString", language) if language else Literal(text, XSD + "string")
 
 
 def _datum(value: Any) -> Term:

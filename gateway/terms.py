@@ -239,15 +239,21 @@ def pick_label(values: Sequence[object], languages: Sequence[str]) -> str:
     Text without a language is the data's own, read as the most wanted language and
     ahead of tagged text in it: in vocabularies merged into one store, the untagged
     "A person." is FOAF's own comment on foaf:Person, an `@en` one another vocabulary's."""
+    picked = pick_literal(values, languages)
+    return picked.value if picked is not None else str(values[0])
+
+
+def pick_literal(values: Sequence[object], languages: Sequence[str]) -> Literal | None:
+    """`pick_label`'s choice as the literal it is (its language with it); None without one."""
     literals = sorted((v for v in values if isinstance(v, Literal)), key=lambda v: (v.language or "", v.value))
     for rank, wanted in enumerate(languages):
         for lit in literals:
             if language_matches(lit.language, wanted) or (rank == 0 and not lit.language):
-                return lit.value
+                return lit
     for lit in literals:
         if not lit.language:
-            return lit.value
-    return literals[0].value if literals else str(values[0])
+            return lit
+    return literals[0] if literals else None
 
 
 def language_matches(tag: str | None, wanted: str) -> bool:

@@ -20,6 +20,7 @@ from gateway.engine.canonical_ids import is_link_row, same_as_branch
 from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
 from gateway.models import Edge, Node, TruthStatus
+from gateway.models.shared import Text
 from gateway.profiles.base import Hit, Point, StatementRow, shared_types
 from gateway.profiles.graph import MemoKey
 from gateway.sparql import iri, iris, triples, writable
@@ -34,7 +35,7 @@ from gateway.terms import (
     is_written_iri,
     language_matches,
     line_text,
-    pick_label,
+    pick_literal,
     text_of,
 )
 from gateway.values import STATEMENT_TYPE, datum, entity_type, in_languages
@@ -195,6 +196,7 @@ def full_nodes(
         statements=statement_details(ctx, statements, with_bookkeeping=with_bookkeeping) if statements else {},
         valid_at=valid_at,
         languages=tuple(languages or ctx.settings.languages),
+        asked=tuple(languages) if languages is not None and len(languages) > 1 else (),
     )
     return {node: _full_node(ctx, node, rows_by_node.get(node, []), types.get(node, ()), shared) for node in nodes}
 
@@ -212,14 +214,16 @@ class _Shared:
     """The nodes that are statements, as full edges."""
     valid_at: Point | None
     languages: tuple[str, ...]
+    asked: tuple[str, ...] = ()
+    """The languages a call named, when it named several: a label in each is shown (`labels`)."""
 
 
 def _full_node(ctx: GraphContext, node: str, rows: list[NodeRow], types: Sequence[str], shared: _Shared) -> Node:
     to_id, languages = ctx.ids.to_id, shared.languages
     values = [(p, v) for p, v, _ in rows]
-    alt = sorted({text_of(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)})
-    others = {v.language for p, v in values if p in NAME_PREDICATES and not _language_ok(v, languages)
-              and isinstance(v, Literal) and v.language}  # labels, synonyms and descriptions in other languages
+    names = Names(values, languages)
+    labels = names.in_each(shared.asked) if shared.asked else None
+    others = names.left_out()
     properties = None
     if node not in shared.statements:
         properties, left_out = _properties(ctx, rows, shared, shared.owned.of(node))
@@ -228,15 +232,80 @@ def _full_node(ctx: GraphContext, node: str, rows: list[NodeRow], types: Sequenc
     return Node(
         id=to_id(node),
         entity_type=kind,
-        label=_pick(values, LABELS, languages),
-        description=_pick(values, DESCRIPTIONS, languages),
+        label=names.label.value if names.label else None,
+        label_language=names.tag(names.label),
+        description=names.description.value if names.description else None,
+        description_language=names.tag(names.description),
+        labels=labels,
         types=_extra_types(kind, [to_id(t) for t in types if t != STATEMENT_TYPE]),
-        alt_labels=alt or None,
+        alt_labels=names.alt or None,
         properties=properties,
         other_languages=_languages_told(others),
         statement=shared.statements.get(node),
         widen_with="fetch_slice" if PASSAGE_TYPE in types else None,
     )
+
+
+class Names:
+    """An entity's label, description and synonyms as shown to a reader of `languages`
+    (the first is the reader's): each text in another language says which. `left_out`
+    names the languages each kind of name has text in that none of it shown is in."""
+
+    def __init__(self, values: list[tuple[str, Term]], languages: Sequence[str]) -> None:
+        self.reader = languages[0] if languages else None
+        self.values = values
+        self.label = _pick(values, LABELS, languages)
+        self.description = _pick(values, DESCRIPTIONS, languages)
+        synonyms: dict[str, Literal] = {}
+        # One entry a text: the reader's (or the data's own) spelling before a tagged copy.
+        for v in sorted((_as_literal(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)),
+                        key=lambda v: (v.value, self.tag(v) is not None, v.language or "")):
+            synonyms.setdefault(v.value, v)
+        self.alt: list[str | Text] = [self.said(v) for v in synonyms.values()]
+        self.shown: dict[tuple[str, ...], set[str]] = {
+            LABELS: _tags([self.label]), DESCRIPTIONS: _tags([self.description]), ALT_LABELS: _tags(synonyms.values())}
+
+    def tag(self, text: Literal | None) -> str | None:
+        """A shown text's language, where it is not the reader's (text without one is the data's own)."""
+        if text is None or not text.language or (self.reader and language_matches(text.language, self.reader)):
+            return None
+        return text.language
+
+    def said(self, text: Literal) -> str | Text:
+        """A synonym as shown: plain in the reader's language, else with its language."""
+        language = self.tag(text)
+        return text.value if language is None else {"text": text.value, "language": language}
+
+    def in_each(self, asked: Sequence[str]) -> dict[str, str] | None:
+        """A label in each language asked that has one, by its tag; None unless that shows
+        one more than `label` does."""
+        found: dict[str, str] = {}
+        for wanted in asked:
+            picked = _pick([(p, v) for p, v in self.values if isinstance(v, Literal)
+                            and language_matches(v.language, wanted)], LABELS, [wanted])
+            if picked is not None and picked.language:
+                found.setdefault(picked.language, picked.value)
+        if not set(found) - self.shown[LABELS]:
+            return None
+        self.shown[LABELS] |= set(found)
+        return found
+
+    def left_out(self) -> set[str]:
+        """The languages of labels, descriptions and synonyms that none shown of their kind
+        is in (a subtag of a shown language is that language: "en" takes "en-gb")."""
+        left: set[str] = set()
+        for kind, shown in self.shown.items():
+            held = _tags(_as_literal(v) for p, v in self.values if p in kind)
+            left |= {tag for tag in held if not any(language_matches(tag, s) for s in shown)}
+        return left
+
+
+def _as_literal(term: Term) -> Literal:
+    return term if isinstance(term, Literal) else Literal(text_of(term))
+
+
+def _tags(texts: Iterable[Literal | None]) -> set[str]:
+    return {t.language for t in texts if t is not None and t.language}
 
 
 NodeRow = tuple[str, Term, str | None]
@@ -441,11 +510,13 @@ def _language_ok(term: Term, languages: Sequence[str]) -> bool:
     return any(language_matches(term.language, wanted) for wanted in languages)
 
 
-def _pick(values: list[tuple[str, Term]], predicates: Sequence[str], languages: Sequence[str]) -> str | None:
+def _pick(values: list[tuple[str, Term]], predicates: Sequence[str], languages: Sequence[str]) -> Literal | None:
+    """The text of the first of `predicates` the values have, in the first of `languages`
+    it has (`pick_literal`)."""
     for predicate in predicates:
         candidates = [v for p, v in values if p == predicate]
         if candidates:
-            return pick_label(candidates, languages)
+            return pick_literal(candidates, languages) or Literal(text_of(candidates[0]))
     return None
 
 

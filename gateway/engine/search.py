@@ -9,11 +9,14 @@ Ranking, in tiers, every tier filling the answer up to `limit` in turn: an exact
 then an exact synonym, then a label or synonym that starts with the query, then
 full-text matches over labels, synonyms, descriptions and the short text values of
 named or typed entities (an address, a city, a code; bookkeeping aside), every word, then
-any word, ranked by BM25. Within the exact tiers the more important entity comes first:
-more sitelinks (Wikidata's articles about it, where the graph has them), then better
-connected (`degree`: the relationships it takes part in, shown in each hit); among
-prefix matches the shorter name comes first, then the same order; IDs break what is
-left.
+any word, ranked by BM25. A name written as the query is (case and punctuation too)
+ranks before one equal only once normalised: "Singer-Songwriter" before
+"Singer-songwriter". The score says how well a hit matched (`SCORES`; a prefix by the
+share of the name the query is, full text by BM25); hits of the same match and score
+are marked `tied`, and among them the more important entity comes first: more
+sitelinks (Wikidata's articles about it, where the graph has them), then better
+connected (`degree`: the relationships it takes part in, shown in each hit); IDs break
+what is left.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import re
 import sqlite3
 import threading
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,20 +40,21 @@ from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping,
 from gateway.engine.seeds import TOLD, Seeds, resolve_seeds
 from gateway.ids import MAX_ID_LENGTH, local_name
 from gateway.models import Match, SearchHit
+from gateway.models.outputs import EXACT_SCORES
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
 from gateway.profiles.graph import EntitySearch, MemoKey
 from gateway.sparql import iris
-from gateway.terms import BFS, Literal, pick_label
+from gateway.terms import BFS, Literal, language_matches, pick_literal
 
 logger = logging.getLogger("gateway.search")
 SEARCH_FILE = "search.sqlite"
 """The index a store directory made by `bfsql load` keeps beside its data."""
 
-FORMAT = 7
+FORMAT = 8
 """The index layout (`PRAGMA user_version`); an older index file is rebuilt in memory."""
 SCHEMA = """
-CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, entity_type TEXT NOT NULL,
-                    degree INTEGER NOT NULL, sitelinks INTEGER NOT NULL);
+CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, label_lang TEXT,
+                    entity_type TEXT NOT NULL, degree INTEGER NOT NULL, sitelinks INTEGER NOT NULL);
 CREATE TABLE name(entity INTEGER NOT NULL, kind INTEGER NOT NULL, norm TEXT NOT NULL, text TEXT NOT NULL, lang TEXT);
 CREATE TABLE type(entity INTEGER NOT NULL, type TEXT NOT NULL);
 CREATE VIRTUAL TABLE fulltext USING fts5(entity UNINDEXED, text, tokenize="porter unicode61 remove_diacritics 2");
@@ -61,6 +65,9 @@ CREATE INDEX name_norm ON name(norm);
 CREATE INDEX type_type ON type(type, entity);
 """
 _LABEL, _ALT = 0, 1
+SCORES = EXACT_SCORES
+"""The exact grades' scores; a prefix scores between 0.7 and 0.8, full text below 0.7."""
+_PREFIX, _FULL_TEXT = 4, 5
 _POSSESSIVE = re.compile(r"(\w)['\u2019]s\b")
 _PUNCTUATION = re.compile(r"[^\w]+")
 _READABLE = re.compile(r"[^\W\d_]{3,}")
@@ -96,11 +103,41 @@ def search_index(ctx: GraphContext) -> EntitySearch:
 def search_entities_in(ctx: GraphContext, query: str, types: set[str] | None, limit: int,
                        warnings: list[str]) -> list[SearchHit]:
     """search_entities' hits: the entities a query naming a canonical ID resolves to
-    first (`by_canonical_id`), then the name index's, each entity once, at most `limit`."""
+    first (`by_canonical_id`), then the name index's, each entity once, at most `limit`;
+    ties marked (`mark_ties`), a tie the limit cuts said in `warnings`, a label in
+    another language than the reader's with its language."""
     first = by_canonical_id(ctx, query, types, limit, warnings)
     seen = {hit.id for hit in first}
-    named = [hit for hit in search_index(ctx).search(query, types, limit, ctx.ids.to_id) if hit.id not in seen]
-    return [*first, *named][:limit]
+    searcher = search_index(ctx)
+    # One more: whether the last hit listed ties with one left out (from a search scoring
+    # by grade, `graded`; Wikidata's own search scores its ranks among the hits asked for).
+    asked = limit + 1 if getattr(searcher, "graded", False) else limit
+    named = [hit for hit in searcher.search(query, types, asked, ctx.ids.to_id) if hit.id not in seen]
+    hits = mark_ties([*first, *named][:limit + 1])
+    if len(hits) > limit and hits[limit].tied and _same_grade(hits[limit - 1], hits[limit]):
+        tied = sum(_same_grade(hit, hits[limit]) for hit in hits[:limit])
+        warnings.append(f"results: the last {tied} tie with more not listed (same match and score); "
+                        "raise limit to see them")
+    reader = ctx.settings.language
+    return [_reader_label(hit, reader) for hit in hits[:limit]]
+
+
+def mark_ties(hits: list[SearchHit]) -> list[SearchHit]:
+    """Hits with the same match and score marked `tied`: the order among them is the
+    gateway's choice (sitelinks, then degree), not a better match."""
+    grades = Counter((hit.match, hit.score) for hit in hits)
+    return [hit.model_copy(update={"tied": True}) if grades[(hit.match, hit.score)] > 1 else hit for hit in hits]
+
+
+def _same_grade(a: SearchHit, b: SearchHit) -> bool:
+    return (a.match, a.score) == (b.match, b.score)
+
+
+def _reader_label(hit: SearchHit, reader: str) -> SearchHit:
+    """The hit with its label's language only where that is not the reader's."""
+    if hit.label_language is None or language_matches(hit.label_language, reader):
+        return hit.model_copy(update={"label_language": None}) if hit.label_language else hit
+    return hit
 
 
 def by_canonical_id(ctx: GraphContext, query: str, types: set[str] | None, limit: int,
@@ -120,8 +157,8 @@ def by_canonical_id(ctx: GraphContext, query: str, types: set[str] | None, limit
     if types is not None:
         entities = [x for x in entities if types & set(kinds.get(x, ()))]
     nodes = full_nodes(ctx, entities, kinds)
-    return [SearchHit(id=nodes[x].id, label=nodes[x].label, entity_type=nodes[x].entity_type, score=1.0,
-                      match="canonical_id") for x in entities]
+    return [SearchHit(id=nodes[x].id, label=nodes[x].label, label_language=nodes[x].label_language,
+                      entity_type=nodes[x].entity_type, score=1.0, match="canonical_id") for x in entities]
 
 
 SUGGESTED_FROM = 8
@@ -176,6 +213,9 @@ def readable_name(local: str) -> str | None:
 class SearchIndex:
     """A full-text index of entity names. Thread-safe; read-only once built."""
 
+    graded = True
+    """Scores say how a hit matched, not where it ranks (one hit more asked shows a tie cut)."""
+
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._db = connection
         self._lock = threading.Lock()
@@ -209,8 +249,8 @@ class SearchIndex:
         with db:
             batch: dict[str, list[tuple[object, ...]]] = {"entity": [], "type": [], "name": [], "fulltext": []}
             for number, entry in enumerate(entries, start=1):
-                batch["entity"].append(
-                    (number, entry.iri, entry.label, entry.entity_type, entry.degree, entry.sitelinks))
+                batch["entity"].append((number, entry.iri, entry.label, entry.label_language, entry.entity_type,
+                                        entry.degree, entry.sitelinks))
                 batch["type"].extend((number, t) for t in entry.types)
                 _name_rows(batch, number, entry.texts)
                 if len(batch["fulltext"]) >= _BATCH:
@@ -243,58 +283,76 @@ class SearchIndex:
 
     def search(self, query: str, types: set[str] | None, limit: int, to_id: Callable[[str], str]) -> list[SearchHit]:
         norm = normalize(query)
-        found: dict[int, tuple[int, tuple[float, ...], Match]] = {}  # entity -> (tier, order in the tier, match)
+        found: dict[int, _Found] = {}
         names: dict[int, tuple[str, str | None]] = {}  # entity -> the name it matched (text, language)
         type_clause, type_args = self._type_clause(types)
         with self._lock:
-            named = "FROM name JOIN entity ON entity.id = name.entity"
-            rows = self._db.execute(
-                f"SELECT name.entity, kind, sitelinks, degree, text, lang {named} WHERE norm = ? {type_clause} "
-                "ORDER BY kind, lang IS NOT NULL, lang, text", (norm, *type_args)
-            ).fetchall()
-            for entity, kind, links, degree, text, language in rows:
-                tier = 0 if kind == _LABEL else 1
-                self._keep(found, entity, tier, (-links, -degree), "exact_label" if tier == 0 else "alt_label")
-                names.setdefault(entity, (text, language))
+            self._exact(found, names, query, norm, type_clause, type_args)
             if norm and len(found) < limit:
-                rows = self._db.execute(
-                    f"SELECT name.entity, norm, sitelinks, degree, text, lang {named} WHERE norm > ? AND norm < ? "
-                    f"{type_clause} ORDER BY length(norm), sitelinks DESC, degree DESC, name.entity LIMIT ?",
-                    (norm, norm + "\U0010ffff", *type_args, limit * 4),
-                ).fetchall()
-                for entity, name, links, degree, text, language in rows:
-                    self._keep(found, entity, 2, (len(name), -links, -degree), "prefix")
-                    names.setdefault(entity, (text, language))
+                self._prefixes(found, names, norm, limit, type_clause, type_args)
             words = [f'"{word}"' for word in norm.split()]
             # Every word first; then, to fill the answer, any of them (ranked lower by BM25).
             for match in dict.fromkeys((" ".join(words), " OR ".join(words))):
-                if not match or len(found) >= limit:
-                    continue
-                rows = self._db.execute(
-                    "SELECT entity, min(rank) AS best FROM (SELECT entity, bm25(fulltext) AS rank "
-                    "FROM fulltext WHERE fulltext MATCH ? ORDER BY rank LIMIT ?) "
-                    f"WHERE 1 {type_clause} GROUP BY entity ORDER BY best, entity LIMIT ?",
-                    (match, limit * 20, *type_args, limit * 4),
-                ).fetchall()
-                for entity, rank in rows:
-                    self._keep(found, entity, 3, (float(rank),), "full_text")
-            ranked = sorted(found.items(), key=lambda item: (item[1][0], item[1][1], item[0]))[:limit]
+                if match and len(found) < limit:
+                    self._full_text(found, match, limit, type_clause, type_args)
+            ranked = sorted(found.items(), key=lambda item: (*item[1].order, item[0]))[:limit]
             details = {
                 row[0]: row[1:]
                 for row in self._db.execute(
-                    f"SELECT id, iri, label, entity_type, degree FROM entity WHERE id IN ({','.join('?' * len(ranked))})",
+                    f"SELECT id, iri, label, label_lang, entity_type FROM entity WHERE id IN ({','.join('?' * len(ranked))})",
                     [entity for entity, _ in ranked],
                 )
             }
         hits = []
-        for entity, (tier, key, how) in ranked:
-            iri, label, kind, links = details[entity]
-            score = (1.0, 0.9, 0.8, 0.0)[tier] if tier < 3 else round(0.7 * -key[0] / (1 - key[0]), 4)
-            text, language = names.get(entity, (None, None)) if tier < 3 else (None, None)
+        for entity, hit in ranked:
+            iri, label, label_language, kind = details[entity]
+            text, language = names.get(entity, (None, None))
             told = text is not None and text != label  # a synonym, or a name in another language, matched
-            hits.append(SearchHit(id=to_id(iri), label=label, entity_type=kind, score=score, match=how, degree=links,
-                                  matched=text if told else None, language=language if told else None))
+            hits.append(SearchHit(id=to_id(iri), label=label, label_language=label_language, entity_type=kind,
+                                  score=hit.score, match=hit.how, degree=hit.degree, matched=text if told else None,
+                                  language=language if told else None))
         return hits
+
+    def _exact(self, found: dict[int, _Found], names: dict[int, tuple[str, str | None]], query: str, norm: str,
+               type_clause: str, type_args: list[str]) -> None:
+        """Labels and synonyms equal to the query once normalised; those written as the
+        query is grade above (`SCORES`)."""
+        rows = self._db.execute(
+            f"SELECT name.entity, kind, sitelinks, degree, text, lang {_NAMED} WHERE norm = ? {type_clause} "
+            "ORDER BY kind, lang IS NOT NULL, lang, text", (norm, *type_args)
+        ).fetchall()
+        written = _as_written(query)
+        for entity, kind, links, degree, text, language in rows:
+            grade = (0 if kind == _LABEL else 2) + (_as_written(text) != written)
+            how: Match = "exact_label" if kind == _LABEL else "alt_label"
+            if _keep(found, entity, _Found(grade, SCORES[grade], links, degree, how)):
+                names[entity] = (text, language)
+
+    def _prefixes(self, found: dict[int, _Found], names: dict[int, tuple[str, str | None]], norm: str, limit: int,
+                  type_clause: str, type_args: list[str]) -> None:
+        """Names that start with the query, scored by the share of the name it is."""
+        rows = self._db.execute(
+            f"SELECT name.entity, norm, sitelinks, degree, text, lang {_NAMED} WHERE norm > ? AND norm < ? "
+            f"{type_clause} ORDER BY length(norm), sitelinks DESC, degree DESC, name.entity LIMIT ?",
+            (norm, norm + "\U0010ffff", *type_args, limit * 4),
+        ).fetchall()
+        for entity, name, links, degree, text, language in rows:
+            score = round(0.7 + 0.1 * len(norm) / len(name), 4)
+            if _keep(found, entity, _Found(_PREFIX, score, links, degree, "prefix")):
+                names[entity] = (text, language)
+
+    def _full_text(self, found: dict[int, _Found], match: str, limit: int, type_clause: str,
+                   type_args: list[str]) -> None:
+        rows = self._db.execute(
+            "SELECT best.entity, best.rank, sitelinks, degree FROM (SELECT entity, min(rank) AS rank FROM "
+            "(SELECT entity, bm25(fulltext) AS rank FROM fulltext WHERE fulltext MATCH ? ORDER BY rank LIMIT ?) "
+            f"WHERE 1 {type_clause} GROUP BY entity ORDER BY rank, entity LIMIT ?) AS best "
+            "JOIN entity ON entity.id = best.entity",
+            (match, limit * 20, *type_args, limit * 4),
+        ).fetchall()
+        for entity, rank, links, degree in rows:
+            score = round(0.7 * -float(rank) / (1 - float(rank)), 4)
+            _keep(found, entity, _Found(_FULL_TEXT, score, links, degree, "full_text"))
 
     @staticmethod
     def _type_clause(types: set[str] | None) -> tuple[str, list[str]]:
@@ -303,12 +361,39 @@ class SearchIndex:
         marks = ",".join("?" * len(types))
         return f"AND entity IN (SELECT entity FROM type WHERE type IN ({marks}))", sorted(types)
 
-    @staticmethod
-    def _keep(
-        found: dict[int, tuple[int, tuple[float, ...], Match]], entity: int, tier: int, key: tuple[float, ...], how: Match,
-    ) -> None:
-        if entity not in found or (tier, key) < found[entity][:2]:
-            found[entity] = (tier, key, how)
+
+
+_NAMED = "FROM name JOIN entity ON entity.id = name.entity"
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """How an entity matched: its grade (0 to 3 exact, `SCORES`; then prefix, full text),
+    score, sitelinks and degree."""
+
+    grade: int
+    score: float
+    links: int
+    degree: int
+    how: Match
+
+    @property
+    def order(self) -> tuple[float, ...]:
+        """Better grade, then score; among equals (a tie) more sitelinks, then degree."""
+        return (self.grade, -self.score, -self.links, -self.degree)
+
+
+def _keep(found: dict[int, _Found], entity: int, match: _Found) -> bool:
+    """Whether `match` is the entity's best so far (kept)."""
+    if entity in found and found[entity].order <= match.order:
+        return False
+    found[entity] = match
+    return True
+
+
+def _as_written(text: str) -> str:
+    """A name as written, Unicode form and spacing aside: what an exact-case match compares."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,6 +402,7 @@ class Entry:
 
     iri: str
     label: str | None
+    label_language: str | None
     entity_type: str
     """Its types as an answer names them (`TypeNames`)."""
     degree: int
@@ -388,24 +474,25 @@ def _entries(
 ) -> Iterator[Entry]:
     kinds = TypeNames(ctx.ids.to_id)
     for iri, values in sorted(names.items()):
-        labels = [v for k, v in values if k == "label"]
+        label = pick_literal([v for k, v in values if k == "label"], ctx.settings.languages)
         own = readable_name(local_name(ctx.ids.to_id(iri)))
         yield Entry(
-            iri, pick_label(labels, ctx.settings.languages) if labels else None, kinds(types.get(iri, ())),
+            iri, label.value if label else None, label.language if label else None, kinds(types.get(iri, ())),
             degrees.get(iri, 0), sitelinks.get(iri, 0), sorted(set(types.get(iri, ()))),
             [(k, v.value, v.language) for k, v in values] + ([("alt", own, None)] if own else []),
         )
 
 
 def _name_rows(batch: dict[str, list[tuple[object, ...]]], number: int, texts: list[tuple[str, str, str | None]]) -> None:
-    """Entity `number`'s names (each normalised form once a kind) and full-text rows."""
+    """Entity `number`'s names (each spelling once a kind: one written as a query is
+    ranks above one equal once normalised) and full-text rows."""
     seen: set[tuple[int, str]] = set()
     for kind, text, language in texts:
         if kind not in ("description", "value"):  # names; a description or a value is text only
-            row = (_LABEL if kind == "label" else _ALT, normalize(text))
-            if row not in seen:
-                seen.add(row)
-                batch["name"].append((number, *row, text, language))
+            grade = _LABEL if kind == "label" else _ALT
+            if (grade, text) not in seen:
+                seen.add((grade, text))
+                batch["name"].append((number, grade, normalize(text), text, language))
         batch["fulltext"].append((number, text))
 
 
@@ -418,7 +505,7 @@ def _count(term: object) -> int:
 
 _BATCH = 50_000
 _INSERTS = {
-    "entity": "INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?)",
+    "entity": "INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?)",
     "type": "INSERT INTO type VALUES (?, ?)",
     "name": "INSERT INTO name VALUES (?, ?, ?, ?, ?)",
     "fulltext": "INSERT INTO fulltext(entity, text) VALUES (?, ?)",

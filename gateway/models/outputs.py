@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from gateway.models.shared import AsRdf, Claim, Datum, Direction, Out, TruthStatus, Value
+from gateway.models.shared import AsRdf, Claim, Datum, Direction, Out, Text, TruthStatus, Value
 from gateway.pictures import Drawable
 
 
@@ -15,12 +15,18 @@ class Node(AsRdf):
     id: str
     entity_type: str
     label: str | None = None
+    label_language: str | None = Field(default=None, description="The label's tag, when not the reader's language.")
     description: str | None = None
+    description_language: str | None = None
+    labels: dict[str, str] | None = Field(
+        default=None, description="With several `languages` asked: the label in each that has one, by tag.")
     types: list[str] | None = None
-    alt_labels: list[str] | None = None
+    alt_labels: list[str | Text] | None = Field(
+        default=None, description="Synonyms; one in another language than the reader's as {text, language}.")
     properties: dict[str, list[Datum | Claim]] | None = None
     other_languages: list[str] | None = Field(
-        default=None, description="Languages it also has text in, left out here (Settings.languages picks the reader's).")
+        default=None, description="Languages it has labels, synonyms, descriptions or text in that nothing shown is in "
+        "(Settings.languages picks the reader's).")
     statement: Edge | None = Field(default=None, description="For a statement node: the statement itself.")
     widen_with: str | None = None
     distances: dict[str, int] | None = Field(default=None, description="intersect_subgraphs: hops from each seed.")
@@ -250,17 +256,23 @@ class EntitiesDetail(AsRdf):
 
 Match = Literal["canonical_id", "exact_label", "alt_label", "prefix", "full_text"]
 """How a search hit matched, best first ("canonical_id": the query is an ID naming it)."""
+EXACT_SCORES = (1.0, 0.95, 0.9, 0.85)
+"""The scores of an exact match by grade: a label as written (case and punctuation too), a
+label once normalised, a synonym as written, a synonym once normalised."""
 
 
 class SearchHit(Out):
     id: str
     label: str | None = None
+    label_language: str | None = Field(default=None, description="Its tag, when not the reader's language.")
     entity_type: str
     score: float
     match: Match
     matched: str | None = Field(default=None, description="The name that matched, when not the label shown.")
     language: str | None = Field(default=None, description="The matched name's language tag.")
     degree: int | None = Field(default=None, description="Relationships it takes part in; equal matches rank by it.")
+    tied: bool | None = Field(default=None, description="Same match and score as another hit: ranked by sitelinks, "
+                              "then degree. Absent: none.")
 
 
 class SearchResult(Out):

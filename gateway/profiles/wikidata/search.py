@@ -12,10 +12,10 @@ from __future__ import annotations
 import string
 from collections.abc import Callable
 
-from gateway.models import Match, SearchHit
+from gateway.models import SearchHit
+from gateway.models.outputs import EXACT_SCORES
 from gateway.profiles.base import Profile
 from gateway.profiles.graph import Graph, TypesOf
-from gateway.profiles.mwapi import tier_score
 from gateway.sparql import integer, joined, tagged
 from gateway.terms import text_of
 from gateway.values import entity_type
@@ -28,8 +28,13 @@ class LabelSearch:
     """Entities whose label or alias is the query, in a few spellings (as typed, lower case,
     capitalised), in the configured language and "mul": one query of index lookups
     (`queries/wikidata/label_search.rq`), then the hits' types and labels (bounded by the
-    hits). Labels rank before aliases; within each, the lower item number first (the
-    older item, as a rule the better known: Q42 before Q28421831)."""
+    hits). Labels rank before aliases, each written as the query is before another spelling
+    of it (`EXACT_SCORES`); within each grade, the lower item number first (the older item,
+    as a rule the better known: Q42 before Q28421831), hits of one grade marked tied by
+    search_entities."""
+
+    graded = True
+    """Scores say how a hit matched (`gateway.engine.search.SearchIndex.graded`)."""
 
     def __init__(self, graph: Graph, profile: Profile, types_of: TypesOf) -> None:
         self.graph = graph
@@ -47,24 +52,26 @@ class LabelSearch:
         kinds = self.types_of(found)
         if types is not None:
             found = [x for x in found if types & set(kinds.get(x, ()))]
-        ranked = sorted(found, key=lambda x: (matched[x] != "exact_label", _item_number(x), x))[:limit]
+        ranked = sorted(found, key=lambda x: (matched[x], _item_number(x), x))[:limit]
         labels = self.graph.labels(ranked)
         return [
             SearchHit(id=to_id(x), label=labels.get(x), entity_type=entity_type(kinds.get(x, ()), to_id),
-                      score=tier_score(matched[x], position, len(ranked)), match=matched[x])
-            for position, x in enumerate(ranked)
+                      score=EXACT_SCORES[matched[x]], match="exact_label" if matched[x] < 2 else "alt_label")
+            for x in ranked
         ]
 
-    def _matches(self, text: str) -> dict[str, Match]:
-        """Entity -> how it matched: "exact_label", else "alt_label"."""
+    def _matches(self, text: str) -> dict[str, int]:
+        """Entity -> its best grade (`EXACT_SCORES`): a label before an alias, each written
+        as the query is before another spelling of it."""
         spellings = dict.fromkeys((text, text.lower(), string.capwords(text), text[:1].upper() + text[1:]))
         languages = dict.fromkeys((self.graph.settings.language, "mul"))
         texts = joined(tagged(s, language) for s in spellings for language in languages)
         rows = self.profile.select("label_search", texts=texts, limit=integer(LABEL_ROWS))
-        matched: dict[str, Match] = {}
-        for x, kind in rows:
-            if isinstance(x, str) and (x not in matched or text_of(kind) == "label"):
-                matched[x] = "exact_label" if text_of(kind) == "label" else "alt_label"
+        matched: dict[str, int] = {}
+        for x, kind, name in rows:
+            if isinstance(x, str):
+                grade = (0 if text_of(kind) == "label" else 2) + (text_of(name) != text)
+                matched[x] = min(grade, matched.get(x, grade))
         return matched
 
     def close(self) -> None:
