@@ -30,7 +30,7 @@ class TraversalFilters(Strict):
 
     truth_status: list[TruthStatus] | None = Field(
         default=None, min_length=1,
-        description='Statuses crossed; default ["asserted_true"].',
+        description='Default ["asserted_true"].',
     )
     as_of: Point | None = Field(
         default=None,
@@ -107,7 +107,7 @@ class BfsQueryInput(WalkFilters, InGraphs):
     max_edges: int | None = None
     layout: Layout = Field(
         default="default",
-        description='"compact": stubs grouped, with labels.',
+        description="compact: stubs with labels.",
     )
     path: list[PathStep] | None = Field(
         default=None, min_length=1, max_length=MAX_PATH_STEPS,
@@ -188,7 +188,7 @@ class ScanQueryInput(TraversalFilters, InGraphs):
 class ShortestPathInput(WalkFilters):
     source: Id
     target: Id
-    max_hops: int = Field(default=4, description="Longest path (1 to 8 hops).")
+    max_hops: int = Field(default=4, description="1 to 8.")
     direction: Direction = "both"
 
     def traversal(self) -> Traversal:

@@ -59,7 +59,7 @@ TOOLS: dict[str, Tool] = {
         Tool(
             "bfs_query", models.BfsQueryInput, models.Walked, bfs_query,
             "Walk max_hops from seed IDs; survey with topology_only or layout compact at 1-2 hops; "
-            "predicates, direction narrow. path walks a relation path (path_ends).",
+            "predicates, direction narrow; path: a relation path.",
             told=("predicates",),
         ),
         Tool(
@@ -106,11 +106,11 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "shortest_path", models.ShortestPathInput, models.ShortestPath, shortest_path,
-            "The fewest-hop path between two IDs, as statements (confidence_product, weakest_edge).",
+            "The fewest-hop path between two IDs, as statements.",
         ),
         Tool(
             "communities", models.CommunitiesInput, models.Communities, communities,
-            "Louvain clusters (deterministic) of the seeds' neighbourhood or whole graph; community=ID lists "
+            "Louvain clusters of the seeds' neighbourhood or whole graph; community=ID lists "
             "one.",
             told=("community",),
         ),
