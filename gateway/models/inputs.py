@@ -95,7 +95,7 @@ MAX_PATH_STEPS = 6
 class BfsQueryInput(WalkFilters, InGraphs):
     seeds: list[Id] = Field(min_length=1, description="IDs or URLs, 1 to 256.")
     max_hops: int = Field(default=1, description="0 to 6.")
-    direction: Direction = Field(default="both", description="out: along edges; in: against them.")
+    direction: Direction = Field(default="both", description="out: subject to object.")
     expand_traits: list[Trait] = Field(
         default_factory=list,
         description="Add implied edges (derived_via).",

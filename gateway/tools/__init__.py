@@ -106,7 +106,7 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "shortest_path", models.ShortestPathInput, models.ShortestPath, shortest_path,
-            "The fewest-hop path between two IDs, as statements.",
+            "The fewest-hop path between two IDs, as statements (confidence_product, weakest_edge).",
         ),
         Tool(
             "communities", models.CommunitiesInput, models.Communities, communities,
