@@ -58,7 +58,11 @@ def load_store(
     files = list(syntaxes)
     # Before the store is touched, and before the scan's thread parses them (it would die on what this refuses).
     checked = check_files(syntaxes.items())
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file of that name, a folder this user may not write
+        raise InvalidInput(f"--store {directory}: cannot be made a store directory ({error.strerror})",
+                           field="store") from None
     _remove_stale_temporaries(directory)
     previous = read_meta(directory) or {}
     try:  # first: a store another load is writing is left as it is, its meta.json too

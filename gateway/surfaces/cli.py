@@ -1,7 +1,7 @@
 """`bfsql`: the command line.
 
-    bfsql query TOOL JSON [--data PATH...]   run one tool, print its result as JSON (PATH: RDF files, a folder of
-                                           them, a store or a bundle)
+    bfsql query TOOL JSON [--data PATH]... run one tool, print its result as JSON (PATH: an RDF file, a folder
+                                           of them, a store or a bundle; --data again for more)
     bfsql query TOOL JSON --endpoint URL|NAME   the same over a remote SPARQL endpoint
     bfsql load FILE|FOLDER... --store DIR  bulk-load RDF into an on-disk store
     bfsql demo [medlit]                    a guided walk through the demo graph (or the book's medlit session)
@@ -155,8 +155,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _data_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", type=_local_path, action="extend", nargs="+", default=None, metavar="PATH",
-                        help=f"{SOURCE_HELP}; repeatable")
+    # One path an occurrence (not nargs="+"): the JSON arguments may follow `--data PATH`.
+    parser.add_argument("--data", type=_local_path, action="append", default=None, metavar="PATH",
+                        help=f"{SOURCE_HELP}; repeat it for several")
     parser.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
     parser.add_argument("--rdf-format", dest="rdf_format", default=None, metavar="NAME", help=RDF_FORMAT_HELP)
 

@@ -62,5 +62,6 @@ def loaded_line(paths: Sequence[Path], files: Sequence[str], quads: int, *, leni
     store = f"{paths[0].resolve().name.split('.')[0] or 'graph'}-store"
     options = [*(["--rdf-format", rdf_format] if rdf_format else []), *(["--lenient"] if lenient else [])]
     command = shlex.join(["bfsql", "load", *map(str, paths), *options, "--store", store])
-    return (f"read {len(files)} file(s) into memory ({quads:,} triples), as on every start; to keep them in a "
-            f"store that opens at once: {command}, then give {store} instead")
+    files_read = f"{len(files)} file{'' if len(files) == 1 else 's'}"
+    return (f"read {files_read} into memory ({quads:,} triples), as on every start; to keep them in a store that "
+            f"opens at once: {command}, then give {store} instead")

@@ -164,7 +164,7 @@ def test_a_folder_of_files_answers_as_the_store_its_load_line_makes(tmp_path: Pa
     stored = _bfsql("query", "describe_schema", "--data", str(store))
     assert stored.returncode == 0 and json.loads(stored.stdout) == json.loads(read.stdout)
     assert "into memory" not in stored.stderr
-    several = _bfsql("query", "describe_schema", "--data", *(str(folder / name) for name in WIKIDATA))
+    several = _bfsql("query", "describe_schema", *(f"--data={folder / name}" for name in WIKIDATA))
     assert several.returncode == 0 and json.loads(several.stdout) == json.loads(read.stdout)
 
 
