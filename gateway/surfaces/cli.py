@@ -33,7 +33,7 @@ from gateway.api import Gateway
 from gateway.backends.endpoint_file import ENDPOINTS_VARIABLE, endpoints_path, resolve_endpoint
 from gateway.errors import GatewayError, InvalidInput
 from gateway.pictures import FORMATS
-from gateway.resources import package_version
+from gateway.resources import demo_path, package_version
 from gateway.settings import Settings
 from gateway.tools import TOOLS
 
@@ -208,7 +208,8 @@ def _open_local(sources: Sequence[Path], args: argparse.Namespace) -> Gateway:
     """The data given (the demo graph when none), its load warnings said on stderr."""
     from gateway.surfaces.sources import open_data
 
-    gateway = open_data(sources, lenient=args.lenient, rdf_format=args.rdf_format, say=_say)
+    gateway = open_data(sources or [demo_path()], lenient=args.lenient, say=_say,
+                        rdf_format=args.rdf_format if sources else None)  # the demo graph's own syntax
     for warning in gateway.load_warnings():
         _say(warning)
     return gateway
