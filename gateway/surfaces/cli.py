@@ -8,10 +8,11 @@
     bfsql serve [PATH...]                  serve the HTTP tool API, /mcp and /sparql on 127.0.0.1:8000
     bfsql serve --endpoint URL|NAME --workers N   the same over a remote SPARQL endpoint, N processes
     bfsql mcp [PATH... | --endpoint URL|NAME]   serve MCP over stdio
-
-Files whose extension names no RDF syntax are read as `--rdf-format NAME` says (turtle,
-ntriples, ...; `--format` on load, serve and mcp too).
     bfsql import-bundle DIR --out FILE     a JSON-lines property-graph bundle as RDF 1.2 TriG
+
+Several files, or folders of them, are read into memory together; files whose extension
+names no RDF syntax are read as `--rdf-format NAME` says (turtle, ntriples, ...; also
+spelt `--format` on load, serve and mcp, where it names nothing else).
 
 `--endpoints FILE` (default: $BFSQL_ENDPOINTS) names endpoints and their settings
 (`gateway.backends.endpoint_file`); a command given no data and no `--endpoint` uses the
