@@ -274,7 +274,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _mcp(args: argparse.Namespace) -> int:
     from gateway.surfaces.mcp import run_stdio
 
-    if sys.stdin.isatty():  # a person typed it: the protocol's silence would look like a hang
+    if sys.stdin is not None and sys.stdin.isatty():  # a person typed it: the protocol's silence would look like a hang
         _say("this speaks MCP on stdin and stdout, for an MCP client to start (Claude Desktop, Claude Code, "
              "Cursor, ...): configure one as docs/mcp.md shows; Ctrl-D or Ctrl-C ends it")
     # stdout carries the protocol: nothing else may be printed there (the log is on stderr).
