@@ -28,12 +28,13 @@ from gateway.backends.embedded import (
     LoadReport,
     declared_prefixes,
     load_files,
-    rdf_format,
     read_meta,
     scan_prefixes,
+    store_error,
     write_meta,
 )
 from gateway.backends.file_checks import check_files
+from gateway.backends.rdf_files import rdf_sources
 from gateway.deployment_key import KEY_FILE, write_key_file
 from gateway.engine import statistics
 from gateway.engine.census import census
@@ -43,21 +44,35 @@ from gateway.errors import InvalidInput
 from gateway.profiles.native import NativeProfile
 
 
-def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False, show_progress: bool = True) -> LoadReport:
-    """Load `files` into the store at `directory` (created if needed) and rebuild its search index."""
-    for path in files:
-        if not path.is_file():
-            raise InvalidInput(f"{path}: no such file", field="files")
+def load_store(
+    sources: Sequence[Path], directory: Path, *, lenient: bool = False, show_progress: bool = True,
+    rdf_format: ox.RdfFormat | None = None,
+) -> LoadReport:
+    """Load RDF files, and folders of them (`rdf_sources`: `rdf_format` is the syntax of those
+    whose extension names none), into the store at `directory` (created if needed) and
+    rebuild its search index."""
+    for path in sources:
+        if not path.exists():
+            raise InvalidInput(f"{path}: no such file or folder", field="files")
+    syntaxes = dict(rdf_sources(sources, rdf_format))
+    files = list(syntaxes)
     # Before the store is touched, and before the scan's thread parses them (it would die on what this refuses).
-    checked = check_files([(path, rdf_format(path)) for path in files])
-    directory.mkdir(parents=True, exist_ok=True)
+    checked = check_files(syntaxes.items())
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file of that name, a folder this user may not write
+        raise InvalidInput(f"--store {directory}: cannot be made a store directory ({error.strerror})",
+                           field="store") from None
     _remove_stale_temporaries(directory)
     previous = read_meta(directory) or {}
-    # Said first, cleared last: a load that dies leaves a store that says so on open.
+    try:  # first: a store another load is writing is left as it is, its meta.json too
+        store = ox.Store(str(directory / STORE_DIR))
+    except (OSError, RuntimeError) as error:  # RuntimeError: a damaged store
+        raise store_error(directory, error) from None
+    # Said before a quad goes in, cleared last: a load that dies leaves a store that says so on open.
     write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
                generation=previous.get("generation"), loading=True)
     generation = uuid.uuid4().hex
-    store = ox.Store(str(directory / STORE_DIR))
     total = sum(p.stat().st_size for p in files)
     console = Console(stderr=True, quiet=not show_progress)
     started = time.perf_counter()
@@ -69,7 +84,7 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
         scan = reifiers.start(checked, lenient=lenient)
         before = len(store)
         try:
-            report = load_files(store, files, lenient=lenient, bulk=True, checked=True,
+            report = load_files(store, files, lenient=lenient, bulk=True, checked=True, formats=syntaxes,
                                 progress=lambda n: progress.advance(task, n))
         except InvalidInput:
             if len(store) == before:  # refused before any quad went in: the store is as it was
@@ -77,8 +92,8 @@ def load_store(files: Sequence[Path], directory: Path, *, lenient: bool = False,
             raise
     store.flush()
     prefixes = {**declared_prefixes(store), **previous.get("prefixes", {})}
-    for path in files:
-        if rdf_format(path) in (ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3):
+    for path, fmt in syntaxes.items():
+        if fmt in (ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3):
             prefixes.update(scan_prefixes(path))
     earlier = previous.get("report", {})
     report.files = [*earlier.get("files", []), *report.files]

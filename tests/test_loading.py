@@ -258,3 +258,107 @@ def test_files_that_are_not_what_they_say_are_one_line(tmp_path: Path) -> None:
     load_store([DEMO], store, show_progress=False)  # a refused load left the store as it was
     assert Gateway.open(store).describe_schema().statements.total > 0
     whole.unlink()
+
+
+def _token_at(path: Path, line: int, column: int) -> str:
+    """The text of `path` at line `line`, column `column` (both from 1), to the line's end."""
+    return path.read_text(encoding="utf-8").split("\n")[line - 1][column - 1:]
+
+
+def _with_a_quote_left_open(tmp_path: Path) -> tuple[Path, int]:
+    """Q42's Wikidata export with one string's closing quote taken away, 20 lines from its
+    end: a lenient parse reads that string on across the line breaks into the next lines."""
+    lines = shared_data("wikidata", "Q42.ttl").read_text(encoding="utf-8").split("\n")
+    at = next(i for i in range(len(lines) - 20, 0, -1) if lines[i].count('"') == 2)
+    first, _, rest = lines[at].partition('"')
+    text, _, after = rest.partition('"')
+    lines[at] = f'{first}"{text} {after}'
+    path = tmp_path / "q42-open-quote.ttl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path, at + 1
+
+
+def test_a_lenient_parse_error_is_given_where_it_is(tmp_path: Path) -> None:
+    import re
+
+    path, opened = _with_a_quote_left_open(tmp_path)
+    with pytest.raises(InvalidInput) as strict:
+        Gateway.open(path)
+    # A syntax error no lenient parse takes: the strict one says where, without the lenient hint.
+    assert f"line {opened} column" in strict.value.message and "lenient" not in strict.value.message
+    with pytest.raises(InvalidInput) as lenient:
+        Gateway.open(path, lenient=True)
+    found = re.search(r"line (\d+) column (\d+): (\S+) is not", lenient.value.message)
+    assert found, lenient.value.message
+    line, column, token = int(found[1]), int(found[2]), found[3]
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert line > opened and column <= len(lines[line - 1])
+    assert _token_at(path, line, column).startswith(token), (lenient.value.message, lines[line - 1])
+    assert f"opened on line {opened}" in lenient.value.message
+
+
+def test_a_late_error_is_given_at_one_place_however_the_file_is_read(tmp_path: Path) -> None:
+    """In memory from its path, by `bfsql load` through a counting reader, and gzipped."""
+    path, _ = _with_a_quote_left_open(tmp_path)
+    with pytest.raises(InvalidInput) as in_memory:
+        Gateway.open(path, lenient=True)
+    where = in_memory.value.message.removeprefix(path.name)
+    for source in (path, _gzipped(path)):
+        with pytest.raises(InvalidInput) as caught:
+            load_store([source], tmp_path / f"store{source.suffix}", lenient=True, show_progress=False)
+        assert caught.value.message == f"{source.name}{where}"
+
+
+def test_a_folder_of_rdf_files_opens_as_its_files_loaded_together(tmp_path: Path) -> None:
+    import shutil
+
+    import pyoxigraph as ox
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    names = ["Q24628793.ttl", "Q37599471.ttl"]
+    for name in names:
+        shutil.copy(shared_data("wikidata", name), folder / name)
+    (folder / "notes.txt").write_text("not RDF")  # passed over: its extension names no syntax
+    oracle = ox.Store()
+    for name in names:
+        oracle.load(path=str(folder / name), format=ox.RdfFormat.TURTLE)
+    gateway = Gateway.open(folder)
+    assert gateway.backend.report.quads == len(oracle)  # type: ignore[attr-defined]
+    load_store([folder], tmp_path / "store", show_progress=False)
+    assert gateway.describe_schema() == Gateway.open(tmp_path / "store").describe_schema()
+
+
+def test_a_folder_of_no_rdf_file_says_what_to_do(tmp_path: Path) -> None:
+    (tmp_path / "graph.data").write_text("<http://a> <http://b> <http://c> .\n")
+    with pytest.raises(InvalidInput) as caught:
+        Gateway.open(tmp_path)
+    assert "--rdf-format" in caught.value.message and "bfsql load" in caught.value.message
+    assert "graph.data" in caught.value.message and "CURRENT" not in caught.value.message
+
+
+def test_store_errors_are_said_in_the_gateways_words(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "CURRENT").write_text("MANIFEST-nothing\n")
+    with pytest.raises(InvalidInput) as caught:
+        Gateway.open(damaged)
+    assert "damaged" in caught.value.message and "Corruption" not in caught.value.message
+    store = tmp_path / "held"
+    load_store([DEMO], store, show_progress=False)
+    before = (store / "meta.json").read_text()
+    holder = subprocess.Popen([sys.executable, "-c", "import pyoxigraph, sys; s = pyoxigraph.Store(sys.argv[1]); "
+                               "print('held', flush=True); sys.stdin.read()", str(store / "store")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(InvalidInput) as locked:
+            load_store([DEMO], store, show_progress=False)
+    finally:
+        holder.communicate("", timeout=60)
+    assert "another process is writing to this store" in locked.value.message
+    assert "LOCK" not in locked.value.message and "IO error" not in locked.value.message
+    assert (store / "meta.json").read_text() == before  # the other load's store is left as it was

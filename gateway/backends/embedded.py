@@ -11,6 +11,7 @@ import gzip
 import io
 import itertools
 import json
+import logging
 import os
 import re
 import threading
@@ -41,30 +42,19 @@ from gateway.backends.base import (
 )
 from gateway.backends.file_checks import check_files, read_errors
 from gateway.backends.namespaces import graphs_using
+from gateway.backends.rdf_files import rdf_format, rdf_sources, syntax_error_text
 from gateway.backends.results import tsv_text
 from gateway.backends.store_directory import META_FILE, read_meta
 from gateway.errors import InvalidInput, UpstreamError
 from gateway.sparql import template
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph, line_text
 
-FORMATS: dict[str, ox.RdfFormat] = {
-    ".ttl": ox.RdfFormat.TURTLE,
-    ".turtle": ox.RdfFormat.TURTLE,
-    ".trig": ox.RdfFormat.TRIG,
-    ".nt": ox.RdfFormat.N_TRIPLES,
-    ".ntriples": ox.RdfFormat.N_TRIPLES,
-    ".nq": ox.RdfFormat.N_QUADS,
-    ".nquads": ox.RdfFormat.N_QUADS,
-    ".n3": ox.RdfFormat.N3,
-    ".rdf": ox.RdfFormat.RDF_XML,
-    ".owl": ox.RdfFormat.RDF_XML,
-    ".jsonld": ox.RdfFormat.JSON_LD,
-}
 _PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
 _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
 _TRUE, _FALSE = ox.Literal(True), ox.Literal(False)
 _CHECKS = {name: ox.NamedNode(name) for name in (deadlines.ALIVE, deadlines.HELD)}
 STORE_DIR = "store"
+logger = logging.getLogger("gateway.store")
 
 
 @dataclass
@@ -87,13 +77,26 @@ class LoadReport:
         ]
 
 
-def rdf_format(path: Path) -> ox.RdfFormat:
-    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
-    fmt = FORMATS.get(suffixes[-1]) if suffixes else None
-    if fmt is None:
-        known = ", ".join(sorted(FORMATS))
-        raise InvalidInput(f"{path.name}: unknown RDF format; expected one of {known}", field="path")
-    return fmt
+def is_store_directory(directory: Path) -> bool:
+    """A store `bfsql load` made (meta.json), or a bare Oxigraph one (RocksDB's CURRENT file)."""
+    return (directory / META_FILE).is_file() or (directory / STORE_DIR).is_dir() or (directory / "CURRENT").is_file()
+
+
+def store_error(directory: Path, error: Exception) -> InvalidInput:
+    """An error of the store's engine, in the gateway's words (the engine's own, on the debug log)."""
+    logger.debug("%s: the store's engine said: %s", directory, error)
+    text = str(error)
+    if "lock" in text.lower():
+        why = ("another process is writing to this store (a `bfsql load` still running?): wait for it to end, "
+               "or load into another directory")
+    elif "No such file" in text and "Corruption" not in text:
+        why = "not a store directory (`bfsql load FILE... --store DIR` makes one)"
+    elif "Permission denied" in text:
+        why = "the store's files cannot be read or written by this user"
+    else:
+        why = ("the store's files are damaged or are not an Oxigraph store's: load the data again into a new "
+               "directory (`bfsql load FILE... --store DIR`)")
+    return InvalidInput(f"{directory}: {why}", field="path")
 
 
 def scan_prefixes(path: Path) -> dict[str, str]:
@@ -157,25 +160,32 @@ class EmbeddedBackend(Selects):
     # -- opening ------------------------------------------------------------------
     @classmethod
     def open(cls, path: str | Path, *, lenient: bool = False, in_memory: bool = False) -> EmbeddedBackend:
-        """Open an RDF file into memory, or an on-disk store directory read-only (copied
-        into memory with `in_memory`: walks 2.3-2.6x faster, bench/RESULTS.md)."""
+        """Open an RDF file into memory, a folder of RDF files into memory (`rdf_sources`),
+        or an on-disk store directory read-only (copied into memory with `in_memory`: walks
+        2.3-2.6x faster, bench/RESULTS.md)."""
         path = Path(path)
-        if path.is_dir():
+        if path.is_dir() and is_store_directory(path):
             backend = cls._open_directory(path)
             if in_memory:
                 backend.store, backend.store_path = _copied(backend.store), None
             return backend
-        if not path.is_file():
+        if not path.exists():
             raise InvalidInput(f"{path}: no such file or store directory", field="path")
+        return cls.open_files(rdf_sources([path]), lenient=lenient)
+
+    @classmethod
+    def open_files(cls, files: Sequence[tuple[Path, ox.RdfFormat]], *, lenient: bool = False) -> EmbeddedBackend:
+        """RDF files (each with its syntax, `rdf_sources`) loaded into one store in memory."""
         store = ox.Store()
-        # What the data was read from, taken now: the file may be gone by the time it is asked.
-        info = path.stat()
-        loaded = f"files lenient={lenient}\n{path.resolve()} {info.st_size} {info.st_mtime_ns}"
+        # What the data was read from, taken now: a file may be gone by the time it is asked.
+        loaded = "\n".join([f"files lenient={lenient}", *(
+            f"{path.resolve()} {info.st_size} {info.st_mtime_ns} {fmt.file_extension}"
+            for path, fmt in files for info in [path.stat()])])
         # Checked before either parse starts: the scan's thread would die on what the check refuses.
-        files = check_files([(path, rdf_format(path))])
-        scan = reifiers.start(files, lenient=lenient)  # beside the load, on another core
-        report = load_files(store, [path], lenient=lenient, checked=True)
-        backend = cls(store, prefixes={**declared_prefixes(store), **_file_prefixes([path])}, report=report,
+        checked = check_files(files)
+        scan = reifiers.start(checked, lenient=lenient)  # beside the load, on another core
+        report = load_files(store, [path for path, _ in files], lenient=lenient, checked=True, formats=dict(files))
+        backend = cls(store, prefixes={**declared_prefixes(store), **_file_prefixes(files)}, report=report,
                       reifier_scan=scan)
         backend._loaded_from = loaded
         return backend
@@ -193,9 +203,14 @@ class EmbeddedBackend(Selects):
                                    "may be incomplete: run the same load again", field="path")
             try:
                 store = ox.Store.read_only(str(directory / STORE_DIR))
+            except (OSError, RuntimeError) as error:  # RuntimeError: a damaged store
+                raise store_error(directory, error) from None
+            try:
                 report = LoadReport(**meta.get("report", {}))
-            except (OSError, TypeError) as error:
-                raise InvalidInput(f"{directory}: not a store `bfsql load` made ({error})", field="path") from None
+            except TypeError as error:
+                logger.debug("%s: %s", directory / META_FILE, error)
+                raise InvalidInput(f"{directory / META_FILE}: not what `bfsql load` writes; load the store again",
+                                   field="path") from None
             found = reifiers.read(directory / reifiers.FILE, meta.get("generation"))
             backend = cls(store, prefixes=meta.get("prefixes", {}), report=report, directory=directory,
                           store_path=directory / STORE_DIR, reifier_scan=None if found is None else reifiers.done(found))
@@ -205,8 +220,8 @@ class EmbeddedBackend(Selects):
             return backend
         try:
             store = ox.Store.read_only(str(directory))
-        except OSError as error:
-            raise InvalidInput(f"{directory}: not an Oxigraph store ({error})", field="path") from None
+        except (OSError, RuntimeError) as error:  # RuntimeError: a damaged store
+            raise store_error(directory, error) from None
         return cls(store, store_path=directory)
 
     @property
@@ -422,10 +437,10 @@ def dataset(default: Sequence[str], named: Sequence[str]) -> dict[str, Any]:
 
 
 # -- loading ------------------------------------------------------------------------
-def _file_prefixes(paths: Sequence[Path]) -> dict[str, str]:
+def _file_prefixes(files: Sequence[tuple[Path, ox.RdfFormat]]) -> dict[str, str]:
     prefixes: dict[str, str] = {}
-    for path in paths:
-        if rdf_format(path) in _PREFIXED_FORMATS:
+    for path, fmt in files:
+        if fmt in _PREFIXED_FORMATS:
             prefixes.update(scan_prefixes(path))
     return prefixes
 
@@ -452,8 +467,10 @@ def load_files(
     bulk: bool = False,
     progress: Callable[[int], None] | None = None,
     checked: bool = False,
+    formats: dict[Path, ox.RdfFormat] | None = None,
 ) -> LoadReport:
-    """Load RDF files into a store, all or nothing per file; each is checked first
+    """Load RDF files into a store, all or nothing per file, each in the syntax `formats`
+    gives it, else the one its extension names; each is checked first
     (`file_checks.check_files`, all before any is loaded), unless the caller did (`checked`).
 
     In lenient mode pyoxigraph accepts what a strict parser refuses (such as the
@@ -461,11 +478,12 @@ def load_files(
     says what was let through, so nothing is lost and nothing is silent.
     """
     report = LoadReport(files=[str(p) for p in paths], lenient=lenient)
+    syntaxes = {path: rdf_format(path, (formats or {}).get(path)) for path in paths}
     if not checked:
-        check_files([(path, rdf_format(path)) for path in paths])
+        check_files(syntaxes.items())
     before = len(store)
     for path in paths:
-        fmt = rdf_format(path)
+        fmt = syntaxes[path]
         load = store.bulk_load if bulk else store.load
         try:
             with read_errors(path):  # a cut or false .gz, a file that cannot be read
@@ -476,8 +494,7 @@ def load_files(
                     with _open_counting(path, progress) as handle:
                         load(handle, format=fmt, lenient=lenient)
         except SyntaxError as error:
-            hint = "" if lenient else " (a lenient load may accept it)"
-            raise InvalidInput(f"{path.name}: {error}{hint}", field="path") from None
+            raise InvalidInput(syntax_error_text(path, error, lenient=lenient), field="path") from None
         except MemoryError:
             raise InvalidInput(f"{path.name}: a term in it is larger than the parser takes (16 MiB)",
                                field="path") from None

@@ -38,3 +38,16 @@ def rendered(answer: dict[str, Any]) -> str:
     """An answer as a demo prints it: JSON still, a field a line."""
     members = (f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in answer.items())
     return "{\n" + ",\n".join(members) + "\n}"
+
+
+def print_next_steps(data: str | None = None) -> None:
+    """The commands after a demo: the page and the HTTP tools, an MCP client, one's own data."""
+    served = f"bfsql serve {shlex.quote(data)}" if data else "bfsql serve"
+    print(f"""
+Next:
+  {served}
+      then open http://127.0.0.1:8000/ to walk the graph in a browser (the HTTP tools, /mcp and /sparql are there too)
+  bfsql mcp{' ' + shlex.quote(data) if data else ''}
+      the command an MCP client starts for itself: docs/mcp.md configures Claude Desktop, Cursor and VS Code with it
+  bfsql query describe_schema --data YOUR_FILE.ttl
+      your own data: RDF files, a folder of them, or a store `bfsql load FILE... --store DIR` makes""")

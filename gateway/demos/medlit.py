@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.api import Gateway
-from gateway.demos import show_step
+from gateway.demos import print_next_steps, show_step
 
 CUSHING = "DBPedia:Cushing's_disease"
 DESMOPRESSIN = "RxNorm:3251"
@@ -44,6 +44,7 @@ def run_medlit_demo(gateway: Gateway, *, data: str | None = None) -> None:
           "truth_status": ["asserted_true", "asserted_false", "hypothetical", "disputed", "retracted"]},
          lambda walk: f"{walk.node_count} nodes, {walk.edge_count} edges, labelled, in "
          f"{len(walk.model_dump_json(exclude_none=True)):,} characters.")
+    print_next_steps(data)
 
 
 def _trap(found: Any) -> str:

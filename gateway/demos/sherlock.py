@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.api import Gateway
-from gateway.demos import show_step
+from gateway.demos import print_next_steps, show_step
 
 
 def run_demo(gateway: Gateway) -> None:
@@ -36,3 +36,4 @@ def run_demo(gateway: Gateway) -> None:
     step("8. Statements about statements", "bfs_query",
          {"seeds": ["stmt:s12"], "max_hops": 1, "edge_filter": {"predicates": ["Doubts"]}},
          "A statement is a node too: Watson doubts that Holmes possesses the cigar case.")
+    print_next_steps()

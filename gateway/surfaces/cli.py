@@ -1,13 +1,18 @@
 """`bfsql`: the command line.
 
-    bfsql query TOOL JSON [--data PATH]    run one tool, print its result as JSON (PATH: RDF, a store or a bundle)
+    bfsql query TOOL JSON [--data PATH]... run one tool, print its result as JSON (PATH: an RDF file, a folder
+                                           of them, a store or a bundle; --data again for more)
     bfsql query TOOL JSON --endpoint URL|NAME   the same over a remote SPARQL endpoint
-    bfsql load FILE... --store DIR         bulk-load RDF into an on-disk store
+    bfsql load FILE|FOLDER... --store DIR  bulk-load RDF into an on-disk store
     bfsql demo [medlit]                    a guided walk through the demo graph (or the book's medlit session)
-    bfsql serve [FILE|DIR]                 serve the HTTP tool API, /mcp and /sparql on 127.0.0.1:8000
+    bfsql serve [PATH...]                  serve the HTTP tool API, /mcp and /sparql on 127.0.0.1:8000
     bfsql serve --endpoint URL|NAME --workers N   the same over a remote SPARQL endpoint, N processes
-    bfsql mcp [FILE|DIR | --endpoint URL|NAME]   serve MCP over stdio
+    bfsql mcp [PATH... | --endpoint URL|NAME]   serve MCP over stdio
     bfsql import-bundle DIR --out FILE     a JSON-lines property-graph bundle as RDF 1.2 TriG
+
+Several files, or folders of them, are read into memory together; files whose extension
+names no RDF syntax are read as `--rdf-format NAME` says (turtle, ntriples, ...; also
+spelt `--format` on load, serve and mcp, where it names nothing else).
 
 `--endpoints FILE` (default: $BFSQL_ENDPOINTS) names endpoints and their settings
 (`gateway.backends.endpoint_file`); a command given no data and no `--endpoint` uses the
@@ -33,7 +38,10 @@ from gateway.resources import demo_path, package_version
 from gateway.settings import Settings
 from gateway.tools import TOOLS
 
-SOURCE_HELP = "an RDF file, a store directory or a bundle directory (default: the demo graph)"
+SOURCE_HELP = ("RDF files, folders of them (read into memory), a store directory or a bundle directory "
+               "(default: the demo graph)")
+RDF_FORMAT_HELP = ("the RDF syntax of files whose extension names none: turtle, trig, ntriples, nquads, n3, rdfxml, "
+                   "jsonld (or an extension, or a media type)")
 ENDPOINT_HELP = ("a remote SPARQL endpoint to use instead of data: its URL (credentials: BFSQL_ENDPOINT_USER "
                  "and BFSQL_ENDPOINT_PASSWORD, or BFSQL_ENDPOINT_TOKEN, in the environment), or its NAME in the "
                  "endpoints file")
@@ -79,9 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     query.set_defaults(run=_query)
 
     load = commands.add_parser("load", help="bulk-load RDF files into an on-disk store directory")
-    load.add_argument("files", nargs="+", type=Path, help="Turtle, TriG, N-Triples, N-Quads, RDF/XML (optionally .gz)")
+    load.add_argument("files", nargs="+", type=Path, metavar="FILE|FOLDER",
+                      help="Turtle, TriG, N-Triples, N-Quads, RDF/XML, JSON-LD (optionally .gz), or folders of them")
     load.add_argument("--store", type=Path, required=True, help="the store directory to create or extend")
     load.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
+    load.add_argument("--rdf-format", "--format", dest="rdf_format", default=None, metavar="NAME",
+                      help="the files' syntax, where a file's extension names none (turtle, ntriples, ...)")
     load.set_defaults(run=_load)
 
     demo = commands.add_parser("demo", help="a guided walk through the demo graph (or the book's medlit session)")
@@ -93,8 +104,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
 
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout")
-    mcp.add_argument("source", nargs="?", type=_local_path, default=None, help=SOURCE_HELP)
+    mcp.add_argument("source", nargs="*", type=_local_path, default=[], metavar="PATH", help=SOURCE_HELP)
     mcp.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
+    mcp.add_argument("--rdf-format", "--format", dest="rdf_format", default=None, metavar="NAME", help=RDF_FORMAT_HELP)
     _endpoint_options(mcp)
     mcp.set_defaults(run=_mcp)
 
@@ -105,7 +117,9 @@ def _parser() -> argparse.ArgumentParser:
     bundle.set_defaults(run=import_bundle_command)
 
     serve = commands.add_parser("serve", help="serve the HTTP tool API and /sparql (default: the demo graph on 127.0.0.1:8000)")
-    serve.add_argument("source", nargs="?", type=_local_path, default=None, help=SOURCE_HELP)
+    serve.add_argument("source", nargs="*", type=_local_path, default=[], metavar="PATH", help=SOURCE_HELP)
+    serve.add_argument("--rdf-format", "--format", dest="rdf_format", default=None, metavar="NAME",
+                       help=RDF_FORMAT_HELP)
     serve.add_argument("--host", default="127.0.0.1", help="the address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="the port to bind (default: 8000)")
     serve.add_argument("--readers", type=Path, default=None, help="a readers file: bearer tokens and the graphs they read")
@@ -142,9 +156,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _data_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", type=_local_path, default=None,
-                        help="an RDF file, a store directory or a bundle directory (default: the demo graph)")
+    # One path an occurrence (not nargs="+"): the JSON arguments may follow `--data PATH`.
+    parser.add_argument("--data", type=_local_path, action="append", default=None, metavar="PATH",
+                        help=f"{SOURCE_HELP}; repeat it for several")
     parser.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
+    parser.add_argument("--rdf-format", dest="rdf_format", default=None, metavar="NAME", help=RDF_FORMAT_HELP)
 
 
 def _endpoint_options(parser: argparse.ArgumentParser) -> None:
@@ -161,18 +177,18 @@ def _local_path(text: str) -> Path:
     return Path(text)
 
 
-def _chosen_endpoint(args: argparse.Namespace, data: Path | None) -> tuple[str | None, str | None]:
+def _chosen_endpoint(args: argparse.Namespace, data: Sequence[Path] | None) -> tuple[str | None, str | None]:
     """(--endpoint, the endpoints file) when the command runs over a remote endpoint, else
     (None, None). Data given on the command line wins over $BFSQL_ENDPOINTS, not over an
     explicit --endpoint or --endpoints."""
-    if data is not None:
+    if data:
         if args.endpoint or args.endpoints:
             raise InvalidInput("use data or an --endpoint, not both", field="endpoint")
         return None, None
     return args.endpoint or None, endpoints_path(args.endpoints)
 
 
-def _connect(args: argparse.Namespace, data: Path | None) -> Gateway | None:
+def _connect(args: argparse.Namespace, data: Sequence[Path] | None) -> Gateway | None:
     """The remote endpoint `bfsql query` or `bfsql mcp` was given, with its log lines
     redacted; None when it runs over data."""
     endpoint, path = _chosen_endpoint(args, data)
@@ -185,15 +201,23 @@ def _connect(args: argparse.Namespace, data: Path | None) -> Gateway | None:
 
 
 def _open(args: argparse.Namespace) -> Gateway:
-    from gateway.importers.bundle import open_bundle  # a bundle directory is data too
-
     remote = _connect(args, args.data) if hasattr(args, "endpoints") else None
-    if remote is not None:
-        return remote
-    gateway = open_bundle(args.data or demo_path(), lenient=args.lenient)
+    return remote or _open_local(args.data or [], args)
+
+
+def _open_local(sources: Sequence[Path], args: argparse.Namespace) -> Gateway:
+    """The data given (the demo graph when none), its load warnings said on stderr."""
+    from gateway.surfaces.sources import open_data
+
+    gateway = open_data(sources or [demo_path()], lenient=args.lenient, say=_say,
+                        rdf_format=args.rdf_format if sources else None)  # the demo graph's own syntax
     for warning in gateway.load_warnings():
-        print(f"bfsql: {warning}", file=sys.stderr)
+        _say(warning)
     return gateway
+
+
+def _say(line: str) -> None:
+    print(f"bfsql: {line}", file=sys.stderr)
 
 
 def _query(args: argparse.Namespace) -> int:
@@ -216,9 +240,11 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace) -> int:
+    from gateway.backends.rdf_files import syntax_named
     from gateway.loading import load_store
 
-    report = load_store(args.files, args.store, lenient=args.lenient)
+    given = syntax_named(args.rdf_format) if args.rdf_format else None
+    report = load_store(args.files, args.store, lenient=args.lenient, rdf_format=given)
     print(json.dumps({"store": str(args.store), "quads": report.quads, "files": report.files}, indent=2))
     for warning in report.warnings():
         print(f"bfsql: {warning}", file=sys.stderr)
@@ -231,7 +257,7 @@ def _demo(args: argparse.Namespace) -> int:
         from gateway.importers.bundle import find_medlit, open_bundle
 
         try:
-            bundle = args.bundle or args.data or find_medlit()
+            bundle = args.bundle or (args.data[0] if args.data else None) or find_medlit()
         except GatewayError as error:
             print(f"bfsql: {error.message}", file=sys.stderr)
             return EXIT_ERROR
@@ -246,13 +272,13 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from gateway.importers.bundle import open_bundle
     from gateway.surfaces.mcp import run_stdio
 
+    if sys.stdin is not None and sys.stdin.isatty():  # a person typed it: the protocol's silence would look like a hang
+        _say("this speaks MCP on stdin and stdout, for an MCP client to start (Claude Desktop, Claude Code, "
+             "Cursor, ...): configure one as docs/mcp.md shows; Ctrl-D or Ctrl-C ends it")
     # stdout carries the protocol: nothing else may be printed there (the log is on stderr).
-    gateway = _connect(args, args.source) or open_bundle(args.source or demo_path(), lenient=args.lenient)
-    for warning in gateway.load_warnings():
-        print(f"bfsql: {warning}", file=sys.stderr)
+    gateway = _connect(args, args.source) or _open_local(args.source, args)
     run_stdio(gateway)
     return 0
 
@@ -263,7 +289,8 @@ def _serve(args: argparse.Namespace) -> int:
     # Workers are given the file's path and the entry's name, never its secrets: each reads them itself.
     endpoint, endpoints_file = _chosen_endpoint(args, args.source)
     return serve(ServeConfig(
-        source=str(args.source) if args.source else None, endpoint=endpoint, endpoints_file=endpoints_file,
+        source=str(args.source[0]) if args.source else None, more_sources=tuple(map(str, args.source[1:])),
+        rdf_format=args.rdf_format, endpoint=endpoint, endpoints_file=endpoints_file,
         profile=args.profile,
         prefixes=str(args.prefixes) if args.prefixes else None,
         host=args.host, port=args.port,

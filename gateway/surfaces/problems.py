@@ -110,7 +110,13 @@ def to_problem(error: BaseException, *, credentials_sent: bool = False) -> Probl
         return validation_problem(error.errors(), strip_location=True)
     if isinstance(error, StarletteHTTPException):
         code = _HTTP_CODES.get(error.status_code, HTTPStatus(error.status_code).phrase.lower().replace(" ", "_"))
-        return Problem(error.status_code, code, str(error.detail), headers=dict(error.headers or {}))
+        headers = dict(error.headers or {})
+        detail = str(error.detail)
+        if error.status_code == 405 and headers.get("Allow"):  # say which method the route takes
+            allowed = headers["Allow"]
+            detail = f"this route takes {' or '.join(m.strip() for m in allowed.split(','))}" + (
+                ", with the arguments as a JSON object in the body" if allowed.strip() == "POST" else "")
+        return Problem(error.status_code, code, detail, headers=headers)
     return Problem(500, "internal_error", "the gateway failed unexpectedly; the error is in its log")
 
 

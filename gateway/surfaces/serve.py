@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import logging
 import multiprocessing
@@ -36,16 +37,18 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from gateway import redaction
 from gateway.api import Gateway
 from gateway.auth import Readers
-from gateway.backends.embedded import fits_in_memory, read_prefix_file
+from gateway.backends.embedded import fits_in_memory, is_store_directory, read_prefix_file
 from gateway.backends.endpoint_file import EndpointEntry, resolve_endpoint
+from gateway.backends.rdf_files import syntax_named
 from gateway.deployment_key import deployment_key
 from gateway.errors import InvalidInput
-from gateway.importers.bundle import is_bundle, open_bundle
+from gateway.importers.bundle import is_bundle
 from gateway.resources import demo_path
 from gateway.settings import Settings
 from gateway.surfaces.http import HttpConfig, create_app
 from gateway.surfaces.middleware import LOOPBACK_HOSTS
 from gateway.surfaces.problems import PROBLEM_JSON, Problem
+from gateway.surfaces.sources import open_data
 from gateway.surfaces.sparql_sandbox import SandboxLimits
 
 WILDCARDS = ("0.0.0.0", "::", "")
@@ -55,7 +58,12 @@ logger = logging.getLogger("gateway.serve")
 @dataclass(frozen=True)
 class ServeConfig:
     source: str | None = None
-    """An RDF file or a store directory; None serves the demo graph (or `endpoint`)."""
+    """An RDF file, a folder of them, a store or bundle directory; None serves the demo graph
+    (or `endpoint`)."""
+    more_sources: tuple[str, ...] = ()
+    """RDF files or folders read into memory with `source` (`gateway.surfaces.sources`)."""
+    rdf_format: str | None = None
+    """The syntax of the files whose extension names none (`syntax_named`)."""
     endpoint: str | None = None
     """A remote SPARQL endpoint to serve instead of a local source: its URL, or its NAME in
     `endpoints_file`."""
@@ -91,6 +99,9 @@ class ServeConfig:
     """The OpenAI-compatible model `answer` uses (`Settings.llm_url`; else BFSQL_LLM_URL)."""
     llm_model: str | None = None
 
+    def sources(self) -> list[Path]:
+        return [Path(s) for s in ([self.source] if self.source else []) + list(self.more_sources)]
+
     def allowed_hosts(self) -> list[str]:
         """The Host header values answered: loopback names and the bound address, on this port."""
         names = list(LOOPBACK_HOSTS)
@@ -116,7 +127,9 @@ class ServeConfig:
         )
 
 
-def build_app(config: ServeConfig) -> FastAPI:
+def build_app(config: ServeConfig, *, tell: bool = True) -> FastAPI:
+    """The app serving `config`'s graph; `tell`: log what several files were read into (one
+    worker of several says it for all)."""
     prefixes = read_prefix_file(Path(config.prefixes)) if config.prefixes else None
     settings = Settings(languages=config.languages, llm_url=config.llm_url, llm_model=config.llm_model)
     entry = endpoint_entry(config)
@@ -125,11 +138,14 @@ def build_app(config: ServeConfig) -> FastAPI:
     else:
         # A store directory is served from memory when every worker's copy fits in half the
         # free memory: walks are 2.3-2.6x faster than from disk (bench/RESULTS.md).
-        source = Path(config.source) if config.source else demo_path()
-        in_memory = (not config.on_disk and source.is_dir() and not is_bundle(source)
+        sources = config.sources()
+        source = sources[0] if sources else demo_path()
+        in_memory = (not config.on_disk and is_store_directory(source) and not is_bundle(source)
                      and fits_in_memory(source, copies=config.workers))
-        # An RDF file, a store directory or a JSON-lines bundle, as `bfsql query --data` takes them.
-        gateway = open_bundle(source, lenient=config.lenient, prefixes=prefixes, in_memory=in_memory, settings=settings)
+        # RDF files, folders of them, a store directory or a JSON-lines bundle, as `bfsql query --data` takes them.
+        say = (lambda line: logger.info("%s", line)) if tell else (lambda line: None)
+        gateway = open_data(sources, lenient=config.lenient, rdf_format=config.rdf_format, say=say,
+                            prefixes=prefixes, in_memory=in_memory, settings=settings)
         if in_memory:
             logger.info("%s: copied into memory (--on-disk keeps it on disk)", source)
     for warning in gateway.load_warnings():
@@ -165,7 +181,7 @@ def start_line(config: ServeConfig, entry: EndpointEntry | None) -> str:
     /sparql over an endpoint, which has its own)."""
     where = f"http://{'[' + config.host + ']' if ':' in config.host else config.host}:{config.port}"
     if entry is None:
-        what = config.source or "the demo graph"
+        what = " ".join(map(str, config.sources())) or "the demo graph"
     else:
         url = redaction.public_url(entry.config.url)
         what = url if entry.name == url else f"{url} ({entry.name} in {config.endpoints_file})"
@@ -276,7 +292,17 @@ class GuardedHttp(TimedHead, BoundedHead):
 
 class _Server(uvicorn.Server):
     """uvicorn re-raises SIGINT/SIGTERM after its graceful shutdown, so the process dies of
-    the signal; a requested shutdown is a success here, so it only shuts down."""
+    the signal; a requested shutdown is a success here, so it only shuts down. `ready` is
+    logged once it listens and the app has started (a line said before could be false)."""
+
+    def __init__(self, config: uvicorn.Config, ready: str | None = None) -> None:
+        super().__init__(config)
+        self.ready = ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and self.ready:
+            logger.info("%s", self.ready)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -306,16 +332,54 @@ def serve(config: ServeConfig) -> int:
                        "add --allow-host NAME for the names clients use")
     options: dict[str, Any] = {"host": config.host, "port": config.port, "access_log": False, "log_config": None,
                                "timeout_graceful_shutdown": 5, "http": GuardedHttp}
+    _check_sources(config)
     if config.workers > 1:
         _check_once(config)
-        logger.info("%s", start_line(config, entry))
-        return _serve_workers(config, options)
+        return _serve_workers(config, options, start_line(config, entry))
     GuardedHttp.timeout = config.request_timeout
-    app = build_app(config)
-    logger.info("%s", start_line(config, entry))
-    server = _Server(uvicorn.Config(app, **options))
-    server.run()
+    # Bound before the graph is read: a busy port is said at once, not after a long load.
+    with listening(config, reuse_port=False) as listener:
+        server = _Server(uvicorn.Config(build_app(config), **options), ready=start_line(config, entry))
+        server.run(sockets=[listener])
     return 0 if server.started else 1
+
+
+@contextlib.contextmanager
+def listening(config: ServeConfig, *, reuse_port: bool) -> Iterator[socket.socket]:
+    """A socket listening on the configured address (shared by workers with `reuse_port`),
+    or `InvalidInput` saying why it cannot be, and what to do."""
+    listener = socket.socket(_family(config.host), socket.SOCK_STREAM)
+    with listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        try:
+            listener.bind((config.host, config.port))
+            listener.listen(2048)
+        except OSError as error:
+            raise InvalidInput(cannot_listen(config, error), field="port") from None
+        yield listener
+
+
+def cannot_listen(config: ServeConfig, error: OSError) -> str:
+    where = f"cannot listen on {config.host}:{config.port}"
+    if error.errno == errno.EADDRINUSE:
+        return (f"{where}: the port is in use (another `bfsql serve`, or another server, listens there): stop "
+                f"that one, or choose a free port with --port N")
+    if error.errno == errno.EACCES:
+        return f"{where}: ports below 1024 need privileges: choose --port 8000 or another above 1023"
+    if error.errno == errno.EADDRNOTAVAIL or isinstance(error, socket.gaierror):
+        return f"{where}: no interface of this machine has that address: --host 127.0.0.1 serves this machine only"
+    return f"{where}: {error.strerror or error}"
+
+
+def _check_sources(config: ServeConfig) -> None:
+    """Fail on a missing file or a bad --rdf-format before the port is bound."""
+    for source in config.sources():
+        if not source.exists():
+            raise InvalidInput(f"{source}: no such file, folder or store directory", field="source")
+    if config.rdf_format:
+        syntax_named(config.rdf_format)
 
 
 def _check_once(config: ServeConfig) -> None:
@@ -325,27 +389,19 @@ def _check_once(config: ServeConfig) -> None:
     if config.prefixes:
         read_prefix_file(Path(config.prefixes))
     deployment_key()  # made once here, so every worker seals scan cursors alike
-    if config.source and not Path(config.source).exists():
-        raise InvalidInput(f"{config.source}: no such file or store directory", field="source")
 
 
-def _probe_port(config: ServeConfig) -> None:
-    """SO_REUSEPORT would let the workers share the port with a server already on it:
-    bind once without it, so a busy port is refused as with one worker."""
-    with socket.socket(_family(config.host), socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((config.host, config.port))
-        except OSError as error:
-            raise InvalidInput(f"cannot listen on {config.host}:{config.port}: {error.strerror}", field="port") from None
-
-
-def _serve_workers(config: ServeConfig, options: dict[str, Any]) -> int:
+def _serve_workers(config: ServeConfig, options: dict[str, Any], ready: str) -> int:
     """Run `config.workers` worker processes until SIGINT or SIGTERM; 0 after a clean
-    shutdown, 1 if a worker ended on its own (it could not bind, or failed to start)."""
-    _probe_port(config)
+    shutdown, 1 if a worker ended on its own (it could not bind, or failed to start). The
+    first worker logs `ready` once it listens."""
+    # SO_REUSEPORT would let the workers share the port with a server already on it: bind
+    # once without it, so a busy port is refused as with one worker.
+    with listening(config, reuse_port=False):
+        pass
     context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_worker, args=(asdict(config), options)) for _ in range(config.workers)]
+    workers = [context.Process(target=_worker, args=(asdict(config), options, ready if i == 0 else None))
+               for i in range(config.workers)]
     for worker in workers:
         worker.start()
     stop = threading.Event()
@@ -374,19 +430,15 @@ def _stop(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
         worker.join(30)
 
 
-def _worker(fields: dict[str, Any], options: dict[str, Any]) -> None:
+def _worker(fields: dict[str, Any], options: dict[str, Any], ready: str | None) -> None:
     configure_logging()
     config = ServeConfig(**fields)
     if config.endpoint:
         redaction.register_url(config.endpoint)
     GuardedHttp.timeout = config.request_timeout
-    listener = socket.socket(_family(config.host), socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    listener.bind((config.host, config.port))
-    listener.listen(2048)
-    server = _Server(uvicorn.Config(build_app(config), **options))
-    server.run(sockets=[listener])
+    with listening(config, reuse_port=True) as listener:
+        server = _Server(uvicorn.Config(build_app(config, tell=ready is not None), **options), ready=ready)
+        server.run(sockets=[listener])
     raise SystemExit(0 if server.started else 1)
 
 

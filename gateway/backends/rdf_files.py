@@ -1,0 +1,132 @@
+"""RDF files as the gateway reads them: the syntax each is in (its extension, or one named
+with `--rdf-format`), the files of a folder, and a parser's error at its real position."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from gateway.errors import InvalidInput
+
+FORMATS: dict[str, ox.RdfFormat] = {
+    ".ttl": ox.RdfFormat.TURTLE,
+    ".turtle": ox.RdfFormat.TURTLE,
+    ".trig": ox.RdfFormat.TRIG,
+    ".nt": ox.RdfFormat.N_TRIPLES,
+    ".ntriples": ox.RdfFormat.N_TRIPLES,
+    ".nq": ox.RdfFormat.N_QUADS,
+    ".nquads": ox.RdfFormat.N_QUADS,
+    ".n3": ox.RdfFormat.N3,
+    ".rdf": ox.RdfFormat.RDF_XML,
+    ".owl": ox.RdfFormat.RDF_XML,
+    ".jsonld": ox.RdfFormat.JSON_LD,
+}
+SYNTAXES: dict[str, ox.RdfFormat] = {
+    "turtle": ox.RdfFormat.TURTLE, "trig": ox.RdfFormat.TRIG, "ntriples": ox.RdfFormat.N_TRIPLES,
+    "nquads": ox.RdfFormat.N_QUADS, "n3": ox.RdfFormat.N3, "rdfxml": ox.RdfFormat.RDF_XML,
+    "jsonld": ox.RdfFormat.JSON_LD,
+}
+"""The names `--rdf-format` takes (an extension such as `ttl` or a media type names one too)."""
+
+
+def rdf_format(path: Path, given: ox.RdfFormat | None = None) -> ox.RdfFormat:
+    """The syntax `given`, else the one the file's extension names (before any `.gz`)."""
+    fmt = given or _extension_format(path)
+    if fmt is None:
+        known = ", ".join(sorted(FORMATS))
+        raise InvalidInput(f"{path.name}: no RDF syntax has this extension (known: {known}); name the file's "
+                           f"syntax with --rdf-format ({', '.join(SYNTAXES)})", field="path")
+    return fmt
+
+
+def _extension_format(path: Path) -> ox.RdfFormat | None:
+    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    return FORMATS.get(suffixes[-1]) if suffixes else None
+
+
+def syntax_named(name: str) -> ox.RdfFormat:
+    """The RDF syntax a name (`turtle`, `n-triples`), an extension (`ttl`) or a media type names."""
+    key = name.strip().lower()
+    fmt = SYNTAXES.get(key.replace("-", "").replace("/", "").replace("_", "")) or FORMATS.get("." + key.lstrip("."))
+    if fmt is None and "/" in key:
+        fmt = ox.RdfFormat.from_media_type(key)
+    if fmt is None:
+        raise InvalidInput(f"rdf_format: {name[:40]!r} names no RDF syntax; one of {', '.join(SYNTAXES)}",
+                           field="rdf_format")
+    return fmt
+
+
+
+def rdf_sources(paths: Sequence[Path], given: ox.RdfFormat | None = None) -> list[tuple[Path, ox.RdfFormat]]:
+    """Each file with its syntax: a file named is read as `given`, else as its extension
+    says; a folder's files (not those in its subfolders, nor hidden ones) are those whose
+    extension names a syntax, and with `given`, also those whose extension names none."""
+    found: list[tuple[Path, ox.RdfFormat]] = []
+    for path in paths:
+        if path.is_dir():
+            found += _folder_files(path, given)
+        elif path.is_file():
+            found.append((path, rdf_format(path, given)))
+        else:
+            raise InvalidInput(f"{path}: no such file or folder", field="path")
+    return found
+
+
+def _folder_files(folder: Path, given: ox.RdfFormat | None) -> list[tuple[Path, ox.RdfFormat]]:
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    found = [(p, fmt) for p in files if (fmt := _extension_format(p) or given) is not None]
+    if not found:
+        others = ", ".join(p.name for p in files[:5]) + (" ..." if len(files) > 5 else "")
+        raise InvalidInput(
+            f"{folder}: neither a store directory (`bfsql load FILE... --store DIR` makes one) nor a folder of RDF "
+            f"files ({', '.join(sorted(FORMATS))}, optionally .gz)"
+            + (f"; it holds {others}: name their syntax with --rdf-format ({', '.join(SYNTAXES)})" if files else
+               "; it is empty"), field="path")
+    return found
+
+
+
+_PARSER_PREFIX = re.compile(r"^Parser error (?:at|between) [^:]*: ")
+_LENIENT_ACCEPTS = re.compile(r"\bIRI\b|subtag|language tag", re.I)
+"""What a lenient parse lets through (pyoxigraph 0.5): IRIs it does not check, language tags."""
+
+
+def syntax_error_text(path: Path, error: SyntaxError, *, lenient: bool) -> str:
+    """The parser's error at its real position: `file: line L column C: what`, with the hint
+    of a lenient load only where a lenient load takes what was refused.
+
+    pyoxigraph's lenient parse takes a line break inside a "short" string, but does not
+    count it: the column of a later error then runs on from the string's line (line 3000
+    column 850 on a line of 40 characters). Its column counts characters from that line's
+    start, line breaks included, so the real position is found by reading that far."""
+    reason = _PARSER_PREFIX.sub("", str(error.args[0]) if error.args else str(error))
+    where = ""
+    if isinstance(error.lineno, int) and isinstance(error.offset, int) and error.lineno > 0 and error.offset > 0:
+        line, column = _real_position(path, error.lineno, error.offset)
+        where = f"line {line} column {column}: "
+        if line != error.lineno:
+            reason += (f" (a lenient load reads a string on across line breaks: one opened on line {error.lineno} "
+                       "may lack its closing quote)")
+    hint = " (a lenient load, --lenient, may accept it)" if not lenient and _LENIENT_ACCEPTS.search(reason) else ""
+    return f"{path.name}: {where}{reason}{hint}"
+
+
+def _real_position(path: Path, line: int, column: int) -> tuple[int, int]:
+    """(line, column), both from 1, of the character `column - 1` characters after the start
+    of line `line`, line breaks counted as characters (what pyoxigraph's position means)."""
+    try:
+        with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb") as handle:
+            for _ in range(line - 1):  # lines end at "\n" alone, as the parser's do
+                if not handle.readline():
+                    return line, column  # the file changed: keep the parser's word
+            ahead = io.TextIOWrapper(handle, encoding="utf-8", errors="replace", newline="").read(column - 1)
+    except (OSError, EOFError, zlib.error):
+        return line, column
+    breaks = ahead.count("\n")
+    return (line, column) if not breaks else (line + breaks, len(ahead) - ahead.rfind("\n"))
