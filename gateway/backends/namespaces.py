@@ -148,8 +148,11 @@ class NamespaceFinder:
 
     def add_quads(self, quads: Iterable[ox.Quad]) -> None:
         """Every IRI of these quads, once for each quad it is in (as namespace_keys.rq
-        counts them): subjects, predicates, objects, datatypes, and those inside triple terms."""
+        counts them): subjects, predicates, objects, datatypes, and those inside triple
+        terms. Counted by IRI first (predicates, datatypes and much-linked objects repeat
+        on most quads), keyed once per IRI."""
         named, literal = ox.NamedNode, ox.Literal
+        counts: dict[str, int] = defaultdict(int)
         previous: object = None
         run = 0
         for s, p, o, _ in quads:
@@ -160,14 +163,22 @@ class NamespaceFinder:
             run += 1
             kind = type(o)
             if kind is named:
-                self.add_iri(o.value)
+                counts[o.value] += 1
             elif kind is literal:
-                self.add_iri(o.datatype.value)
+                counts[o.datatype.value] += 1
             else:
                 self._term(o, 1)
-            self.add_iri(p.value)
+            counts[p.value] += 1
+            if len(counts) > KEYS_KEPT:
+                self._count(counts)
         if run:
             self._term(previous, run)
+        self._count(counts)
+
+    def _count(self, counts: dict[str, int]) -> None:
+        for iri, times in counts.items():
+            self.add_key(namespace_key(iri), times)
+        counts.clear()
 
     def _term(self, term: object, times: int) -> None:
         """The IRIs of a subject, or of an object that is no plain IRI or literal (a triple
