@@ -9,9 +9,11 @@ column names against the table, formulas by `gateway.engine.formulas`.
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from gateway import deadline as deadlines
@@ -27,7 +29,7 @@ from gateway.engine.walk import TIMEOUTS
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
 from gateway.ids import local_name
 from gateway.models.tables import MAX_PATH_STEPS, MAX_ROWS_IDS, Condition, Table, TableLimits, TabulateInput
-from gateway.profiles.base import HopPlan
+from gateway.profiles.base import NON_EDGES, HopPlan
 from gateway.profiles.graph import MemoKey
 from gateway.settings import clamp
 from gateway.sparql import Sparql, integer, iris
@@ -65,6 +67,8 @@ them already names the rows, so `labels` leaves the rows' own IDs out."""
 _FULL_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _NEXT_IRI = re.compile(r"/(?=\^?[A-Za-z][A-Za-z0-9+.-]*://)")
 """Where a path of full IRIs written without <...> goes on to its next step."""
+_LANGUAGE = re.compile(r"(?<=[^@])@([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)$")
+"""A language tag ending a path's last step (`rdfs:label@de`, `<...>@pt-BR`)."""
 
 _CONDITIONS = ("{column|path, op, value|other}; op = != < <= > >= contains starts_with in exists missing; value: "
                "number, text, date, ID (in: a list)")
@@ -95,36 +99,79 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
     spec = _spec(names, query, rows_type, rows_ids or [], limit)
     if rows_type is None and not rows_ids:
         return _answer(ctx, spec, [], unresolved, warnings)
-    unasserted: dict[str, list[tuple[str, str]]] = {}
-    if ctx.profile.has_reifiers:
-        for hit in ctx.profile.unasserted():
-            if not plan.failures(hit.status, hit.asserted_at, hit.valid_from, hit.valid_until):
-                unasserted.setdefault(hit.p, []).append((hit.s, hit.o))
-    def writer(held: int | None = None) -> TableQuery:
-        return TableQuery(ctx.profile, plan, filtered=ctx.profile.can_hide(plan), unasserted=unasserted,
-                          one_graph=_one_graph(ctx), held=held)
-
-    builder = writer()
-    text = builder.text(spec)
-    if checks(ctx.backend) and not _bounded(ctx, builder, spec):
-        builder = writer(HELD)
-        text = builder.text(spec)
-    try:
-        with deadlines.holding(BINDINGS, HELD):
-            rows = ctx.backend.select(text)[1]
-    except EndpointTimeout as error:
-        # A table is one query: nothing of it was completed, and rows, counts or groups cut
-        # short would be wrong, not partial. Nothing of it is shown.
-        cause = TIMEOUTS.get(deadlines.timeout_cause() or "deadline", "")
-        raise EndpointTimeout(f"the table could not be made: {cause} ({error.message}); nothing of it is shown; "
-                              f"{_NARROW}, or ask with a longer deadline") from None
-    except TooLarge as error:
-        raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing of "
-                       f"it is shown; {_NARROW}") from None
+    _check_repeats(ctx, plan, spec)
+    runner = _Runner(ctx, plan)
+    rows, builder = runner.table(spec)
     if builder.crossed:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
                         "left out is not counted: widen them to see it")
+    warnings += silences(ctx, runner, spec, rows)
     return _answer(ctx, spec, rows, unresolved, warnings)
+
+
+class _Runner:
+    """Runs a table's query (and the checks' queries on the same rows), bounded as a table is."""
+
+    def __init__(self, ctx: GraphContext, plan: HopPlan) -> None:
+        self.ctx = ctx
+        self.plan = plan
+        self.unasserted: dict[str, list[tuple[str, str]]] = {}
+        if ctx.profile.has_reifiers:
+            for hit in ctx.profile.unasserted():
+                if not plan.failures(hit.status, hit.asserted_at, hit.valid_from, hit.valid_until):
+                    self.unasserted.setdefault(hit.p, []).append((hit.s, hit.o))
+
+    def writer(self, held: int | None = None) -> TableQuery:
+        ctx = self.ctx
+        return TableQuery(ctx.profile, self.plan, filtered=ctx.profile.can_hide(self.plan), unasserted=self.unasserted,
+                          one_graph=_one_graph(ctx), held=held)
+
+    def select(self, spec: Spec) -> tuple[list[list[object]], TableQuery]:
+        """The rows of `spec`'s query (EndpointTimeout, TooLarge as the store says)."""
+        builder = self.writer()
+        text = builder.text(spec)
+        if checks(self.ctx.backend) and not _bounded(self.ctx, builder, spec):
+            builder = self.writer(HELD)
+            text = builder.text(spec)
+        with deadlines.holding(BINDINGS, HELD):
+            rows: list[list[object]] = [list(row) for row in self.ctx.backend.select(text)[1]]
+            return rows, builder
+
+    def table(self, spec: Spec) -> tuple[list[list[object]], TableQuery]:
+        """The table's own rows: nothing of it where the store gave up."""
+        try:
+            return self.select(spec)
+        except EndpointTimeout as error:
+            # A table is one query: nothing of it was completed, and rows, counts or groups
+            # cut short would be wrong, not partial. Nothing of it is shown.
+            cause = TIMEOUTS.get(deadlines.timeout_cause() or "deadline", "")
+            raise EndpointTimeout(f"the table could not be made: {cause} ({error.message}); nothing of it is shown; "
+                                  f"{_NARROW}, or ask with a longer deadline") from None
+        except TooLarge as error:
+            raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing "
+                           f"of it is shown; {_NARROW}") from None
+
+    def checked(self, spec: Spec) -> list[list[object]] | None:
+        """The rows of a check's query; None where the store gave up on it (the table is
+        shown all the same, the check said undone)."""
+        try:
+            return self.select(spec)[0]
+        except (EndpointTimeout, TooLarge):
+            return None
+
+
+def _check_repeats(ctx: GraphContext, plan: HopPlan, spec: Spec) -> None:
+    """A `*` or `+` step is a property path, which no traversal filter can judge step by
+    step: refused where the filters could hide a statement it crosses."""
+    if not ctx.profile.can_hide(plan):
+        return
+    paths = [*((f"columns.{n}", steps) for n, steps in spec.columns.items()),
+             *((f"where[{i}].path", t.steps) for i, t in enumerate(spec.where))]
+    for field, steps in paths:
+        if any(step.repeat and step.predicate not in NON_EDGES for step in steps):
+            raise InvalidInput(f"{field}: a * or + step crosses statements the traversal filters judge "
+                               f"({_filters(plan)}), which a repeated step cannot filter one by one: use "
+                               "transitive_closure_query from one entity, or steps without * or +", field=field)
 
 
 def checks(backend: Backend) -> bool:
@@ -163,7 +210,11 @@ store's checks."""
 def _most(ctx: GraphContext, step: Step) -> int | None:
     """The most values one entity has for the step's predicate (backwards: the most entities
     sharing one value), read once per open graph; None when it has more triples than
-    `DEGREE_READ`."""
+    `DEGREE_READ`, or for a `*` / `+` step (what it reaches is not counted: the table then
+    carries the store's checks, as every unbounded one)."""
+    if step.repeat:
+        return None
+
     def read() -> int | None:
         text = ctx.profile.render("table_degree", ["backward"] * step.backward, p=sparql_iri(step.predicate),
                                   limit=integer(DEGREE_READ + 1))
@@ -217,15 +268,32 @@ class _Names:
         return iri
 
     def path(self, text: str, field: str) -> tuple[Step, ...]:
-        """The steps of a path: `p/q`, `^p` backwards; a step is an ID, a bare name, or an
-        IRI in `<...>` (a path that is one full IRI is one step)."""
+        """The steps of a path: `p/q`, `^p` backwards, `p*` / `p+` zero / one or more
+        times, `p@de` (last step) only text in that language; a step is an ID, a bare name,
+        or an IRI in `<...>` (a path that is one full IRI is one step)."""
         parts = _NEXT_IRI.split(text) if _FULL_IRI.match(text.lstrip("^")) and "<" not in text else _split(text)
         if not parts or any(not p or p == "^" for p in parts):
             raise InvalidInput(f"{field}: {quoted(text)}: a path is predicates joined by / (^p walks one backwards)",
                                field=field)
         if len(parts) > MAX_PATH_STEPS:
             raise InvalidInput(f"{field}: a path of at most {MAX_PATH_STEPS} steps", field=field)
-        return tuple(Step(self.predicate(p.lstrip("^"), field), p.startswith("^")) for p in parts)
+        steps = [self._step(part, field, last=i == len(parts) - 1) for i, part in enumerate(parts)]
+        return tuple(steps)
+
+    def _step(self, part: str, field: str, *, last: bool) -> Step:
+        """One step: `^` first, then the predicate, then `*` or `+`, then `@tag`."""
+        body, language = part, None
+        tagged = _LANGUAGE.search(body)
+        if tagged and not body.endswith(">"):
+            body, language = body[: tagged.start()], tagged.group(1)
+            if not last:
+                raise InvalidInput(f"{field}: {quoted(part)}: only a path's last step names a language", field=field)
+        repeat = body[-1] if body[-1:] in ("*", "+") and not body.endswith(">") else ""
+        body = body[: len(body) - len(repeat)]
+        backward = body.startswith("^")
+        if not body.lstrip("^"):
+            raise InvalidInput(f"{field}: {quoted(part)}: a step names a predicate", field=field)
+        return Step(self.predicate(body.lstrip("^"), field), backward, repeat, language)
 
     def predicate(self, name: str, field: str) -> str:
         text = name[1:-1] if name.startswith("<") and name.endswith(">") else name
@@ -411,37 +479,154 @@ def _constant(names: _Names, value: object, op: str) -> object:
     return value
 
 
+# -- what the rows alone do not say -------------------------------------------------------
+TIE_COUNTED = 10_000
+"""Rows of a tie split by the page's edge counted at most."""
+MERGED_COUNTED = 1000
+"""Groups of a name shared by several entities counted at most."""
+EXAMPLES = 3
+_NAME_LIKE = re.compile(r"(?i)(label|name|title)")
+"""A name column's predicate, by its local name (rdfs:label, foaf:name, dcterms:title...)."""
+_MERGED, _ENTITY, _ROWS = "0merged", "0entity", "0rows"
+"""Names of the checks' own columns: a caller's never starts with a digit."""
+
+
+def silences(ctx: GraphContext, runner: _Runner, spec: Spec, rows: Sequence[Sequence[object]]) -> list[str]:
+    """Warnings for what a page of rows hides: a tie its last row shares with rows past it,
+    groups of a name several entities share, and the rows a null group stands for."""
+    said: list[str] = []
+    said += _tie(ctx, runner, spec, rows)
+    if spec.group_by:
+        shown = rows[: spec.limit]
+        for name in spec.group_by:
+            said += _merged(ctx, runner, spec, name, shown)
+        said += _null_groups(runner, spec, shown)
+    return said
+
+
+def _order_text(term: object) -> str | None:
+    """A value's place in the order: its text (None for no value)."""
+    if term is None or is_missing(term):
+        return None
+    return term.value if isinstance(term, Literal) else str(term)
+
+
+def _shown(ctx: GraphContext, term: object) -> str:
+    value = _cell(ctx, term, None, [])
+    return "null" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _tie(ctx: GraphContext, runner: _Runner, spec: Spec, rows: Sequence[Sequence[object]]) -> list[str]:
+    """The page's last row ties on the caller's order with the first row past the page:
+    how many rows share that place, and how many of them are shown."""
+    if not spec.order or len(rows) <= spec.limit:
+        return []
+    at = [spec.outputs.index(name) for name, _ in spec.order]
+    key = [_order_text(rows[spec.limit - 1][i]) for i in at]
+    if key != [_order_text(rows[spec.limit][i]) for i in at]:
+        return []
+    tests = [Test("tie", name, values=(text,)) for (name, _), text in zip(spec.order, key)]
+    counting = replace(spec, limit=TIE_COUNTED, offset=0, order=[],
+                       having=[*spec.having, *tests] if spec.grouped else spec.having,
+                       where=spec.where if spec.grouped else [*spec.where, *tests])
+    tied = runner.checked(counting)
+    described = ", ".join(f"{name} = {_shown(ctx, rows[spec.limit - 1][i])}" for (name, _), i in zip(spec.order, at))
+    on_page = sum(1 for row in rows[: spec.limit] if [_order_text(row[i]) for i in at] == key)
+    if tied is None:
+        return [f"order_by: the page ends inside a tie ({described}); how many rows share it was not counted in time"]
+    total = f"more than {TIE_COUNTED:,}" if len(tied) > TIE_COUNTED else f"{len(tied):,}"
+    return [f"order_by: the page ends inside a tie: {total} rows have {described}, {on_page} of them on this page; "
+            "their order is by the other columns, not the data: ask with a larger limit or offset to see the rest"]
+
+
+def _merged(ctx: GraphContext, runner: _Runner, spec: Spec, name: str, shown: Sequence[Sequence[object]]) -> list[str]:
+    """A group_by column of names (labels, titles) whose groups each merge several entities
+    that share the name: how many groups, which."""
+    steps = spec.columns.get(name)
+    if not steps or steps[-1].backward or not _NAME_LIKE.search(local_name(steps[-1].predicate)):
+        return []
+    entity = _ENTITY if len(steps) > 1 else "id"
+    counting = replace(
+        spec, through={name: _ENTITY} if len(steps) > 1 else {},
+        aggregates={**spec.aggregates, _MERGED: Aggregation("count_distinct", entity)},
+        having=[*spec.having, Test(">", _MERGED, values=(1,))], order=[(_MERGED, True)],
+        outputs=[*(spec.group_by or []), _MERGED], limit=MERGED_COUNTED, offset=0)
+    found = runner.checked(counting)
+    if found is None:
+        return [f"group_by {name}: whether a group merges several entities sharing one {name} was not checked in time"]
+    if not found:
+        return []
+    at = spec.group_by.index(name) if spec.group_by else 0
+    on_page = {_order_text(row[spec.outputs.index(name)]) for row in shown}
+    ranked = sorted(found, key=lambda row: _order_text(row[at]) not in on_page)
+    width = len(spec.group_by or [])
+    examples = ", ".join(f"{_shown(ctx, row[at])} ({_number([row[width:]])} entities)" for row in ranked[:EXAMPLES])
+    count = f"more than {MERGED_COUNTED:,} groups each merge" if len(found) > MERGED_COUNTED else \
+        f"{len(found):,} groups each merge" if len(found) > 1 else "1 group merges"
+    keyed = "id" if len(steps) == 1 else f"a column {_path_text(ctx, steps[:-1])}"
+    return [f"group_by {name}: a name is no key: {count} distinct entities with the same {name}, such as {examples}; "
+            f"group by {keyed} too to keep them apart"]
+
+
+def _path_text(ctx: GraphContext, steps: Sequence[Step]) -> str:
+    """A path as a column names it."""
+    return "/".join(f"{'^' * step.backward}{ctx.ids.to_id(step.predicate)}{step.repeat}" for step in steps)
+
+
+def _null_groups(runner: _Runner, spec: Spec, shown: Sequence[Sequence[object]]) -> list[str]:
+    """A group whose group_by value is null stands for the rows that lack the value: how many."""
+    said = []
+    for name in spec.group_by or []:
+        i = spec.outputs.index(name)
+        if not any(_order_text(row[i]) is None for row in shown):
+            continue
+        counting = replace(
+            spec, group_by=None, aggregates={_ROWS: Aggregation("count_distinct", "id")}, group_computes={},
+            having=[], where=[*spec.where, Test("missing", name)], order=[], outputs=[_ROWS], limit=1, offset=0)
+        found = runner.checked(counting)
+        n = _number(found) if found else None
+        said.append(f"group_by {name}: the group with {name} null holds the "
+                    f"{'' if n is None else f'{n:,} '}rows that have no {name}, not a value of it")
+    return said
+
+
 # -- the answer ---------------------------------------------------------------------------
 def _answer(ctx: GraphContext, spec: Spec, rows: Sequence[Sequence[object]], unresolved: list[str],
             warnings: list[str]) -> Table:
     width = len(spec.outputs)
-    shown = list(rows[: spec.limit])
     skipped = [0] * (len(rows[0]) - width if rows else 0)
-    reader = ctx.settings.languages[0] if ctx.settings.languages else None
+    readers = _readers(ctx, spec)
     cells: list[list[object]] = []
     entities: list[str] = []
     named = not spec.grouped and any(len(s) == 1 and not s[0].backward and s[0].predicate in NAME_PREDICATES
                                      for s in spec.columns.values())
-    for row in shown:
-        out = []
-        for i, term in enumerate(row[:width]):
-            out.append(_cell(ctx, term, reader, entities if i or not named else []))
+    for row in rows[: spec.limit]:
+        cells.append([_cell(ctx, term, readers[i], entities if i or not named else [])
+                      for i, term in enumerate(row[:width])])
         for i, term in enumerate(row[width:]):
             if isinstance(term, Literal):
                 skipped[i] += int(term.value)
-        cells.append(out)
-    summed = [n for n in spec.aggregates if spec.aggregates[n].fn in NUMERIC_AGGREGATES]
-    for name, count in zip(summed, skipped):
-        if count:
-            of = spec.aggregates[name].of
-            warnings.append(f"aggregate.{name}: {count} values of {of} that are not numbers were skipped (in the rows "
-                            "shown)")
+    warnings += _skipped(spec, skipped)
     labels = {ctx.ids.to_id(x): label for x, label in ctx.labels(list(dict.fromkeys(entities))).items()}
     return Table(
         columns=spec.outputs, rows=cells, row_count=len(cells), more=len(rows) > spec.limit,  # type: ignore[arg-type]
         labels=labels, unresolved=unresolved, limits=TableLimits(limit=spec.limit, offset=spec.offset),
         warnings=warnings,
     )
+
+
+def _readers(ctx: GraphContext, spec: Spec) -> list[str | None]:
+    """The language each output column's text is shown plain in: the column's own where it
+    names one, else the reader's first."""
+    reader = ctx.settings.languages[0] if ctx.settings.languages else None
+    return [spec.columns[name][-1].language or reader if name in spec.columns else reader for name in spec.outputs]
+
+
+def _skipped(spec: Spec, skipped: list[int]) -> list[str]:
+    """The numeric aggregates' values that were no numbers, in the rows shown."""
+    summed = [n for n in spec.aggregates if spec.aggregates[n].fn in NUMERIC_AGGREGATES]
+    return [f"aggregate.{name}: {count} values of {spec.aggregates[name].of} that are not numbers were skipped (in "
+            "the rows shown)" for name, count in zip(summed, skipped) if count]
 
 
 def _cell(ctx: GraphContext, term: object, reader: str | None, entities: list[str]) -> object:
