@@ -25,14 +25,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gateway.backends.namespaces import NamespaceFinder
 from gateway.backends.store_directory import store_generation
 from gateway.engine.canonical_ids import authority_counts
 from gateway.engine.census import Census, OtherType, census
+from gateway.engine.namespaces import KEY_PATTERN, NamespaceFinder
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES, as_point
 from gateway.profiles.graph import MemoKey
 from gateway.profiles.statistics import Statistics
-from gateway.sparql import iris
+from gateway.sparql import iris, literal
 from gateway.terms import BFS, Blank, Literal, status_name, text_of
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def _count_namespaces(ctx: GraphContext) -> dict[str, int]:
     if quads is not None:
         finder.add_quads(quads(None)(None, None, None))
     else:
-        for key, n in ctx.select("namespace_keys"):
+        for key, n in ctx.select("namespace_keys", pattern=literal(KEY_PATTERN)):
             if isinstance(key, Literal):
                 finder.add_key(key.value, _int(n))
     return finder.namespaces()

@@ -11,9 +11,9 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gateway.backends.namespaces import NamespaceFinder
 from gateway.engine.context import GraphContext
 from gateway.engine.names import vocabulary
+from gateway.engine.namespaces import NamespaceFinder
 from gateway.engine.presentation import NAME_PREDICATES, bookkeeping, declared_subproperties
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics, time_ranges

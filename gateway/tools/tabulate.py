@@ -9,11 +9,9 @@ column names against the table, formulas by `gateway.engine.formulas`.
 from __future__ import annotations
 
 import difflib
-import json
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from gateway import deadline as deadlines
@@ -24,7 +22,7 @@ from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.statistics import STATISTICS, statistics
-from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, is_missing
+from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test
 from gateway.engine.walk import TIMEOUTS
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
 from gateway.ids import local_name
@@ -35,7 +33,7 @@ from gateway.settings import clamp
 from gateway.sparql import Sparql, integer, iris
 from gateway.sparql import iri as sparql_iri
 from gateway.terms import RDF, RDFS, Literal
-from gateway.values import datum
+from gateway.tools.table_warnings import cell, first_number, silences
 
 MAX_ROWS = 1000
 BINDINGS = deadlines.BINDINGS
@@ -105,7 +103,7 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
     if builder.crossed:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
                         "left out is not counted: widen them to see it")
-    warnings += silences(ctx, runner, spec, rows)
+    warnings += silences(ctx, runner.checked, spec, rows)
     return _answer(ctx, spec, rows, unresolved, warnings)
 
 
@@ -197,7 +195,7 @@ def _bounded(ctx: GraphContext, builder: TableQuery, spec: Spec) -> bool:
         allowed = max(SMALL, min(LINEAR, int((left if left is not None else ctx.settings.deadline) * PER_SECOND)))
     if each > allowed:
         return False
-    rows = _number(ctx.backend.select(builder.count(spec, allowed // each))[1])
+    rows = first_number(ctx.backend.select(builder.count(spec, allowed // each))[1])
     return rows is not None and rows * each <= allowed
 
 
@@ -219,18 +217,12 @@ def _most(ctx: GraphContext, step: Step) -> int | None:
         text = ctx.profile.render("table_degree", ["backward"] * step.backward, p=sparql_iri(step.predicate),
                                   limit=integer(DEGREE_READ + 1))
         rows = ctx.backend.select(text)[1]
-        most, seen = (_number(rows[:1]), _number([rows[0][1:]])) if rows and len(rows[0]) == 2 else (None, None)
+        most, seen = (first_number(rows[:1]), first_number([rows[0][1:]])) if rows and len(rows[0]) == 2 else (None, None)
         if seen is None or seen > DEGREE_READ:
             return None
         return most or 0  # no triple at all: none
 
     return ctx.memo(MemoKey("table_degree", (str(step.backward), step.predicate)), read)
-
-
-def _number(rows: Sequence[Sequence[object]]) -> int | None:
-    """The integer in the first cell of an answer (None where there is none)."""
-    value = rows[0][0] if rows and rows[0] else None
-    return int(value.value) if isinstance(value, Literal) and value.value.lstrip("-").isdigit() else None
 
 
 def _one_graph(ctx: GraphContext) -> bool:
@@ -293,6 +285,8 @@ class _Names:
         backward = body.startswith("^")
         if not body.lstrip("^"):
             raise InvalidInput(f"{field}: {quoted(part)}: a step names a predicate", field=field)
+        if backward and language:
+            raise InvalidInput(f"{field}: {quoted(part)}: a language is for a step forward onto text", field=field)
         return Step(self.predicate(body.lstrip("^"), field), backward, repeat, language)
 
     def predicate(self, name: str, field: str) -> str:
@@ -479,117 +473,6 @@ def _constant(names: _Names, value: object, op: str) -> object:
     return value
 
 
-# -- what the rows alone do not say -------------------------------------------------------
-TIE_COUNTED = 10_000
-"""Rows of a tie split by the page's edge counted at most."""
-MERGED_COUNTED = 1000
-"""Groups of a name shared by several entities counted at most."""
-EXAMPLES = 3
-_NAME_LIKE = re.compile(r"(?i)(label|name|title)")
-"""A name column's predicate, by its local name (rdfs:label, foaf:name, dcterms:title...)."""
-_MERGED, _ENTITY, _ROWS = "0merged", "0entity", "0rows"
-"""Names of the checks' own columns: a caller's never starts with a digit."""
-
-
-def silences(ctx: GraphContext, runner: _Runner, spec: Spec, rows: Sequence[Sequence[object]]) -> list[str]:
-    """Warnings for what a page of rows hides: a tie its last row shares with rows past it,
-    groups of a name several entities share, and the rows a null group stands for."""
-    said: list[str] = []
-    said += _tie(ctx, runner, spec, rows)
-    if spec.group_by:
-        shown = rows[: spec.limit]
-        for name in spec.group_by:
-            said += _merged(ctx, runner, spec, name, shown)
-        said += _null_groups(runner, spec, shown)
-    return said
-
-
-def _order_text(term: object) -> str | None:
-    """A value's place in the order: its text (None for no value)."""
-    if term is None or is_missing(term):
-        return None
-    return term.value if isinstance(term, Literal) else str(term)
-
-
-def _shown(ctx: GraphContext, term: object) -> str:
-    value = _cell(ctx, term, None, [])
-    return "null" if value is None else json.dumps(value, ensure_ascii=False)
-
-
-def _tie(ctx: GraphContext, runner: _Runner, spec: Spec, rows: Sequence[Sequence[object]]) -> list[str]:
-    """The page's last row ties on the caller's order with the first row past the page:
-    how many rows share that place, and how many of them are shown."""
-    if not spec.order or len(rows) <= spec.limit:
-        return []
-    at = [spec.outputs.index(name) for name, _ in spec.order]
-    key = [_order_text(rows[spec.limit - 1][i]) for i in at]
-    if key != [_order_text(rows[spec.limit][i]) for i in at]:
-        return []
-    tests = [Test("tie", name, values=(text,)) for (name, _), text in zip(spec.order, key)]
-    counting = replace(spec, limit=TIE_COUNTED, offset=0, order=[],
-                       having=[*spec.having, *tests] if spec.grouped else spec.having,
-                       where=spec.where if spec.grouped else [*spec.where, *tests])
-    tied = runner.checked(counting)
-    described = ", ".join(f"{name} = {_shown(ctx, rows[spec.limit - 1][i])}" for (name, _), i in zip(spec.order, at))
-    on_page = sum(1 for row in rows[: spec.limit] if [_order_text(row[i]) for i in at] == key)
-    if tied is None:
-        return [f"order_by: the page ends inside a tie ({described}); how many rows share it was not counted in time"]
-    total = f"more than {TIE_COUNTED:,}" if len(tied) > TIE_COUNTED else f"{len(tied):,}"
-    return [f"order_by: the page ends inside a tie: {total} rows have {described}, {on_page} of them on this page; "
-            "their order is by the other columns, not the data: ask with a larger limit or offset to see the rest"]
-
-
-def _merged(ctx: GraphContext, runner: _Runner, spec: Spec, name: str, shown: Sequence[Sequence[object]]) -> list[str]:
-    """A group_by column of names (labels, titles) whose groups each merge several entities
-    that share the name: how many groups, which."""
-    steps = spec.columns.get(name)
-    if not steps or steps[-1].backward or not _NAME_LIKE.search(local_name(steps[-1].predicate)):
-        return []
-    entity = _ENTITY if len(steps) > 1 else "id"
-    counting = replace(
-        spec, through={name: _ENTITY} if len(steps) > 1 else {},
-        aggregates={**spec.aggregates, _MERGED: Aggregation("count_distinct", entity)},
-        having=[*spec.having, Test(">", _MERGED, values=(1,))], order=[(_MERGED, True)],
-        outputs=[*(spec.group_by or []), _MERGED], limit=MERGED_COUNTED, offset=0)
-    found = runner.checked(counting)
-    if found is None:
-        return [f"group_by {name}: whether a group merges several entities sharing one {name} was not checked in time"]
-    if not found:
-        return []
-    at = spec.group_by.index(name) if spec.group_by else 0
-    on_page = {_order_text(row[spec.outputs.index(name)]) for row in shown}
-    ranked = sorted(found, key=lambda row: _order_text(row[at]) not in on_page)
-    width = len(spec.group_by or [])
-    examples = ", ".join(f"{_shown(ctx, row[at])} ({_number([row[width:]])} entities)" for row in ranked[:EXAMPLES])
-    count = f"more than {MERGED_COUNTED:,} groups each merge" if len(found) > MERGED_COUNTED else \
-        f"{len(found):,} groups each merge" if len(found) > 1 else "1 group merges"
-    keyed = "id" if len(steps) == 1 else f"a column {_path_text(ctx, steps[:-1])}"
-    return [f"group_by {name}: a name is no key: {count} distinct entities with the same {name}, such as {examples}; "
-            f"group by {keyed} too to keep them apart"]
-
-
-def _path_text(ctx: GraphContext, steps: Sequence[Step]) -> str:
-    """A path as a column names it."""
-    return "/".join(f"{'^' * step.backward}{ctx.ids.to_id(step.predicate)}{step.repeat}" for step in steps)
-
-
-def _null_groups(runner: _Runner, spec: Spec, shown: Sequence[Sequence[object]]) -> list[str]:
-    """A group whose group_by value is null stands for the rows that lack the value: how many."""
-    said = []
-    for name in spec.group_by or []:
-        i = spec.outputs.index(name)
-        if not any(_order_text(row[i]) is None for row in shown):
-            continue
-        counting = replace(
-            spec, group_by=None, aggregates={_ROWS: Aggregation("count_distinct", "id")}, group_computes={},
-            having=[], where=[*spec.where, Test("missing", name)], order=[], outputs=[_ROWS], limit=1, offset=0)
-        found = runner.checked(counting)
-        n = _number(found) if found else None
-        said.append(f"group_by {name}: the group with {name} null holds the "
-                    f"{'' if n is None else f'{n:,} '}rows that have no {name}, not a value of it")
-    return said
-
-
 # -- the answer ---------------------------------------------------------------------------
 def _answer(ctx: GraphContext, spec: Spec, rows: Sequence[Sequence[object]], unresolved: list[str],
             warnings: list[str]) -> Table:
@@ -601,7 +484,7 @@ def _answer(ctx: GraphContext, spec: Spec, rows: Sequence[Sequence[object]], unr
     named = not spec.grouped and any(len(s) == 1 and not s[0].backward and s[0].predicate in NAME_PREDICATES
                                      for s in spec.columns.values())
     for row in rows[: spec.limit]:
-        cells.append([_cell(ctx, term, readers[i], entities if i or not named else [])
+        cells.append([cell(ctx, term, readers[i], entities if i or not named else [])
                       for i, term in enumerate(row[:width])])
         for i, term in enumerate(row[width:]):
             if isinstance(term, Literal):
@@ -627,14 +510,3 @@ def _skipped(spec: Spec, skipped: list[int]) -> list[str]:
     summed = [n for n in spec.aggregates if spec.aggregates[n].fn in NUMERIC_AGGREGATES]
     return [f"aggregate.{name}: {count} values of {spec.aggregates[name].of} that are not numbers were skipped (in "
             "the rows shown)" for name, count in zip(summed, skipped) if count]
-
-
-def _cell(ctx: GraphContext, term: object, reader: str | None, entities: list[str]) -> object:
-    if term is None or is_missing(term):
-        return None
-    if type(term) is str:  # an IRI (literals and blank nodes are of their own types)
-        entities.append(term)
-    value = datum(term, ctx.ids.to_id, reader)  # type: ignore[arg-type]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(term.value) if isinstance(term, Literal) else str(value)
-    return value
