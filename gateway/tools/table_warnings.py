@@ -23,8 +23,8 @@ from gateway.values import datum
 Checked = Callable[[Spec], "list[list[object]] | None"]
 """The rows of a check's query, or None where the store gave up on it."""
 
-TIE_COUNTED = 10_000
-"""Rows of a tie split by the page's edge counted at most."""
+TIE_COUNTED = 5000
+"""Rows of a tie split by the page's edge counted at most (Virtuoso sorts at most 10,000)."""
 MERGED_COUNTED = 1000
 """Groups of a name shared by several entities counted at most."""
 EXAMPLES = 3
@@ -76,7 +76,8 @@ def _tie(ctx: GraphContext, checked: Checked, spec: Spec, rows: Sequence[Sequenc
     described = ", ".join(f"{name} = {_shown(ctx, rows[spec.limit - 1][i])}" for (name, _), i in zip(spec.order, at))
     on_page = sum(1 for row in rows[: spec.limit] if [_order_text(row[i]) for i in at] == key)
     if tied is None:
-        return [f"order_by: the page ends inside a tie ({described}); how many rows share it was not counted in time"]
+        return [f"order_by: the page ends inside a tie ({described}); how many rows share it could not be counted "
+                "(the store gave up on the count)"]
     total = f"more than {TIE_COUNTED:,}" if len(tied) > TIE_COUNTED else f"{len(tied):,}"
     return [f"order_by: the page ends inside a tie: {total} rows have {described}, {on_page} of them on this page; "
             "their order is by the other columns, not the data: ask with a larger limit or offset to see the rest"]
@@ -98,9 +99,16 @@ def _merged(ctx: GraphContext, checked: Checked, spec: Spec, name: str, shown: S
         outputs=[*(spec.group_by or []), _MERGED], limit=MERGED_COUNTED, offset=0)
     found = checked(counting)
     if found is None:
-        return [f"group_by {name}: whether a group merges several entities sharing one {name} was not checked in time"]
-    if not found:
-        return []
+        return [f"group_by {name}: whether a group merges several entities sharing one {name} could not be checked "
+                "(the store gave up on the check)"]
+    return _merged_said(ctx, spec, name, found, shown) if found else []
+
+
+def _merged_said(ctx: GraphContext, spec: Spec, name: str, found: list[list[object]],
+                 shown: Sequence[Sequence[object]]) -> list[str]:
+    """The warning on the groups that merge entities (`found`: each group's values, then
+    its count of entities), those on the page named first."""
+    steps = spec.columns[name]
     at = spec.group_by.index(name) if spec.group_by else 0
     on_page = {_order_text(row[spec.outputs.index(name)]) for row in shown}
     ranked = sorted(found, key=lambda row: _order_text(row[at]) not in on_page)

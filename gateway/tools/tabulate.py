@@ -24,7 +24,7 @@ from gateway.engine.seeds import resolve_seeds
 from gateway.engine.statistics import STATISTICS, statistics
 from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test
 from gateway.engine.walk import TIMEOUTS
-from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
+from gateway.errors import EndpointTimeout, InvalidInput, TooLarge, UpstreamError
 from gateway.ids import local_name
 from gateway.models.tables import MAX_PATH_STEPS, MAX_ROWS_IDS, Condition, Table, TableLimits, TabulateInput
 from gateway.profiles.base import NON_EDGES, HopPlan
@@ -97,8 +97,8 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
     spec = _spec(names, query, rows_type, rows_ids or [], limit)
     if rows_type is None and not rows_ids:
         return _answer(ctx, spec, [], unresolved, warnings)
-    _check_repeats(ctx, plan, spec)
     runner = _Runner(ctx, plan)
+    _check_repeats(ctx, plan, spec, runner.unasserted)
     rows, builder = runner.table(spec)
     if builder.crossed:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
@@ -150,26 +150,29 @@ class _Runner:
                            f"of it is shown; {_NARROW}") from None
 
     def checked(self, spec: Spec) -> list[list[object]] | None:
-        """The rows of a check's query; None where the store gave up on it (the table is
-        shown all the same, the check said undone)."""
+        """The rows of a check's query; None where the store gave up on it or failed it
+        (the table is shown all the same, the check said undone)."""
         try:
             return self.select(spec)[0]
-        except (EndpointTimeout, TooLarge):
+        except (EndpointTimeout, TooLarge, UpstreamError):
             return None
 
 
-def _check_repeats(ctx: GraphContext, plan: HopPlan, spec: Spec) -> None:
-    """A `*` or `+` step is a property path, which no traversal filter can judge step by
-    step: refused where the filters could hide a statement it crosses."""
-    if not ctx.profile.can_hide(plan):
-        return
+def _check_repeats(ctx: GraphContext, plan: HopPlan, spec: Spec, unasserted: dict[str, list[tuple[str, str]]]) -> None:
+    """A `*` or `+` step is a property path over the triples: refused where the traversal
+    filters could hide a statement it crosses (no path judges them one by one), or where
+    statements held by a reifier alone pass them (no path crosses those)."""
+    hiding = ctx.profile.can_hide(plan)
     paths = [*((f"columns.{n}", steps) for n, steps in spec.columns.items()),
              *((f"where[{i}].path", t.steps) for i, t in enumerate(spec.where))]
     for field, steps in paths:
-        if any(step.repeat and step.predicate not in NON_EDGES for step in steps):
-            raise InvalidInput(f"{field}: a * or + step crosses statements the traversal filters judge "
-                               f"({_filters(plan)}), which a repeated step cannot filter one by one: use "
-                               "transitive_closure_query from one entity, or steps without * or +", field=field)
+        for step in steps:
+            if step.repeat and step.predicate not in NON_EDGES and (hiding or step.predicate in unasserted):
+                why = f"statements the traversal filters judge ({_filters(plan)})" if hiding else \
+                    "statements held by a reifier alone"
+                raise InvalidInput(f"{field}: a * or + step over {ctx.ids.to_id(step.predicate)} would cross {why}, "
+                                   "which a repeated step cannot read one by one: use transitive_closure_query from "
+                                   "one entity, or steps without * or +", field=field)
 
 
 def checks(backend: Backend) -> bool:
