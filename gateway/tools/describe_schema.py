@@ -150,17 +150,18 @@ def answer_prefixes(ctx: GraphContext, shown: list[str], held: Mapping[str, int]
     counts.update(finder.namespaces())
     used = {i.split(":", 1)[0] for i in shown if ":" in i}
     found: dict[str, str] = {}
+    twice: list[str] = []
     for record in ctx.ids.converter.records:
         spellings = (record.uri_prefix, *record.uri_prefix_synonyms)
         holding = sorted((uri for uri in spellings if counts[uri]), key=lambda uri: -counts[uri])
         if holding:
             found[record.prefix] = holding[0]
-            if len(holding) > 1 and warnings is not None:
-                others = ", ".join(f"{uri} ({counts[uri]:,} terms)" for uri in holding[1:])
-                warnings.append(f"prefixes: {record.prefix}: is {holding[0]} ({counts[holding[0]]:,} terms) and also "
-                                f"{others} in this data; an ID in it names the IRI the data holds")
+            twice += [f"{record.prefix}: {uri} ({counts[uri]:,})" for uri in holding[1:]]
         elif record.prefix in used or not declared.isdisjoint(spellings):
             found[record.prefix] = record.uri_prefix
+    if twice and warnings is not None:
+        warnings.append(f"prefixes: the data also spells {'; '.join(sorted(twice))}: each listed as held most, an ID "
+                        "names the IRI the data holds")
     return dict(sorted(found.items()))
 
 
