@@ -376,3 +376,25 @@ def test_remote_endpoints_answer_as_the_embedded_store(server: str, tmp_path: Pa
         assert any("a name is no key" in w for w in embedded.tabulate(**calls[4]).warnings)
     finally:
         started.stop()
+
+
+def test_a_repeated_step_past_what_a_table_may_hold_is_refused_whole() -> None:
+    """A chain of 800 `next` links: `next*` from each node reaches every node after it,
+    320,400 solutions, past what one table may hold (deadline.HELD_SOLUTIONS): refused
+    (TooLarge), never a page of part of it; a page of what it can hold is whole."""
+    from gateway.deadline import HELD_SOLUTIONS
+    from gateway.errors import TooLarge
+
+    store = ox.Store()
+    nodes = [ox.NamedNode(f"{X}n{i:04d}") for i in range(800)]
+    for i, node in enumerate(nodes):
+        store.add(ox.Quad(node, ox.NamedNode(RDF_TYPE), ox.NamedNode(X + "Node")))
+        if i + 1 < len(nodes):
+            store.add(ox.Quad(node, ox.NamedNode(X + "next"), nodes[i + 1]))
+    assert HELD_SOLUTIONS < 800 * 801 // 2
+    gateway = open_gateway(store)
+    with pytest.raises(TooLarge):
+        gateway.tabulate(type="t:Node", columns={"after": "t:next*"}, limit=10)
+    near = gateway.tabulate(type="t:Node", columns={"after": "t:next*"}, where=[{"column": "id", "op": "in", "value": [
+        "t:n0790", "t:n0795"]}], limit=1000)
+    assert near.row_count == 10 + 5 and not near.more
