@@ -28,16 +28,17 @@ from typing import TYPE_CHECKING
 from gateway.backends.store_directory import store_generation
 from gateway.engine.canonical_ids import authority_counts
 from gateway.engine.census import Census, OtherType, census
+from gateway.engine.namespaces import KEY_PATTERN, NamespaceFinder
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES, as_point
 from gateway.profiles.graph import MemoKey
 from gateway.profiles.statistics import Statistics
-from gateway.sparql import iris
+from gateway.sparql import iris, literal
 from gateway.terms import BFS, Blank, Literal, status_name, text_of
 
 if TYPE_CHECKING:
     from gateway.engine.context import GraphContext
 
-VERSION = 8
+VERSION = 12
 """Bumped whenever what is counted changes: older files are then ignored."""
 logger = logging.getLogger("gateway.statistics")
 
@@ -126,7 +127,22 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
         term_types=_counts(ctx, "term_type_counts"), unused_terms=_counts(ctx, "unused_term_counts"),
         blank_values=dict(counted.blank_values) if counted is not None else _counts(ctx, "blank_counts"),
         type_literals=_count_type_literals(ctx, counted), authorities=authority_counts(ctx, predicates),
+        namespaces=_count_namespaces(ctx),
     )
+
+
+def _count_namespaces(ctx: GraphContext) -> dict[str, int]:
+    """The namespaces of the prefix map the data holds IRIs in: from its quads, read in
+    process where they can be (any profile: the IRIs are the same), else asked in SPARQL."""
+    finder = NamespaceFinder({uri for r in ctx.ids.converter.records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)})
+    quads = ctx.backend.capabilities.quads
+    if quads is not None:
+        finder.add_quads(quads(None)(None, None, None))
+    else:
+        for key, n in ctx.select("namespace_keys", pattern=literal(KEY_PATTERN)):
+            if isinstance(key, Literal):
+                finder.add_key(key.value, _int(n))
+    return finder.namespaces()
 
 
 def _count_statuses(

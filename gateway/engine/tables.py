@@ -33,6 +33,17 @@ SENTINEL = "\uffff"
 class Step:
     predicate: str
     backward: bool = False
+    repeat: str = ""
+    """"*" (zero or more) or "+" (one or more) times along the predicate: a property path."""
+    language: str | None = None
+    """On a path's last step: only text in this language (a BCP 47 tag, checked)."""
+
+    @property
+    def walked(self) -> Sparql:
+        """The predicate as a step of a triple pattern: its IRI, or its property path (`p+`
+        written `p/p*`, the same path: Virtuoso's `p+` leaves out a start its cycles return to)."""
+        p = iri(self.predicate)
+        return Sparql(f"{p}/{p}*" if self.repeat == "+" else f"{p}{self.repeat}")
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,9 @@ class Spec:
     tagged: frozenset[str] | None = None
     """Properties with language-tagged values on the rows' type (`None`: not known); a
     one-step column of another needs no language filter, and goes faster without one."""
+    through: dict[str, str] = field(default_factory=dict)
+    """Column -> the name of a hidden row column bound to the entity its last step starts
+    from (whose name a name column reads): what the check of merged names counts."""
 
     @property
     def grouped(self) -> bool:
@@ -98,6 +112,11 @@ _SPARQL_OPS = {"=": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 def compare_value(v: Sparql, op: str, values: Sequence[object]) -> Sparql:
     """The test of `v` against constants (one, or several for `in`)."""
+    if op == "tie":  # internal: the same place in the order as a row's value (its text, or none)
+        (value,) = values
+        if value is None:
+            return Sparql(f"(!BOUND({v}) || isBlank({v}) || (isLiteral({v}) && STR({v}) = {literal(SENTINEL)}))")
+        return Sparql(f"(BOUND({v}) && STR({v}) = {literal(str(value))})")
     if op == "exists":
         return Sparql(f"BOUND({v})")
     if op == "missing":
@@ -195,17 +214,23 @@ class TableQuery:
         return variable(f"{stem}{next(self._fresh)}")
 
     def path(self, start: Sparql, steps: Sequence[Step], end: Sparql, languages: Sequence[str] = (), *,
-             last_watched: bool = True) -> Sparql:
+             last_watched: bool = True, middle: Sparql | None = None) -> Sparql:
         """The pattern from `start` to `end` along `steps`; on a last forward step onto
-        text in several languages, the reader's languages are kept where the value has them.
-        `last_watched`: whether the store's check also sees the values of the last step (a
-        condition's path need not: each of them is tested and dropped, never joined on)."""
+        text in several languages, the reader's languages are kept where the value has them
+        (only the last step's own language, where it names one). `last_watched`: whether
+        the store's check also sees the values of the last step (a condition's path need
+        not: each of them is tested and dropped, never joined on). `middle`: the variable
+        the last step starts from, on a path of several steps."""
         points = [start, *(self.fresh("p") for _ in steps[1:]), end]
+        if middle is not None and len(steps) > 1:
+            points[-2] = middle
         parts = [self.step(points[i], s, points[i + 1]) for i, s in enumerate(steps)]
         parts = [self.watched(part, points[i + 1]) if i < len(parts) - 1 or last_watched else part
                  for i, part in enumerate(parts)]
         last = steps[-1]
-        if languages and not last.backward:
+        if last.language is not None:
+            parts.append(Sparql(f"FILTER(isLiteral({end}) && LANGMATCHES(LANG({end}), {literal(last.language)}))"))
+        elif languages and not last.backward:
             other = self.fresh("l")
 
             def wanted(v: Sparql) -> str:
@@ -213,11 +238,13 @@ class TableQuery:
 
             parts.append(Sparql(
                 f'FILTER(!isLiteral({end}) || LANG({end}) = "" || {wanted(end)} || NOT EXISTS '
-                f"{{ {points[-2]} {iri(last.predicate)} {other} . FILTER(isLiteral({other}) && ({wanted(other)})) }})"))
+                f"{{ {points[-2]} {last.walked} {other} . FILTER(isLiteral({other}) && ({wanted(other)})) }})"))
         return joined(parts, "\n")
 
     def step(self, a: Sparql, step: Step, b: Sparql) -> Sparql:
         s, o = (b, a) if step.backward else (a, b)
+        if step.repeat:  # a property path: on statements no filter judges (tabulate checks that first)
+            return Sparql(f"{s} {step.walked} {o} .")
         own = self.profile.table_step(s, step.predicate, o, self.plan, self.fresh)
         if own is not None:  # as the profile reads it (Wikidata's claims, as the walk reads them)
             pattern, judged = own
@@ -255,10 +282,11 @@ class TableQuery:
         body = self.body(spec)
         page = {"order": self.order(spec), "limit": integer(spec.limit + 1), "offset": integer(spec.offset)}
         # Solutions repeat only where a triple is in several graphs, a path goes through
-        # several middle nodes, a claim has several statements or a value is also held
-        # by a reifier alone: elsewhere DISTINCT has nothing to remove (and costs ~15%).
+        # several middle nodes (`p+` is `p/p*`), a claim has several statements or a value
+        # is also held by a reifier alone: elsewhere DISTINCT has nothing to remove (and
+        # costs ~15%).
         distinct = ["distinct"] * (not self.one_graph or self.claims or self.unioned
-                                   or any(len(steps) > 1 for steps in spec.columns.values()))
+                                   or any(len(steps) > 1 or steps[0].repeat for steps in spec.columns.values()))
         # Where the store keeps every solution until the end: a DISTINCT, or the order of
         # rows never grouped (a GROUP BY alone keeps its groups only).
         self.holds = bool(distinct) or not spec.grouped
@@ -271,7 +299,7 @@ class TableQuery:
     def _grouped_slots(self, spec: Spec, body: Sparql) -> dict[str, Sparql]:
         """table_grouped.rq's slots: the groups, their aggregates (each numeric one with the
         count of values it skipped as no number), and what is computed and tested on them."""
-        row_names = ["id", *spec.columns, *spec.row_computes]
+        row_names = ["id", *spec.columns, *spec.through.values(), *spec.row_computes]
         group_parts: list[Sparql] = [var(n) for n in spec.group_by or []]
         skipped: list[Sparql] = []
         numbers = [Sparql(f"BIND({numeric(var(of))} AS {variable('n_' + of)})")
@@ -365,7 +393,8 @@ class TableQuery:
         parts = [self.watched(self.rows(spec), var("id"))]
         for name, steps in spec.columns.items():
             languages = () if self._untagged(spec, steps) else spec.languages
-            parts.append(Sparql(f"OPTIONAL {{\n{self.path(var('id'), steps, var(name), languages)}\n}}"))
+            middle = var(spec.through[name]) if name in spec.through else None
+            parts.append(Sparql(f"OPTIONAL {{\n{self.path(var('id'), steps, var(name), languages, middle=middle)}\n}}"))
         parts += [computed(name, formula) for name, formula in spec.row_computes.items()]
         if self.held is not None:  # each solution, before the conditions: what the store may go on to hold
             parts.append(Sparql(f"BIND({iri(HELD)}({var('id')}) AS ?held)\nFILTER(?held)"))

@@ -19,7 +19,8 @@ MAX_PATH_STEPS = 8
 Name = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 """A column's name: letters, digits and `_`, as a formula names it (`price * 2`)."""
 PathText = Annotated[str, StringConstraints(max_length=4096)]
-"""Predicates joined by `/`; a step written `^p` is walked backwards."""
+"""Predicates joined by `/`; a step written `^p` is walked backwards, `p*` / `p+` zero / one
+or more times; `@tag` ending the last step keeps text in that language."""
 Op = Literal["=", "!=", "<", "<=", ">", ">=", "contains", "starts_with", "in", "exists", "missing"]
 Constant = bool | int | float | Annotated[str, StringConstraints(max_length=4096)]
 AggregateFunction = Literal["count", "count_distinct", "sum", "avg", "min", "max"]
@@ -66,7 +67,7 @@ class TabulateInput(TraversalFilters):
     ids: list[Id] | None = Field(default=None, min_length=1, max_length=MAX_ROWS_IDS, description="1 to 1,000.")
     include_subtypes: bool = False
     columns: dict[Name, PathText] = Field(
-        default_factory=dict, max_length=MAX_COLUMNS, description="Name: path (p/q; ^p backwards).")
+        default_factory=dict, max_length=MAX_COLUMNS, description="Name: path (p/q; ^p backwards; p* p+; p@de).")
     where: list[Condition] = Field(default_factory=list, max_length=MAX_CONDITIONS)
     compute: dict[Name, Annotated[str, StringConstraints(max_length=500)]] = Field(
         default_factory=dict, max_length=MAX_COMPUTED, description="Name: formula (w * d, total / n).")

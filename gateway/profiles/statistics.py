@@ -42,6 +42,10 @@ class Statistics:
     authorities: dict[str, int] = field(default_factory=dict)
     """Registry authority prefix -> entities linking an ID of it (identity links,
     identifier literals, external-ID claims: `gateway.engine.canonical_ids`)."""
+    namespaces: dict[str, int] = field(default_factory=dict)
+    """Namespace, as the prefix map spells it -> the terms the data holds in it (each IRI
+    by the longest namespace that begins it: `gateway.backends.namespaces.NamespaceFinder`);
+    none where the graph is too large to read whole."""
 
 
 @dataclass(frozen=True)

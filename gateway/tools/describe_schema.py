@@ -8,10 +8,12 @@ bounded probes on a remote Wikidata endpoint), and `estimates` says which number
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gateway.engine.context import GraphContext
 from gateway.engine.names import vocabulary
+from gateway.engine.namespaces import NamespaceFinder
 from gateway.engine.presentation import NAME_PREDICATES, bookkeeping, declared_subproperties
 from gateway.engine.search import normalize
 from gateway.engine.statistics import statistics, time_ranges
@@ -62,7 +64,8 @@ def _describe(ctx: GraphContext) -> Schema:
         valid_at_range=ranges.get("valid"),
         named_graphs=[to_id(g) for g in sorted(ctx.named_graphs())],
         authorities=stats.authorities or None,
-        prefixes=answer_prefixes(ctx, [to_id(x) for x in (*listed, *shown_types, *literals.shown)]),
+        prefixes=answer_prefixes(ctx, [to_id(x) for x in (*listed, *shown_types, *literals.shown)], stats.namespaces,
+                                 warnings),
         estimates=estimated.fields if estimated else None,
         warnings=warnings,
     )
@@ -128,22 +131,37 @@ def _most(counts: dict[str, int], field: str, what: str, warnings: list[str]) ->
     return set(kept)
 
 
-def answer_prefixes(ctx: GraphContext, shown: list[str]) -> dict[str, str]:
+def answer_prefixes(ctx: GraphContext, shown: list[str], held: Mapping[str, int] | None = None,
+                    warnings: list[str] | None = None) -> dict[str, str]:
     """The prefix of every namespace an answer about this graph can hold, so each CURIE an
-    agent reads can be expanded: the profile's own (Wikidata's statement, qualifier,
-    reference and value namespaces; `bfs:`, `rdf:`), the data's (its `@prefix` lines or the
-    endpoint's configured prefixes), and those of the predicates and types shown. A
+    agent reads can be expanded to the IRI the data holds: those the data holds IRIs in
+    (`held`: the statistics' `namespaces`) and the named graphs, the profile's own
+    (Wikidata's statement, qualifier, reference and value namespaces; `bfs:`, `rdf:`), the
+    data's declared ones (its `@prefix` lines or the endpoint's configured prefixes), and
+    those of the predicates and types shown. Each is given as the data spells it: a
     namespace the project map knows under another URI form (`http://schema.org/` for
-    `schema:`) is listed as the prefix's canonical one. The same on every backend for the
-    same data and prefixes: nothing here asks the store."""
-    # xsd: is declared everywhere and never in an answer (literals come back as JSON values).
-    namespaces = {*ctx.profile.namespaces, *ctx.backend.prefixes.values()} - {XSD}
+    `schema:`) is listed in the form the data holds most, the other said in `warnings`."""
+    # xsd: is declared everywhere and in an answer only where the data names a datatype.
+    declared = {*ctx.profile.namespaces, *ctx.backend.prefixes.values()} - {XSD}
+    finder = NamespaceFinder({uri for r in ctx.ids.converter.records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)})
+    for graph in ctx.named_graphs():
+        finder.add_iri(graph)
+    counts = Counter(held or {})
+    counts.update(finder.namespaces())
     used = {i.split(":", 1)[0] for i in shown if ":" in i}
-    found = {
-        record.prefix: record.uri_prefix
-        for record in ctx.ids.converter.records
-        if record.prefix in used or not namespaces.isdisjoint((record.uri_prefix, *record.uri_prefix_synonyms))
-    }
+    found: dict[str, str] = {}
+    twice: list[str] = []
+    for record in ctx.ids.converter.records:
+        spellings = (record.uri_prefix, *record.uri_prefix_synonyms)
+        holding = sorted((uri for uri in spellings if counts[uri]), key=lambda uri: -counts[uri])
+        if holding:
+            found[record.prefix] = holding[0]
+            twice += [f"{record.prefix}: {uri} ({counts[uri]:,})" for uri in holding[1:]]
+        elif record.prefix in used or not declared.isdisjoint(spellings):
+            found[record.prefix] = record.uri_prefix
+    if twice and warnings is not None:
+        warnings.append(f"prefixes: the data also spells {'; '.join(sorted(twice))}: each listed as held most, an ID "
+                        "names the IRI the data holds")
     return dict(sorted(found.items()))
 
 

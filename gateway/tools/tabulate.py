@@ -22,18 +22,18 @@ from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.statistics import STATISTICS, statistics
-from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, is_missing
+from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test
 from gateway.engine.walk import TIMEOUTS
-from gateway.errors import EndpointTimeout, InvalidInput, TooLarge
+from gateway.errors import EndpointTimeout, InvalidInput, TooLarge, UpstreamError
 from gateway.ids import local_name
 from gateway.models.tables import MAX_PATH_STEPS, MAX_ROWS_IDS, Condition, Table, TableLimits, TabulateInput
-from gateway.profiles.base import HopPlan
+from gateway.profiles.base import NON_EDGES, HopPlan
 from gateway.profiles.graph import MemoKey
 from gateway.settings import clamp
 from gateway.sparql import Sparql, integer, iris
 from gateway.sparql import iri as sparql_iri
 from gateway.terms import RDF, RDFS, Literal
-from gateway.values import datum
+from gateway.tools.table_warnings import cell, first_number, silences
 
 MAX_ROWS = 1000
 BINDINGS = deadlines.BINDINGS
@@ -65,6 +65,8 @@ them already names the rows, so `labels` leaves the rows' own IDs out."""
 _FULL_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _NEXT_IRI = re.compile(r"/(?=\^?[A-Za-z][A-Za-z0-9+.-]*://)")
 """Where a path of full IRIs written without <...> goes on to its next step."""
+_LANGUAGE = re.compile(r"(?<=[^@])@([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)$")
+"""A language tag ending a path's last step (`rdfs:label@de`, `<...>@pt-BR`)."""
 
 _CONDITIONS = ("{column|path, op, value|other}; op = != < <= > >= contains starts_with in exists missing; value: "
                "number, text, date, ID (in: a list)")
@@ -95,36 +97,82 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
     spec = _spec(names, query, rows_type, rows_ids or [], limit)
     if rows_type is None and not rows_ids:
         return _answer(ctx, spec, [], unresolved, warnings)
-    unasserted: dict[str, list[tuple[str, str]]] = {}
-    if ctx.profile.has_reifiers:
-        for hit in ctx.profile.unasserted():
-            if not plan.failures(hit.status, hit.asserted_at, hit.valid_from, hit.valid_until):
-                unasserted.setdefault(hit.p, []).append((hit.s, hit.o))
-    def writer(held: int | None = None) -> TableQuery:
-        return TableQuery(ctx.profile, plan, filtered=ctx.profile.can_hide(plan), unasserted=unasserted,
-                          one_graph=_one_graph(ctx), held=held)
-
-    builder = writer()
-    text = builder.text(spec)
-    if checks(ctx.backend) and not _bounded(ctx, builder, spec):
-        builder = writer(HELD)
-        text = builder.text(spec)
-    try:
-        with deadlines.holding(BINDINGS, HELD):
-            rows = ctx.backend.select(text)[1]
-    except EndpointTimeout as error:
-        # A table is one query: nothing of it was completed, and rows, counts or groups cut
-        # short would be wrong, not partial. Nothing of it is shown.
-        cause = TIMEOUTS.get(deadlines.timeout_cause() or "deadline", "")
-        raise EndpointTimeout(f"the table could not be made: {cause} ({error.message}); nothing of it is shown; "
-                              f"{_NARROW}, or ask with a longer deadline") from None
-    except TooLarge as error:
-        raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing of "
-                       f"it is shown; {_NARROW}") from None
+    runner = _Runner(ctx, plan)
+    _check_repeats(ctx, plan, spec, runner.unasserted)
+    rows, builder = runner.table(spec)
     if builder.crossed:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
                         "left out is not counted: widen them to see it")
+    warnings += silences(ctx, runner.checked, spec, rows)
     return _answer(ctx, spec, rows, unresolved, warnings)
+
+
+class _Runner:
+    """Runs a table's query (and the checks' queries on the same rows), bounded as a table is."""
+
+    def __init__(self, ctx: GraphContext, plan: HopPlan) -> None:
+        self.ctx = ctx
+        self.plan = plan
+        self.unasserted: dict[str, list[tuple[str, str]]] = {}
+        if ctx.profile.has_reifiers:
+            for hit in ctx.profile.unasserted():
+                if not plan.failures(hit.status, hit.asserted_at, hit.valid_from, hit.valid_until):
+                    self.unasserted.setdefault(hit.p, []).append((hit.s, hit.o))
+
+    def writer(self, held: int | None = None) -> TableQuery:
+        ctx = self.ctx
+        return TableQuery(ctx.profile, self.plan, filtered=ctx.profile.can_hide(self.plan), unasserted=self.unasserted,
+                          one_graph=_one_graph(ctx), held=held)
+
+    def select(self, spec: Spec) -> tuple[list[list[object]], TableQuery]:
+        """The rows of `spec`'s query (EndpointTimeout, TooLarge as the store says)."""
+        builder = self.writer()
+        text = builder.text(spec)
+        if checks(self.ctx.backend) and not _bounded(self.ctx, builder, spec):
+            builder = self.writer(HELD)
+            text = builder.text(spec)
+        with deadlines.holding(BINDINGS, HELD):
+            rows: list[list[object]] = [list(row) for row in self.ctx.backend.select(text)[1]]
+            return rows, builder
+
+    def table(self, spec: Spec) -> tuple[list[list[object]], TableQuery]:
+        """The table's own rows: nothing of it where the store gave up."""
+        try:
+            return self.select(spec)
+        except EndpointTimeout as error:
+            # A table is one query: nothing of it was completed, and rows, counts or groups
+            # cut short would be wrong, not partial. Nothing of it is shown.
+            cause = TIMEOUTS.get(deadlines.timeout_cause() or "deadline", "")
+            raise EndpointTimeout(f"the table could not be made: {cause} ({error.message}); nothing of it is shown; "
+                                  f"{_NARROW}, or ask with a longer deadline") from None
+        except TooLarge as error:
+            raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing "
+                           f"of it is shown; {_NARROW}") from None
+
+    def checked(self, spec: Spec) -> list[list[object]] | None:
+        """The rows of a check's query; None where the store gave up on it or failed it
+        (the table is shown all the same, the check said undone)."""
+        try:
+            return self.select(spec)[0]
+        except (EndpointTimeout, TooLarge, UpstreamError):
+            return None
+
+
+def _check_repeats(ctx: GraphContext, plan: HopPlan, spec: Spec, unasserted: dict[str, list[tuple[str, str]]]) -> None:
+    """A `*` or `+` step is a property path over the triples: refused where the traversal
+    filters could hide a statement it crosses (no path judges them one by one), or where
+    statements held by a reifier alone pass them (no path crosses those)."""
+    hiding = ctx.profile.can_hide(plan)
+    paths = [*((f"columns.{n}", steps) for n, steps in spec.columns.items()),
+             *((f"where[{i}].path", t.steps) for i, t in enumerate(spec.where))]
+    for field, steps in paths:
+        for step in steps:
+            if step.repeat and step.predicate not in NON_EDGES and (hiding or step.predicate in unasserted):
+                why = f"statements the traversal filters judge ({_filters(plan)})" if hiding else \
+                    "statements held by a reifier alone"
+                raise InvalidInput(f"{field}: a * or + step over {ctx.ids.to_id(step.predicate)} would cross {why}, "
+                                   "which a repeated step cannot read one by one: use transitive_closure_query from "
+                                   "one entity, or steps without * or +", field=field)
 
 
 def checks(backend: Backend) -> bool:
@@ -150,7 +198,7 @@ def _bounded(ctx: GraphContext, builder: TableQuery, spec: Spec) -> bool:
         allowed = max(SMALL, min(LINEAR, int((left if left is not None else ctx.settings.deadline) * PER_SECOND)))
     if each > allowed:
         return False
-    rows = _number(ctx.backend.select(builder.count(spec, allowed // each))[1])
+    rows = first_number(ctx.backend.select(builder.count(spec, allowed // each))[1])
     return rows is not None and rows * each <= allowed
 
 
@@ -163,23 +211,21 @@ store's checks."""
 def _most(ctx: GraphContext, step: Step) -> int | None:
     """The most values one entity has for the step's predicate (backwards: the most entities
     sharing one value), read once per open graph; None when it has more triples than
-    `DEGREE_READ`."""
+    `DEGREE_READ`, or for a `*` / `+` step (what it reaches is not counted: the table then
+    carries the store's checks, as every unbounded one)."""
+    if step.repeat:
+        return None
+
     def read() -> int | None:
         text = ctx.profile.render("table_degree", ["backward"] * step.backward, p=sparql_iri(step.predicate),
                                   limit=integer(DEGREE_READ + 1))
         rows = ctx.backend.select(text)[1]
-        most, seen = (_number(rows[:1]), _number([rows[0][1:]])) if rows and len(rows[0]) == 2 else (None, None)
+        most, seen = (first_number(rows[:1]), first_number([rows[0][1:]])) if rows and len(rows[0]) == 2 else (None, None)
         if seen is None or seen > DEGREE_READ:
             return None
         return most or 0  # no triple at all: none
 
     return ctx.memo(MemoKey("table_degree", (str(step.backward), step.predicate)), read)
-
-
-def _number(rows: Sequence[Sequence[object]]) -> int | None:
-    """The integer in the first cell of an answer (None where there is none)."""
-    value = rows[0][0] if rows and rows[0] else None
-    return int(value.value) if isinstance(value, Literal) and value.value.lstrip("-").isdigit() else None
 
 
 def _one_graph(ctx: GraphContext) -> bool:
@@ -217,15 +263,34 @@ class _Names:
         return iri
 
     def path(self, text: str, field: str) -> tuple[Step, ...]:
-        """The steps of a path: `p/q`, `^p` backwards; a step is an ID, a bare name, or an
-        IRI in `<...>` (a path that is one full IRI is one step)."""
+        """The steps of a path: `p/q`, `^p` backwards, `p*` / `p+` zero / one or more
+        times, `p@de` (last step) only text in that language; a step is an ID, a bare name,
+        or an IRI in `<...>` (a path that is one full IRI is one step)."""
         parts = _NEXT_IRI.split(text) if _FULL_IRI.match(text.lstrip("^")) and "<" not in text else _split(text)
         if not parts or any(not p or p == "^" for p in parts):
             raise InvalidInput(f"{field}: {quoted(text)}: a path is predicates joined by / (^p walks one backwards)",
                                field=field)
         if len(parts) > MAX_PATH_STEPS:
             raise InvalidInput(f"{field}: a path of at most {MAX_PATH_STEPS} steps", field=field)
-        return tuple(Step(self.predicate(p.lstrip("^"), field), p.startswith("^")) for p in parts)
+        steps = [self._step(part, field, last=i == len(parts) - 1) for i, part in enumerate(parts)]
+        return tuple(steps)
+
+    def _step(self, part: str, field: str, *, last: bool) -> Step:
+        """One step: `^` first, then the predicate, then `*` or `+`, then `@tag`."""
+        body, language = part, None
+        tagged = _LANGUAGE.search(body)
+        if tagged and not body.endswith(">"):
+            body, language = body[: tagged.start()], tagged.group(1)
+            if not last:
+                raise InvalidInput(f"{field}: {quoted(part)}: only a path's last step names a language", field=field)
+        repeat = body[-1] if body[-1:] in ("*", "+") and not body.endswith(">") else ""
+        body = body[: len(body) - len(repeat)]
+        backward = body.startswith("^")
+        if not body.lstrip("^"):
+            raise InvalidInput(f"{field}: {quoted(part)}: a step names a predicate", field=field)
+        if backward and language:
+            raise InvalidInput(f"{field}: {quoted(part)}: a language is for a step forward onto text", field=field)
+        return Step(self.predicate(body.lstrip("^"), field), backward, repeat, language)
 
     def predicate(self, name: str, field: str) -> str:
         text = name[1:-1] if name.startswith("<") and name.endswith(">") else name
@@ -415,27 +480,19 @@ def _constant(names: _Names, value: object, op: str) -> object:
 def _answer(ctx: GraphContext, spec: Spec, rows: Sequence[Sequence[object]], unresolved: list[str],
             warnings: list[str]) -> Table:
     width = len(spec.outputs)
-    shown = list(rows[: spec.limit])
     skipped = [0] * (len(rows[0]) - width if rows else 0)
-    reader = ctx.settings.languages[0] if ctx.settings.languages else None
+    readers = _readers(ctx, spec)
     cells: list[list[object]] = []
     entities: list[str] = []
     named = not spec.grouped and any(len(s) == 1 and not s[0].backward and s[0].predicate in NAME_PREDICATES
                                      for s in spec.columns.values())
-    for row in shown:
-        out = []
-        for i, term in enumerate(row[:width]):
-            out.append(_cell(ctx, term, reader, entities if i or not named else []))
+    for row in rows[: spec.limit]:
+        cells.append([cell(ctx, term, readers[i], entities if i or not named else [])
+                      for i, term in enumerate(row[:width])])
         for i, term in enumerate(row[width:]):
             if isinstance(term, Literal):
                 skipped[i] += int(term.value)
-        cells.append(out)
-    summed = [n for n in spec.aggregates if spec.aggregates[n].fn in NUMERIC_AGGREGATES]
-    for name, count in zip(summed, skipped):
-        if count:
-            of = spec.aggregates[name].of
-            warnings.append(f"aggregate.{name}: {count} values of {of} that are not numbers were skipped (in the rows "
-                            "shown)")
+    warnings += _skipped(spec, skipped)
     labels = {ctx.ids.to_id(x): label for x, label in ctx.labels(list(dict.fromkeys(entities))).items()}
     return Table(
         columns=spec.outputs, rows=cells, row_count=len(cells), more=len(rows) > spec.limit,  # type: ignore[arg-type]
@@ -444,12 +501,15 @@ def _answer(ctx: GraphContext, spec: Spec, rows: Sequence[Sequence[object]], unr
     )
 
 
-def _cell(ctx: GraphContext, term: object, reader: str | None, entities: list[str]) -> object:
-    if term is None or is_missing(term):
-        return None
-    if type(term) is str:  # an IRI (literals and blank nodes are of their own types)
-        entities.append(term)
-    value = datum(term, ctx.ids.to_id, reader)  # type: ignore[arg-type]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(term.value) if isinstance(term, Literal) else str(value)
-    return value
+def _readers(ctx: GraphContext, spec: Spec) -> list[str | None]:
+    """The language each output column's text is shown plain in: the column's own where it
+    names one, else the reader's first."""
+    reader = ctx.settings.languages[0] if ctx.settings.languages else None
+    return [spec.columns[name][-1].language or reader if name in spec.columns else reader for name in spec.outputs]
+
+
+def _skipped(spec: Spec, skipped: list[int]) -> list[str]:
+    """The numeric aggregates' values that were no numbers, in the rows shown."""
+    summed = [n for n in spec.aggregates if spec.aggregates[n].fn in NUMERIC_AGGREGATES]
+    return [f"aggregate.{name}: {count} values of {spec.aggregates[name].of} that are not numbers were skipped (in "
+            "the rows shown)" for name, count in zip(summed, skipped) if count]
