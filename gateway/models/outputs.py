@@ -188,7 +188,9 @@ class Neighbors(Out):
 class Passage(Out):
     id: str
     name: str | None = None
+    name_language: str | None = Field(default=None, description="The name's tag, when not the reader's language.")
     content: str
+    content_language: str | None = Field(default=None, description="Its tag, when not the reader's language.")
     passage_index: int | None = None
     passage_total: int | None = None
     truncated: bool = False
@@ -198,6 +200,7 @@ class Slice(Out):
     entity_id: str
     parent_id: str = Field(description="Cite this.")
     parent_name: str | None = None
+    parent_name_language: str | None = Field(default=None, description="Its tag, when not the reader's language.")
     parent_type: str
     passages: list[Passage]
     window: int
