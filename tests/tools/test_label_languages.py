@@ -58,16 +58,8 @@ def shown(value: Any, where: str = "") -> Iterator[Shown]:
         return
     if not isinstance(value, dict):
         return
-    node = value.get("id")
-    if isinstance(node, str):
-        for field, kind in FIELDS:
-            if isinstance(value.get(field), str):
-                yield Shown(node, kind, value[field], value.get(f"{field}_language"), f"{where}.{field}")
-        for tag, text in (value.get("labels") or {}).items():
-            yield Shown(node, "label-in", text, tag, f"{where}.labels")
-        for alias in value.get("alt_labels") or ():
-            text, tag = (alias["text"], alias["language"]) if isinstance(alias, dict) else (alias, None)
-            yield Shown(node, "alt", text, tag, f"{where}.alt_labels")
+    if isinstance(value.get("id"), str):
+        yield from _of_node(value, where)
     if isinstance(value.get("parent_name"), str):
         yield Shown(value["parent_id"], "label", value["parent_name"], value.get("parent_name_language"),
                     f"{where}.parent_name")
@@ -81,6 +73,19 @@ def shown(value: Any, where: str = "") -> Iterator[Shown]:
                 yield from _mapped(member, label, f"{where}.labels")
         elif key not in ("labels", "alt_labels"):
             yield from shown(item, f"{where}.{key}")
+
+
+def _of_node(value: dict[str, Any], where: str) -> Iterator[Shown]:
+    """The texts an object with an ID shows about it: its own fields, `labels`, synonyms."""
+    node = value["id"]
+    for field, kind in FIELDS:
+        if isinstance(value.get(field), str):
+            yield Shown(node, kind, value[field], value.get(f"{field}_language"), f"{where}.{field}")
+    for tag, text in (value.get("labels") or {}).items():
+        yield Shown(node, "label-in", text, tag, f"{where}.labels")
+    for alias in value.get("alt_labels") or ():
+        text, tag = (alias["text"], alias["language"]) if isinstance(alias, dict) else (alias, None)
+        yield Shown(node, "alt", text, tag, f"{where}.alt_labels")
 
 
 def _mapped(node: str, label: Any, where: str) -> Iterator[Shown]:
@@ -108,29 +113,40 @@ class Oracle:
 
     def check(self, item: Shown, chain: Sequence[str]) -> str | None:
         """Whether the text and its stated language are the contract's; the language it is in."""
-        reader = chain[0]
         iri = self.iris.get(item.id)
-        kind = item.kind
-        if kind == "content" and iri in self.passages:
+        if item.kind == "content" and iri in self.passages:
             assert item.text == self.passages[iri] and item.language is None, item
             return None
         held = self.names.get(iri or "")
+        kind = item.kind
         if kind == "content":
             kind = "description" if held and held.names.get("description") else "name"
         texts = (held.names.get("label" if kind in ("name", "label-in") else kind) or set()) if held else set()
         if not texts:  # no name in the file: an ID made readable, a statement's triple
             assert kind == "name" and item.language is None, item
             return None
-        if kind == "alt" or kind == "label-in":
-            assert any(same(item.text, t) and (lang == item.language or (item.language is None and (
-                not lang or matches(lang, reader)))) for t, lang in texts), item
-            assert item.language is None or not matches(item.language, reader), item
-            return item.language
-        picked = expected_pick(texts, chain)
-        assert picked is not None
-        told = picked[1] if picked[1] and not matches(picked[1], reader) else None
-        assert same(item.text, picked[0]) and item.language == told, (item, picked)
-        return told
+        if kind in ("alt", "label-in"):
+            return _one_of(item, texts, chain[0])
+        return _picked(item, texts, chain)
+
+
+def _one_of(item: Shown, texts: set[tuple[str, str]], reader: str) -> str | None:
+    """A synonym, or a label in one of several languages asked: held so, its language told
+    unless it is the reader's (or it has none)."""
+    assert any(same(item.text, t) and (lang == item.language or (item.language is None and (
+        not lang or matches(lang, reader)))) for t, lang in texts), item
+    assert item.language is None or not matches(item.language, reader), item
+    return item.language
+
+
+def _picked(item: Shown, texts: set[tuple[str, str]], chain: Sequence[str]) -> str | None:
+    """A label or description: the one the contract picks, its language told unless it is
+    the reader's (or it has none)."""
+    picked = expected_pick(texts, chain)
+    assert picked is not None
+    told = picked[1] if picked[1] and not matches(picked[1], chain[0]) else None
+    assert same(item.text, picked[0]) and item.language == told, (item, picked)
+    return told
 
 
 def checked(oracle: Oracle, answer: Any, chain: Sequence[str]) -> list[str | None]:
