@@ -82,8 +82,8 @@ def _listed_nodes(answer: Mapping[str, Any], labels: dict[str, str]) -> dict[str
     nodes = answer["nodes"]
     if isinstance(nodes, dict):  # compact layout: type -> ID -> label
         for kind, members in nodes.items():
-            for node, label in members.items():
-                found[node] = (label or labels.get(node), kind, 0)
+            for node, label in members.items():  # one in another language than the reader's: {text, language}
+                found[node] = ((label["text"] if isinstance(label, dict) else label) or labels.get(node), kind, 0)
     for node in answer.get("node_details") or (nodes if isinstance(nodes, list) else []):
         distances = node.get("distances") or {}
         group = min(distances.values()) if distances else 0

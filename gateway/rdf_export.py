@@ -197,7 +197,9 @@ class _Reader:
             if isinstance(value, Mapping):  # compact: entity type -> node ID -> label
                 for kind, members in value.items():
                     for node_id, label in members.items():
-                        self.node({"id": node_id, "entity_type": kind, "label": label, "compact": True}, f"{key}.{kind}")
+                        text, language = (label["text"], label["language"]) if isinstance(label, Mapping) else (label, None)
+                        self.node({"id": node_id, "entity_type": kind, "label": text, "label_language": language,
+                                   "compact": True}, f"{key}.{kind}")
             else:
                 for index, item in enumerate(value or ()):
                     if isinstance(item, Mapping):  # shortest_path lists its nodes as bare IDs: its edges name them

@@ -22,7 +22,7 @@ from gateway.profiles.base import Profile
 from gateway.profiles.graph import MemoKey
 from gateway.settings import Settings
 from gateway.sparql import Sparql, iris, writable
-from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, pick_label
+from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, Literal, language_matches, pick_literal
 
 T = TypeVar("T")
 
@@ -121,6 +121,11 @@ class GraphContext:
 
     def labels(self, iris_: Sequence[str]) -> dict[str, str]:
         """The preferred label of each IRI that has one."""
+        return {x: label.value for x, label in self.label_texts(iris_).items()}
+
+    def label_texts(self, iris_: Sequence[str]) -> dict[str, Literal]:
+        """The preferred label of each IRI that has one, as the literal it is (its language
+        with it: `told_language` says whether an answer must tell it)."""
         iris_ = writable(iris_)
         if not iris_:
             return {}
@@ -128,7 +133,17 @@ class GraphContext:
         found: dict[str, list[object]] = {}
         for x, label in rows:
             found.setdefault(str(x), []).append(label)
-        return {x: pick_label(values, self.settings.languages) for x, values in found.items() if values}
+        languages = self.settings.languages
+        return {x: pick_literal(values, languages) or Literal(str(values[0])) for x, values in found.items() if values}
+
+    def told_language(self, text: Literal) -> str | None:
+        """The language an answer tells beside a text shown to this graph's reader: its tag,
+        unless it has none (the data's own) or it is the reader's (the first of
+        `Settings.languages`, subtags included), as `presentation.Names.tag` tells one."""
+        languages = self.settings.languages
+        if not text.language or (languages and language_matches(text.language, languages[0])):
+            return None
+        return text.language
 
 
 WAIT_STEP = 0.25

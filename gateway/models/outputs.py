@@ -89,9 +89,10 @@ class PathEnds(Out):
 
     ids: list[str] = Field(description="The ends' IDs in order: all found (each is a node, within max_nodes).")
     total: int = Field(description="Ends found (a lower bound when the walk was cut).")
-    labels: dict[str, str] | None = Field(
+    labels: dict[str, str | Text] | None = Field(
         default=None, description="End ID -> label, for ends listed as stubs in the default layout, where the "
-        "label says more than the ID (a compact answer's nodes carry theirs).")
+        "label says more than the ID (a compact answer's nodes carry theirs); {text, language} when not the "
+        "reader's language.")
     truncated: bool | None = Field(
         default=None, description="True: a budget or timeout cut the walk, so the path may end elsewhere too.")
 
@@ -134,9 +135,9 @@ class CompactSubgraph(_Walked):
     full ones in node_details / edge_details."""
 
     layout: Literal["compact"] = "compact"
-    nodes: dict[str, dict[str, str | None]] = Field(
+    nodes: dict[str, dict[str, str | Text | None]] = Field(
         description="The stub nodes, entity type -> node ID -> label (null where the ID says as much; long labels "
-        "end in …)."
+        "end in …; {text, language} when not the reader's language)."
     )
     edges: dict[str, dict[str, list[str]]] = Field(
         description="The stub edges, subject -> predicate -> objects (asserted edges)."
@@ -156,12 +157,14 @@ class Neighbor(Out):
     id: str
     type: str
     name: str = Field(description="Its label, else a readable form of its ID.")
+    name_language: str | None = Field(default=None, description="The label's tag, when not the reader's language.")
     relationship: str = Field(description="The predicate that reached it from a node one hop closer.")
     direction: Literal["outgoing", "incoming"] = Field(
         description="That edge seen from the node one hop closer (not from the seed).")
     distance: int = Field(description="Hops from the nearest seed.")
     score: float = Field(description="Confidence with depth decay (docs/tools.md).")
     content: str = Field(description="A preview: the passage text, else the description, else the name.")
+    content_language: str | None = Field(default=None, description="Its tag, when not the reader's language.")
     metadata: dict[str, Any] = Field(default_factory=dict)
     passage_index: int | None = None
     parent_entity_id: str | None = Field(default=None, description="A passage's document: cite it.")
@@ -185,7 +188,9 @@ class Neighbors(Out):
 class Passage(Out):
     id: str
     name: str | None = None
+    name_language: str | None = Field(default=None, description="The name's tag, when not the reader's language.")
     content: str
+    content_language: str | None = Field(default=None, description="Its tag, when not the reader's language.")
     passage_index: int | None = None
     passage_total: int | None = None
     truncated: bool = False
@@ -195,6 +200,7 @@ class Slice(Out):
     entity_id: str
     parent_id: str = Field(description="Cite this.")
     parent_name: str | None = None
+    parent_name_language: str | None = Field(default=None, description="Its tag, when not the reader's language.")
     parent_type: str
     passages: list[Passage]
     window: int
@@ -413,6 +419,7 @@ class ShortestPath(AsRdf, Drawable):
 class Member(Out):
     id: str
     label: str | None = None
+    label_language: str | None = Field(default=None, description="The label's tag, when not the reader's language.")
 
 
 class Community(Out):

@@ -32,6 +32,7 @@ from gateway.models import (
     NodeStub,
     PathEnds,
     Subgraph,
+    Text,
     Truncation,
 )
 from gateway.profiles.base import HopPlan
@@ -279,31 +280,35 @@ LABEL_CHARS = 60
 """A compact answer's labels are cut to this length (marked with …): a title is not a name."""
 
 
-def _labels(ctx: GraphContext, iris: list[str], nodes: list[NodeStub | Node]) -> dict[str, str]:
+def _labels(ctx: GraphContext, iris: list[str], nodes: list[NodeStub | Node]) -> dict[str, str | Text]:
     """Node ID -> label for the nodes a compact answer lists without data, where the label
     says more than the ID does (`DBPedia:Cushing's_disease` needs none)."""
     stubs = {node["id"] for node in nodes if isinstance(node, dict)}
     return _informative_labels(ctx, [iri for iri in iris if ctx.ids.to_id(iri) in stubs])
 
 
-def _informative_labels(ctx: GraphContext, iris: list[str]) -> dict[str, str]:
-    """ID -> label of these nodes, where the label says more than the ID, cut to LABEL_CHARS."""
-    found = ctx.labels(iris) if iris else {}
-    labels = {}
+def _informative_labels(ctx: GraphContext, iris: list[str]) -> dict[str, str | Text]:
+    """ID -> label of these nodes, where the label says more than the ID, cut to LABEL_CHARS;
+    one in another language than the reader's as {text, language} (a synonym's form: in a
+    map of strings a sibling field would repeat each ID, and text may hold any "@")."""
+    found = ctx.label_texts(iris) if iris else {}
+    labels: dict[str, str | Text] = {}
     for iri, label in found.items():
-        node_id = ctx.ids.to_id(iri)
-        if normalize(readable_name(local_name(node_id)) or "") != normalize(label):
-            labels[node_id] = label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1].rstrip() + "…"
+        node_id, text = ctx.ids.to_id(iri), label.value
+        if normalize(readable_name(local_name(node_id)) or "") != normalize(text):
+            text = text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1].rstrip() + "…"
+            language = ctx.told_language(label)
+            labels[node_id] = text if language is None else {"text": text, "language": language}
     return labels
 
 
 def _compact(
     nodes: list[NodeStub | Node], edges: list[EdgeStub | Edge], common: dict[str, Any],
-    labels: dict[str, str],
+    labels: dict[str, str | Text],
 ) -> CompactSubgraph:
     """Each item once: stub nodes as IDs and labels grouped by type, stub edges as an
     adjacency map (trait-derived ones apart), full items as objects in the details."""
-    grouped: dict[str, dict[str, str | None]] = defaultdict(dict)
+    grouped: dict[str, dict[str, str | Text | None]] = defaultdict(dict)
     node_details: list[Node] = []
     for node in nodes:
         if isinstance(node, dict):

@@ -36,6 +36,7 @@ from gateway.models import (
 )
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT
 from gateway.settings import clamp
+from gateway.terms import Literal
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -70,7 +71,6 @@ class Partition:
 def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
     warnings: list[str] = []
     found = partition(ctx, query, warnings)
-    to_id = ctx.ids.to_id
     if not 0 <= query.level < len(found.levels):
         raise InvalidInput(f"level {query.level} does not exist: this partition has levels 0 to "
                            f"{len(found.levels) - 1}", field="level")
@@ -91,12 +91,12 @@ def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
             warnings.append(f"community {query.community}: its {FULL_MEMBERS} most connected members of "
                             f"{len(parts[query.community])} are listed")
     picked = {number: central(found.graph, members)[:shown] for number, members in chosen}
-    labels = ctx.labels([found.order[m] for members in picked.values() for m in members])
+    labels = ctx.label_texts([found.order[m] for members in picked.values() for m in members])
     levels = []
     for depth, level_parts in enumerate(found.levels):
         listed = [
             Community(id=number, size=len(level_parts[number]),
-                      members=[Member(id=to_id(found.order[m]), label=labels.get(found.order[m])) for m in picked[number]])
+                      members=[_member(ctx, found.order[m], labels) for m in picked[number]])
             for number, _ in chosen
         ] if depth == query.level else []
         levels.append(CommunityLevel(level=depth, modularity=found.modularity[depth],
@@ -105,6 +105,13 @@ def communities(ctx: GraphContext, query: CommunitiesInput) -> Communities:
         node_count=len(found.order), edge_count=found.graph.number_of_edges(), levels=levels,
         max_edges=ctx.settings.communities_max_edges, unresolved_seeds=found.unresolved, warnings=warnings,
     )
+
+
+def _member(ctx: GraphContext, node: str, labels: dict[str, Literal]) -> Member:
+    """A member by ID, with its label and, where not the reader's, the label's language."""
+    label = labels.get(node)
+    return Member(id=ctx.ids.to_id(node), label=label.value if label else None,
+                  label_language=ctx.told_language(label) if label else None)
 
 
 def central(graph: nx.Graph, members: list[int]) -> list[int]:

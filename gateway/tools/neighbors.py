@@ -243,9 +243,10 @@ def _neighbor(
     to_id = ctx.ids.to_id
     edge = reach.edge
     name = detail.label or readable_name(local_name(detail.id)) or detail.id
+    name_language = detail.label_language if detail.label else None
     if detail.statement is not None:  # a statement as a neighbour: its triple is its name
-        name = f"{detail.statement.subject} {detail.statement.predicate} {detail.statement.object}"
-    text = place[2] if place is not None and place[2] else detail.description or name
+        name, name_language = f"{detail.statement.subject} {detail.statement.predicate} {detail.statement.object}", None
+    text, text_language = _preview(detail, place, name, name_language)
     metadata: dict[str, Any] = {"from": to_id(reach.origin)}
     if edge.statement:
         metadata["statement"] = to_id(edge.statement)
@@ -257,12 +258,25 @@ def _neighbor(
         metadata["types"] = detail.types
     return Neighbor(
         id=detail.id, type=detail.entity_type if STATEMENT_TYPE not in (detail.types or ()) else "Statement",
-        name=name, relationship=to_id(edge.predicate),
+        name=name, name_language=name_language, relationship=to_id(edge.predicate),
         direction="outgoing" if edge.subject == reach.origin else "incoming", distance=reach.distance, score=reach.score,
-        content=text if len(text) <= chars else text[: max(chars - 1, 0)].rstrip() + "…", metadata=metadata,
+        content=text if len(text) <= chars else text[: max(chars - 1, 0)].rstrip() + "…", content_language=text_language,
+        metadata=metadata,
         passage_index=place[1] if place else None, parent_entity_id=to_id(place[0]) if place else None,
         widen_with="fetch_slice" if place else None, is_seed=reach.is_seed or None,
     )
+
+
+def _preview(
+    detail: Any, place: tuple[str, int | None, str] | None, name: str, name_language: str | None,
+) -> tuple[str, str | None]:
+    """A neighbour's preview and the language it says it is in (the passage text, else the
+    description, else the name: a passage's text is read without one)."""
+    if place is not None and place[2]:
+        return place[2], None
+    if detail.description:
+        return detail.description, detail.description_language
+    return name, name_language
 
 
 # -- an empty answer says why ------------------------------------------------------------

@@ -18,7 +18,7 @@ from gateway.models import FetchSliceInput, Passage, Slice
 from gateway.profiles.base import HopPlan
 from gateway.settings import clamp
 from gateway.sparql import integer, iri
-from gateway.terms import Literal, text_of
+from gateway.terms import Literal, Term, pick_literal, text_of
 
 DEFAULT_WINDOW, MAX_WINDOW = 3, 64
 DEFAULT_CHARS, MAX_CHARS = 18_000, 200_000
@@ -36,9 +36,12 @@ def fetch_slice(ctx: GraphContext, query: FetchSliceInput) -> Slice:
     to_id = ctx.ids.to_id
     if kind is None:  # never cut: the entity whole
         node = full_nodes(ctx, [entity], node_types(ctx, [entity]))[entity]
-        text = node.description or node.label or ""
-        passage, used = _cut(Passage(id=node.id, name=node.label, content=text), budget)
-        return Slice(entity_id=node.id, parent_id=node.id, parent_name=node.label, parent_type=node.entity_type,
+        text, language = (node.description, node.description_language) if node.description else (
+            node.label or "", node.label_language)
+        passage, used = _cut(Passage(id=node.id, name=node.label, name_language=node.label_language, content=text,
+                                     content_language=language), budget)
+        return Slice(entity_id=node.id, parent_id=node.id, parent_name=node.label,
+                     parent_name_language=node.label_language, parent_type=node.entity_type,
                      passages=[passage], window=window, sliced=False, covers_parent=not passage.truncated, total=1,
                      content_chars=used, warnings=warnings + _budget_note(passage.truncated, budget))
     if not ctx.select("own_data", id=iri(document)):
@@ -46,10 +49,11 @@ def fetch_slice(ctx: GraphContext, query: FetchSliceInput) -> Slice:
     start = 0 if index is None else max(0, min(index - window // 2, total - window))
     passages: list[Passage] = []
     left = budget
-    for passage_iri, at, content, label in ctx.select("passages", document=iri(document), first=integer(start),
-                                                      window=integer(window)):
+    for passage_iri, (at, content, labels) in _window(ctx, document, start, window).items():
         position = int(at.value) if isinstance(at, Literal) else None
-        passage, used = _cut(Passage(id=to_id(str(passage_iri)), name=text_of(label) if label else None,
+        label = pick_literal(labels, ctx.settings.languages) if labels else None
+        passage, used = _cut(Passage(id=to_id(passage_iri), name=label.value if label else None,
+                                     name_language=ctx.told_language(label) if label else None,
                                      content=text_of(content) if content else "", passage_index=position,
                                      passage_total=total), left)
         passages.append(passage)
@@ -58,11 +62,24 @@ def fetch_slice(ctx: GraphContext, query: FetchSliceInput) -> Slice:
     covers = bool(passages) and start == 0 and len(passages) == total and not any(p.truncated for p in passages) \
         and any(text_of(v) in ("true", "1") for (v,) in ctx.select("covers", id=iri(document)))
     return Slice(
-        entity_id=to_id(entity), parent_id=parent.id, parent_name=parent.label, parent_type=parent.entity_type,
+        entity_id=to_id(entity), parent_id=parent.id, parent_name=parent.label,
+        parent_name_language=parent.label_language, parent_type=parent.entity_type,
         passages=passages, window=window, sliced=True, window_start=start, passage_total=total,
         covers_parent=covers, total=total, content_chars=budget - left,
         warnings=warnings + _budget_note(any(p.truncated for p in passages), budget),
     )
+
+
+def _window(ctx: GraphContext, document: str, start: int, window: int) -> dict[str, tuple[Term | None, Term | None, list[Term]]]:
+    """The window's passages in order: passage -> (its index, its text, its labels). A
+    passage labelled in several languages is one passage (one row a label)."""
+    found: dict[str, tuple[Term | None, Term | None, list[Term]]] = {}
+    for passage, at, content, label in ctx.select("passages", document=iri(document), first=integer(start),
+                                                  window=integer(window)):
+        labels = found.setdefault(str(passage), (at, content, []))[2]
+        if label is not None and label not in labels:
+            labels.append(label)
+    return found
 
 
 def _place(ctx: GraphContext, entity: str) -> tuple[str | None, str, int | None, int]:
