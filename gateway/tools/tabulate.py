@@ -68,8 +68,7 @@ _NEXT_IRI = re.compile(r"/(?=\^?[A-Za-z][A-Za-z0-9+.-]*://)")
 _LANGUAGE = re.compile(r"(?<=[^@])@([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)$")
 """A language tag ending a path's last step (`rdfs:label@de`, `<...>@pt-BR`)."""
 
-_CONDITIONS = ("{column|path, op, value|other}; op = != < <= > >= contains starts_with in exists missing; value: "
-               "number, text, date, ID (in: a list)")
+_CONDITIONS = "{column|path, op, value|other}; op = != < <= > >= contains starts_with in (a list) exists missing"
 TABLE_BRIEF: dict[str, dict[str, Any]] = {
     "where": {"type": "array", "items": {"type": "object"}, "description": f"ANDed: {_CONDITIONS}."},
     "having": {"type": "array", "items": {"type": "object"}, "description": "As where, on groups."},
