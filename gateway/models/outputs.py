@@ -290,12 +290,14 @@ class SearchResult(Out):
 class TypeInfo(Out):
     id: str
     label: str | None = None
+    label_language: str | None = None
     count: int
 
 
 class PredicateInfo(Out):
     id: str
     label: str | None = None
+    label_language: str | None = None
     count: int
     traits: list[str] | None = None
     inverse_of: str | None = None

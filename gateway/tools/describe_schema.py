@@ -53,7 +53,7 @@ def _describe(ctx: GraphContext) -> Schema:
     return Schema(
         graph_description=_description(ctx, counts.total, estimated),
         profile=ctx.profile.name,
-        entity_types=[TypeInfo(id=to_id(t), label=labels.get(t), count=entity_types[t])
+        entity_types=[TypeInfo(id=to_id(t), **_named(ctx, labels.get(t)), count=entity_types[t])
                       for t in sorted(shown_types, key=to_id)],
         term_types=_term_types(ctx, stats),
         predicates=_predicates(ctx, stats, predicates, sorted(listed, key=to_id), labels),
@@ -71,18 +71,26 @@ def _describe(ctx: GraphContext) -> Schema:
     )
 
 
-def _labels(ctx: GraphContext, terms: set[str], estimated: Estimates | None) -> dict[str, str]:
+def _labels(ctx: GraphContext, terms: set[str], estimated: Estimates | None) -> dict[str, Literal]:
     """The terms' labels: the data's, else those the profile knows them by (an endpoint
     without property entities); a label that only repeats the ID ("drug" for drug) left out."""
-    found = dict(estimated.labels) if estimated else {}
-    found.update(ctx.labels(sorted(terms)))
+    found = {iri: Literal(label) for iri, label in estimated.labels.items()} if estimated else {}
+    found.update(ctx.label_texts(sorted(terms)))
     to_id = ctx.ids.to_id
     return {iri: label for iri, label in found.items()
-            if normalize(label) != normalize(local_name(to_id(iri)).replace("_", " "))}
+            if normalize(label.value) != normalize(local_name(to_id(iri)).replace("_", " "))}
+
+
+def _named(ctx: GraphContext, label: Literal | None) -> dict[str, str | None]:
+    """A type's or predicate's label fields: the text, and its language where an answer
+    must tell it (`GraphContext.told_language`)."""
+    if label is None:
+        return {}
+    return {"label": label.value, "label_language": ctx.told_language(label)}
 
 
 def _predicates(
-    ctx: GraphContext, stats: Statistics, counts: dict[str, int], listed: list[str], labels: dict[str, str],
+    ctx: GraphContext, stats: Statistics, counts: dict[str, int], listed: list[str], labels: dict[str, Literal],
 ) -> list[PredicateInfo]:
     """The listed predicates, with their traits and the types they connect."""
     traits = ctx.profile.traits()
@@ -96,7 +104,7 @@ def _predicates(
             kinds.append(f"Inverse({to_id(inverse)})")
         connects = [f"{to_id(st) if st else '?'} -> {to_id(ot) if ot else '?'} ({n})" for st, ot, n in stats.connects.get(p, ())]
         infos.append(
-            PredicateInfo(id=to_id(p), label=labels.get(p), count=counts.get(p, 0), traits=kinds or None,
+            PredicateInfo(id=to_id(p), **_named(ctx, labels.get(p)), count=counts.get(p, 0), traits=kinds or None,
                           blank_values=stats.blank_values.get(p),
                           inverse_of=to_id(inverse) if inverse else None, connects=connects,
                           walked_when_named=True if p in on_request else None)

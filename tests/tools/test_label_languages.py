@@ -229,6 +229,22 @@ def test_the_contracts_example_in_a_walk() -> None:
     assert french.expand_neighbors(entity_ids=[EX + "city"], include_incoming=True).neighbors[0].name_language is None
 
 
+def test_describe_schema_tells_the_language_of_a_type_or_predicate_label() -> None:
+    """A predicate labelled only in German and a type labelled in the reader's English:
+    describe_schema tells the first's language, not the second's, as the labels' tags say."""
+    store = ox.Store()
+    knows, person = ox.NamedNode(EX + "kennt"), ox.NamedNode(EX + "Person")
+    a, b = ox.NamedNode(EX + "a"), ox.NamedNode(EX + "b")
+    rdf_type = ox.NamedNode(RDF_TYPE)
+    store.extend([ox.Quad(a, knows, b), ox.Quad(a, rdf_type, person), ox.Quad(b, rdf_type, person),
+                  ox.Quad(knows, ox.NamedNode(RDFS_LABEL), ox.Literal("ist bekannt mit", language="de")),
+                  ox.Quad(person, ox.NamedNode(RDFS_LABEL), ox.Literal("human being", language="en"))])
+    schema = Gateway.open(store, settings=Settings(languages=("en",))).describe_schema()
+    told = {p.id: (p.label, p.label_language) for p in schema.predicates}
+    assert told[EX + "kennt"] == ("ist bekannt mit", "de")
+    assert [(t.label, t.label_language) for t in schema.entity_types] == [("human being", None)]
+
+
 # -- generated graphs ----------------------------------------------------------------------------
 TAGS = ["", "en", "en-gb", "de", "fr", "sv", "mul"]
 REL = EX + "rel"
