@@ -107,8 +107,13 @@ class Browser:
     def rendered(self) -> int:
         return int(self.evaluate("Number(document.body.dataset.rendered || 0)"))
 
-    def screenshot(self, path: Path) -> bytes:
-        shot = base64.b64decode(self.send("Page.captureScreenshot", format="png")["data"])
+    def screenshot(self, path: Path, width: int | None = None) -> bytes:
+        """The page as a PNG, scaled down to `width` pixels across if given (as docs/ holds them)."""
+        clip: dict[str, Any] = {}
+        if width is not None:
+            across, down = self.evaluate("[window.innerWidth, window.innerHeight]")
+            clip = {"clip": {"x": 0, "y": 0, "width": across, "height": down, "scale": width / across}}
+        shot = base64.b64decode(self.send("Page.captureScreenshot", format="png", **clip)["data"])
         path.parent.mkdir(exist_ok=True)
         path.write_bytes(shot)
         return shot
