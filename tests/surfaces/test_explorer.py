@@ -207,7 +207,8 @@ def labels_under_nodes(page: Browser) -> list[list[str]]:
         cy.elements().filter(e => e.visible() && e.pstyle('label').strValue !== '').forEach(e => {
             for (const [n, body] of bodies) {
                 if (!n.same(e) && under(e, n, body)) {
-                    found.push([e.pstyle('label').strValue, n.data('label'), e.classes().join(' ')]);
+                    found.push([e.pstyle('label').strValue, n.data('label'), e.classes().join(' '), n.classes().join(' '),
+                                cy.zoom(), e.isNode() ? e.pstyle('text-valign').strValue : 'edge']);
                 }
             }
         });
@@ -430,6 +431,7 @@ def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: G
         assert fitted >= 30, fitted  # of 165: the seed's, the hubs' and every other that fits
         page.evaluate("{ const cy = window.bfsqlExplorer.cy; "
                       "cy.zoom({ level: 2.2, position: cy.nodes('.seed')[0].position() }); } true")
+        page.wait("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")  # placed again
         page.wait(f"{LABELLED_IN_VIEW} > {fitted / 165}")  # of the nodes in view, more are labelled
         labels_clear(page)
         page.evaluate("document.getElementById('fit').click(); true")

@@ -366,8 +366,8 @@ const LARGE = 400;
 function layoutOptions(kept, around, refine) {
   const size = shown().nodes().length;
   // The schema starts from a circle of its types, most common first: the same drawing every time.
-  if (state.view === "schema") return { name: "fcose", animate: false, randomize: false, idealEdgeLength: () => 260,
-                                        nodeRepulsion: () => 90000, nodeSeparation: 160 };
+  if (state.view === "schema") return { name: "fcose", animate: false, randomize: false, idealEdgeLength: () => 200 + 10 * size,
+                                        nodeRepulsion: () => 90000, nodeSeparation: 160, nodeDimensionsIncludeLabels: true };
   const quick = state.layout === "force" && size > LARGE && !kept && !refine;
   if (state.layout === "rings" || quick) {
     return { name: "concentric", animate: false, concentric: (n) => 100 - (n.data("hop") || 0), levelWidth: () => 1,
@@ -455,8 +455,10 @@ function labelBox(n, size, bold, [valign, halign], zoom) {
   // Cytoscape's own box of a label, against the node's side: the text and 3 units on each side
   // (its background's padding and Cytoscape's margin), and a pixel more.
   const at = n.renderedPosition();
-  const rw = n.renderedWidth() / 2;
-  const rh = n.renderedHeight() / 2;
+  // Cytoscape starts a label inside the node's border.
+  const border = n.numericStyle("border-width");
+  const rw = (n.width() / 2 - border) * zoom;
+  const rh = (n.height() / 2 - border) * zoom;
   const w = (Math.ceil(textWidth(n.data("short"), size, bold)) + 6) * zoom + 2;
   const h = (size + 6) * zoom + 2;
   let x1 = at.x - w / 2;
@@ -525,8 +527,9 @@ function placeLabels() {
   nodes.forEach((n) => {
     if (!everyBody && rankOf(n) === 0 && !n.hasClass("more")) return;
     const at = n.renderedPosition();
-    const rx = n.renderedWidth() / 2;
-    const ry = n.renderedHeight() / 2;
+    // With room for a border widened by a hover or a click.
+    const rx = (n.outerWidth() / 2 + 2) * cy.zoom() + 1;
+    const ry = (n.outerHeight() / 2 + 2) * cy.zoom() + 1;
     const body = n.hasClass("more") ? 2 : rankOf(n);
     grid.take({ x1: at.x - rx, x2: at.x + rx, y1: at.y - ry, y2: at.y + ry, own: n.id(), body });
   });
@@ -546,11 +549,11 @@ function placeNodeLabel(n, grid) {
   const rank = rankOf(n);
   // A seed's and a hub's labels keep their size on screen, the landmarks of a crowded drawing; the
   // others grow with a zoom in, up to 16 px.
-  const size = rank === 2 ? SCREEN.seed / zoom : rank === 1 ? SCREEN.hub / zoom
+  const size = state.allLabels ? [11, 15, 17][rank] : rank === 2 ? SCREEN.seed / zoom : rank === 1 ? SCREEN.hub / zoom
     : Math.min(16 / zoom, Math.max(11, SCREEN.node / zoom));
   const boxes = SIDES.map((side) => labelBox(n, size, rank === 2, side, zoom));
   // A side whose label would leave the view counts as taken.
-  const clashes = (b, level) => grid.clashes(b, n.id(), level) + (inView(b) ? 0 : 1000);
+  const clashes = (b, level) => grid.clashes(b, n.id(), level) + (inView(b) || state.allLabels ? 0 : 1000);
   let at = boxes.findIndex((b) => clashes(b, 0) === 0);
   if (at < 0 && rank > 0) at = boxes.findIndex((b) => clashes(b, rank) === 0);
   if (at < 0 && (rank === 2 || state.allLabels)) {
@@ -568,7 +571,7 @@ function placeEdgeLabel(e, grid) {
   // box around the whole of a slanted label would cover much that it does not), and it must fit
   // between the two nodes the edge joins.
   const zoom = cy.zoom();
-  const size = Math.min(14 / zoom, Math.max(9, SCREEN.edge / zoom));
+  const size = state.allLabels ? 9 : Math.min(14 / zoom, Math.max(9, SCREEN.edge / zoom));
   e.style("font-size", size);
   const mid = e.renderedMidpoint();
   const a = e.source().renderedPosition();
@@ -583,9 +586,8 @@ function placeEdgeLabel(e, grid) {
   });
   const room = length - e.source().renderedWidth() / 2 - e.target().renderedWidth() / 2;
   const fits = room > w && boxes.every((box) => inView(box) && grid.clashes(box, e.id(), 0) === 0);
-  const shownLabel = state.allLabels || fits;
-  e.toggleClass("unlabelled", !shownLabel);
-  if (shownLabel) boxes.forEach((box) => grid.take(box));
+  e.toggleClass("unlabelled", !fits);
+  if (fits) boxes.forEach((box) => grid.take(box));
 }
 
 function fit() {
@@ -773,10 +775,21 @@ function predicatesChanged() {
 }
 
 function showAllLabels(on) {
+  // Every node's label, at its size in the drawing's units (zoom in to read them): the layout runs
+  // again from where the nodes are, counting each label in its node's size, to make room for all.
   state.allLabels = on;
   $("labels").classList.toggle("selected", on);
   cy.elements(".quiet").toggleClass("loud", on);
   placeLabels();
+  if (!on || state.view !== "walk") return;
+  const serial = ++rendered;
+  const layout = shown().layout({ ...layoutOptions(true, null, false), randomize: false, nodeDimensionsIncludeLabels: true,
+                                  fixedNodeConstraint: undefined, animate: false, fit: true, padding: 30 });
+  layout.one("layoutstop", () => {
+    placeLabels();
+    cy.one("render", () => { document.body.dataset.rendered = String(serial); });
+  });
+  layout.run();
 }
 
 // -- walking from the picture -----------------------------------------------------------------
@@ -1115,11 +1128,26 @@ function spreadSchemaLabels(zoom) {
   cy.batch(() => {
     cy.nodes(".type").style("font-size", Math.max(13, 13.5 / zoom));
     cy.edges(".schema-edge").style({ "font-size": Math.max(11, 11.5 / zoom), "text-margin-x": 0, "text-margin-y": 0 });
+    cy.edges(".schema-edge").removeClass("unlabelled");
   });
   loopsOutward();
   const own = { includeNodes: false, includeEdges: false, includeLabels: true };
-  const placed = [...cy.nodes().map((n) => n.boundingBox({ includeLabels: false })), ...cy.nodes().map((n) => n.boundingBox(own))];
   const overlap = (a, b) => Math.max(0, Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1)) * Math.max(0, Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1));
+  const placed = cy.nodes().map((n) => n.boundingBox({ includeLabels: false }));
+  // Each type's name on the side of its node where it covers no other node nor name, the most
+  // common types first.
+  cy.nodes().sort((a, b) => b.width() - a.width()).forEach((n) => {
+    let best = null;
+    for (const side of SIDES) {
+      n.style({ "text-valign": side[0], "text-halign": side[1] });
+      const at = n.boundingBox(own);
+      const cost = placed.reduce((sum, o) => sum + overlap(o, at), 0);
+      if (!best || cost < best.cost) best = { cost, side, at };
+      if (cost === 0) break;
+    }
+    n.style({ "text-valign": best.side[0], "text-halign": best.side[1] });
+    placed.push(best.at);
+  });
   const edges = cy.edges(".schema-edge").sort((a, b) => b.data("predicates").length - a.data("predicates").length);
   edges.forEach((e) => {
     const a = e.source().position();
@@ -1129,10 +1157,10 @@ function spreadSchemaLabels(zoom) {
     const length = e.isLoop() ? 120 : Math.hypot(b.x - a.x, b.y - a.y) || 1;
     const [dx, dy] = e.isLoop() ? [Math.sin(loop), -Math.cos(loop)] : [(b.x - a.x) / length, (b.y - a.y) / length];
     const box = e.boundingBox(own);
-    const side = (box.h + box.w) / 2 + 6;
+    const side = Math.abs(dx) * box.h / 2 + Math.abs(dy) * box.w / 2 + 6;  // just clear of the line
     const shifts = [[0, 0]];
     for (const along of [0.15, -0.15, 0.3, -0.3]) shifts.push([dx * along * length, dy * along * length]);
-    for (const across of [side, -side, 2 * side, -2 * side]) for (const along of [0, 0.2, -0.2, 0.35, -0.35]) {
+    for (const across of [side, -side]) for (const along of [0, 0.2, -0.2, 0.35, -0.35]) {
       shifts.push([dx * along * length - dy * across, dy * along * length + dx * across]);
     }
     let best = null;
@@ -1143,8 +1171,10 @@ function spreadSchemaLabels(zoom) {
       if (!best || cost < best.cost) best = { cost, x, y, at };
       if (cost === 0) break;
     }
+    // A predicate list that fits nowhere shows on hover or a click, as a walk's predicates do.
     e.style({ "text-margin-x": best.x, "text-margin-y": best.y });
-    placed.push(best.at);
+    e.toggleClass("unlabelled", best.cost > 0);
+    if (best.cost === 0) placed.push(best.at);
   });
 }
 
