@@ -83,11 +83,9 @@ def shown_calls() -> list[tuple[list[str], Any]]:
     """Each `$ bfsql query ...` of the tour's code blocks: its arguments and the answer printed
     under it (None where the block shows only the command)."""
     calls = []
-    for block in re.findall(r"```sh\n(.*?)```", tour(), re.DOTALL):
+    for block in re.findall(r"```sh\n\$ (bfsql query .*?)```", tour(), re.DOTALL):
         command, _, printed = block.partition("\n{")
-        words = shlex.split(command.removeprefix("$ "))
-        assert words[:2] == ["bfsql", "query"], block
-        calls.append((words[2:], json.loads("{" + printed) if printed else None))
+        calls.append((shlex.split(command)[2:], json.loads("{" + printed) if printed else None))
     for inline in re.findall(r"`(bfsql query [a-z_]+ '[^`]+)`", tour()):
         calls.append((shlex.split(inline)[2:], None))
     return calls
