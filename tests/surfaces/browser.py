@@ -92,11 +92,14 @@ class Browser:
             time.sleep(0.05)
         raise AssertionError(f"never true: {expression}; script errors: {self.errors}")
 
-    def open(self, url: str) -> None:
+    def open(self, url: str, forget: bool = False) -> None:
         """Load `url` afresh (from a blank page: a new hash alone would not reload) and wait for
-        the page's script to be running."""
+        the page's script to be running. `forget`: the requests recorded so far are dropped once
+        the page before is gone (its last requests, sent after a test began, included)."""
         self.send("Page.navigate", url="about:blank")
         self.wait("location.href === 'about:blank'")
+        if forget:
+            self.requests.clear()
         self.send("Page.navigate", url=url)
         self.wait("document.readyState === 'complete' && !!window.bfsqlExplorer")
 

@@ -271,8 +271,7 @@ def test_the_page_loads_only_files_of_its_own(demo: Served) -> None:
 
 
 def test_the_explorer_draws_what_the_api_answers(demo: Served, page: Browser, demo_gateway: Gateway) -> None:
-    page.requests.clear()
-    page.open(f"{demo.url}/")
+    page.open(f"{demo.url}/", forget=True)
     page.evaluate("document.getElementById('search').value = 'Irene'; "
                   "document.getElementById('search-form').requestSubmit(); true")
     page.wait(f"!!document.querySelector('#results button[data-id=\"{IRENE}\"]')")
@@ -371,8 +370,7 @@ def test_the_explorer_draws_what_the_api_answers(demo: Served, page: Browser, de
 
 
 def test_the_schema_view_scans_what_it_shows(demo: Served, page: Browser, demo_gateway: Gateway) -> None:
-    page.requests.clear()
-    page.open(f"{demo.url}/#view=schema")
+    page.open(f"{demo.url}/#view=schema", forget=True)
     page.drawn(0)
     schema = demo_gateway.describe_schema().model_dump(exclude_none=True)
     links = [link for p in schema["predicates"] for link in p.get("connects", [])]
@@ -409,8 +407,7 @@ def test_the_schema_view_scans_what_it_shows(demo: Served, page: Browser, demo_g
 def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: Gateway) -> None:
     served = start_server(tmp_path, str(shared_data("medlit")))
     try:
-        page.requests.clear()
-        page.open(f"{served.url}/#seed={quote(CUSHING)}&hops=2")
+        page.open(f"{served.url}/#seed={quote(CUSHING)}&hops=2", forget=True)
         page.drawn(0)
         arguments = assert_drawn_is_answered(page, medlit_gateway)
         nodes, edges, drawn_edges = drawn(page)
@@ -477,8 +474,7 @@ def test_hostile_labels_are_text(tmp_path: Path, page: Browser) -> None:
     served = start_server(tmp_path, str(data))
     gateway = Gateway.open(data)
     try:
-        page.requests.clear()
-        page.open(f"{served.url}/#seed={quote(EX + 'hub')}")
+        page.open(f"{served.url}/#seed={quote(EX + 'hub')}", forget=True)
         page.drawn(0)
         assert_drawn_is_answered(page, gateway)
         labels = page.evaluate("window.bfsqlExplorer.cy.nodes('.entity').map(n => [n.id(), n.data('label')])")
@@ -527,8 +523,7 @@ def test_a_thousand_nodes_are_drawn_in_time(tmp_path: Path, page: Browser) -> No
     data = thousand_nodes(tmp_path / "thousand.ttl")
     served = start_server(tmp_path, str(data))
     try:
-        page.requests.clear()
-        page.open(f"{served.url}/#seed={quote('http://example.org/big/hub')}&hops=2&limit=1000")
+        page.open(f"{served.url}/#seed={quote('http://example.org/big/hub')}&hops=2&limit=1000", forget=True)
         page.drawn(0)
         timing = {k: int(v) for k, v in page.evaluate("({...document.body.dataset})").items() if k.endswith("Ms")}
         nodes, edges, _ = drawn(page)
@@ -582,8 +577,7 @@ def test_colours_and_cards_are_the_same_by_every_route(tmp_path: Path, page: Bro
     opened before its walk is drawn, lists none of the bundle's bookkeeping."""
     served = start_server(tmp_path, str(shared_data("medlit")))
     try:
-        page.requests.clear()
-        page.open(f"{served.url}/")
+        page.open(f"{served.url}/", forget=True)
         page.evaluate("document.getElementById('search').value = 'Cushing'; "
                       "document.getElementById('search-form').requestSubmit(); true")
         hit = f"#results button[data-id={json.dumps(CUSHING)}]"
@@ -625,8 +619,7 @@ def test_the_search_suggests_the_best_connected_entity(demo: Served, page: Brows
     """The search box's example is the graph's own entity with the most relationships
     (describe_entities' counts, over every entity scan_query lists) of those with a short name:
     not a name written in the page."""
-    page.requests.clear()
-    page.open(f"{demo.url}/")
+    page.open(f"{demo.url}/", forget=True)
     types = [t.id for t in demo_gateway.describe_schema().entity_types]
     ids = [n if isinstance(n, str) else n.id for n in demo_gateway.scan_query(node_types=types, limit=1000).nodes]
     entities = demo_gateway.describe_entities(ids=ids).entities
