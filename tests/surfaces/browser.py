@@ -92,11 +92,14 @@ class Browser:
             time.sleep(0.05)
         raise AssertionError(f"never true: {expression}; script errors: {self.errors}")
 
-    def open(self, url: str) -> None:
+    def open(self, url: str, forget: bool = False) -> None:
         """Load `url` afresh (from a blank page: a new hash alone would not reload) and wait for
-        the page's script to be running."""
+        the page's script to be running. `forget`: the requests recorded so far are dropped once
+        the page before is gone (its last requests, sent after a test began, included)."""
         self.send("Page.navigate", url="about:blank")
         self.wait("location.href === 'about:blank'")
+        if forget:
+            self.requests.clear()
         self.send("Page.navigate", url=url)
         self.wait("document.readyState === 'complete' && !!window.bfsqlExplorer")
 
@@ -107,8 +110,13 @@ class Browser:
     def rendered(self) -> int:
         return int(self.evaluate("Number(document.body.dataset.rendered || 0)"))
 
-    def screenshot(self, path: Path) -> bytes:
-        shot = base64.b64decode(self.send("Page.captureScreenshot", format="png")["data"])
+    def screenshot(self, path: Path, width: int | None = None) -> bytes:
+        """The page as a PNG, scaled down to `width` pixels across if given (as docs/ holds them)."""
+        clip: dict[str, Any] = {}
+        if width is not None:
+            across, down = self.evaluate("[window.innerWidth, window.innerHeight]")
+            clip = {"clip": {"x": 0, "y": 0, "width": across, "height": down, "scale": width / across}}
+        shot = base64.b64decode(self.send("Page.captureScreenshot", format="png", **clip)["data"])
         path.parent.mkdir(exist_ok=True)
         path.write_bytes(shot)
         return shot

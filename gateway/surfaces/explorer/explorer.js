@@ -6,8 +6,11 @@ const STATUSES = ["asserted_true", "asserted_false", "hypothetical", "disputed",
 const STATUS_COLOURS = { asserted_true: "#444444", asserted_false: "#c0392b", hypothetical: "#2e86c1",
                          disputed: "#d68910", retracted: "#7f8c8d" };
 const DERIVED_COLOUR = "#8e44ad";
-const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
-                 "#9c755f", "#bab0ac", "#86bcb6", "#d37295", "#a0cbe8", "#ffbe7d", "#8cd17d", "#f1ce63"];
+// Twenty colours, every two at least 15 apart in CIEDE2000 (tests/surfaces/test_explorer.py checks):
+// Tableau's first eight, then each the farthest from those before it, none too pale for a white page.
+const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f",
+                 "#666600", "#aabbff", "#007766", "#eebbbb", "#8844aa", "#00bbff", "#ffaaff", "#bb2266",
+                 "#bbbb99", "#aa8822", "#00dd99", "#885500"];
 const LIMITS = ["50", "100", "250", "500", "1000"];
 const TRAITS = ["Symmetric", "Inverse"];
 const LABEL_CHARS = 28;
@@ -131,15 +134,45 @@ function clip(text, size) {
   return flat.length > size ? flat.slice(0, size - 1) + "\u2026" : flat;
 }
 
-const colours = new Map();  // entity type -> colour, first come first served: distinct within a view
+// A type's colour is a function of its ID and of the graph's types (describe_schema's), never of
+// the order nodes arrive: the same in every view, by every route to it. Each type hashes to a slot
+// of the palette; the graph's types, most common first, take the next free slot on a clash, so the
+// twenty most common are all told apart. A type the schema does not list keeps its hashed slot.
+let colours = new Map();
+
+function slot(type) {
+  let hash = 2166136261;  // FNV-1a over the ID's UTF-16 code units
+  for (let i = 0; i < type.length; i++) hash = Math.imul(hash ^ type.charCodeAt(i), 16777619) >>> 0;
+  return hash % PALETTE.length;
+}
+
+function assignColours(types) {
+  const ranked = [...types].sort((a, b) => (b.count || 0) - (a.count || 0) || String(a.id).localeCompare(String(b.id)));
+  const taken = new Set();
+  colours = new Map();
+  for (const { id } of ranked) {
+    let at = slot(String(id));
+    for (let tries = 0; taken.has(at) && tries < PALETTE.length; tries++) at = (at + 1) % PALETTE.length;
+    if (taken.size < PALETTE.length) taken.add(at);
+    colours.set(String(id), PALETTE[at]);
+  }
+}
+
+function schemaTypes(found) {
+  // The graph's types: describe_schema's entity types, and those its predicates connect (statements).
+  const types = new Map((found.entity_types || []).map((t) => [String(t.id), t.count || 0]));
+  for (const p of found.predicates || []) {
+    for (const link of p.connects || []) {
+      const parsed = /^(.*) -> (.*) \((\d+)\)$/.exec(link);
+      if (parsed) for (const end of [parsed[1], parsed[2]]) if (!types.has(end)) types.set(end, 0);
+    }
+  }
+  return [...types].map(([id, count]) => ({ id, count }));
+}
 
 function typeColour(type) {
   if (!type) return "#ffffff";
-  if (!colours.has(type)) {
-    const used = new Set(colours.values());
-    colours.set(type, PALETTE.find((c) => !used.has(c)) || PALETTE[colours.size % PALETTE.length]);
-  }
-  return colours.get(type);
+  return colours.get(type) || PALETTE[slot(type)];
 }
 
 // -- the drawing ---------------------------------------------------------------------------
@@ -148,15 +181,17 @@ const STYLE = [
   { selector: "node", style: {
     "background-color": "data(colour)", "border-width": 1, "border-color": "#555", width: 18, height: 18,
     label: "data(short)", "font-size": 11, "font-family": FONT, color: "#222", "text-valign": "bottom", "text-margin-y": 3,
-    "text-background-color": "#ffffff", "text-background-opacity": 0.75,
+    "text-background-color": "#ffffff", "text-background-opacity": 0.85, "text-background-shape": "round-rectangle",
     "text-background-padding": 1 } },
-  { selector: "node.hub", style: { width: 26, height: 26, "font-size": 15 } },
+  // Drawn above the other nodes, and their labels with them: a hub's label never sits under a node.
+  { selector: "node.hub", style: { width: 26, height: 26, "font-size": 15, "z-index": 10 } },
   { selector: "node.seed", style: { width: 32, height: 32, "border-width": 3, "border-color": "#222",
-                                    "font-weight": "bold", "font-size": 17 } },
+                                    "font-weight": "bold", "font-size": 17, "z-index": 11 } },
   { selector: "node.more", style: { shape: "round-rectangle", "background-color": "#eeeeee", width: 44, height: 20,
                                     label: "data(short)", "text-valign": "center", "text-margin-y": 0,
                                     "min-zoomed-font-size": 0, "border-style": "dashed" } },
-  { selector: "node.type", style: { width: 36, height: 36, "font-size": 12, "min-zoomed-font-size": 0 } },
+  { selector: "node.type", style: { width: "data(size)", height: "data(size)", "font-size": 13, "min-zoomed-font-size": 0,
+                                    "font-weight": "bold", "text-background-opacity": 0.9 } },
   { selector: "node.hover", style: { "z-index": 20, "border-width": 3 } },
   { selector: "node:selected", style: { "border-color": "#e67e22", "border-width": 4 } },
   { selector: ".hidden, .folded", style: { display: "none" } },
@@ -168,6 +203,13 @@ const STYLE = [
   { selector: "edge.parallel", style: { "curve-style": "bezier" } },
   { selector: "edge.unasserted", style: { "line-style": "dashed", "line-dash-pattern": [6, 4] } },
   { selector: "edge.derived", style: { "line-style": "dotted", width: 2 } },
+  { selector: "edge.schema-edge", style: {
+    "curve-style": "bezier", "control-point-step-size": 60, "text-rotation": "none", "text-wrap": "wrap",
+    "text-background-opacity": 0.92, "text-background-shape": "round-rectangle", "text-background-padding": 2,
+    "text-border-width": 1, "text-border-color": "#cccccc", "text-border-opacity": 1, "font-size": 11,
+    "min-zoomed-font-size": 0, "line-color": "#777777", "target-arrow-color": "#777777" } },
+  { selector: "edge.schema-edge.loop", style: { "loop-direction": "-45deg", "loop-sweep": "-50deg",
+                                                "control-point-step-size": 70 } },
   { selector: "edge.moreedge", style: { "line-style": "dashed", "target-arrow-shape": "none", label: "" } },
   { selector: "edge.hover", style: { width: 3.5, "z-index": 20 } },
   // After the rules that set labels: a quiet element has none until one zooms in, hovers or selects it.
@@ -198,6 +240,8 @@ function makeGraph() {
   cy.on("mouseover", "node, edge", (event) => hover(event.target, event.renderedPosition));
   cy.on("mouseout", "node, edge", (event) => { event.target.removeClass("hover"); $("tooltip").hidden = true; });
   cy.on("tap viewport", () => { $("tooltip").hidden = true; });
+  // Cytoscape says nothing when the pointer leaves the drawing: a hovered label would stay.
+  $("graph").addEventListener("mouseleave", () => { cy.elements(".hover").removeClass("hover"); $("tooltip").hidden = true; });
   cy.on("dragfree", "node", () => placeLabels());  // a node moved by hand: its label and its neighbours' again
   let pending = false;
   cy.on("zoom", () => {
@@ -216,6 +260,8 @@ function makeGraph() {
 
 function hover(element, at) {
   element.addClass("hover");
+  // A label not placed (a crowded drawing seen from afar) shows on hover at a size one can read.
+  if (element.hasClass("quiet")) element.style("font-size", (element.isNode() ? SCREEN.node : SCREEN.edge) / cy.zoom());
   const tip = $("tooltip");
   const lines = [];
   if (element.isNode()) {
@@ -272,9 +318,6 @@ function walkElements(answer) {
       id, iri: node.id, label, short: clip(label, LABEL_CHARS), type: node.entity_type || "",
       colour: typeColour(node.entity_type || "") } });
   };
-  const counted = new Map();
-  for (const node of answer.nodes || []) if (node && node.entity_type) counted.set(node.entity_type, (counted.get(node.entity_type) || 0) + 1);
-  for (const [type] of [...counted].sort((a, b) => b[1] - a[1])) typeColour(type);
   for (const node of answer.nodes || []) add(typeof node === "string" ? { id: node } : node);
   const edges = [];
   for (const edge of answer.edges || []) {
@@ -322,8 +365,9 @@ const LARGE = 400;
 
 function layoutOptions(kept, around, refine) {
   const size = shown().nodes().length;
-  if (state.view === "schema") return { name: "fcose", animate: false, randomize: true, idealEdgeLength: 140,
-                                        nodeRepulsion: 20000, nodeSeparation: 120 };
+  // The schema starts from a circle of its types, most common first: the same drawing every time.
+  if (state.view === "schema") return { name: "fcose", animate: false, randomize: false, idealEdgeLength: () => 200 + 10 * size,
+                                        nodeRepulsion: () => 90000, nodeSeparation: 160, nodeDimensionsIncludeLabels: true };
   const quick = state.layout === "force" && size > LARGE && !kept && !refine;
   if (state.layout === "rings" || quick) {
     return { name: "concentric", animate: false, concentric: (n) => 100 - (n.data("hop") || 0), levelWidth: () => 1,
@@ -402,15 +446,37 @@ function textWidth(text, size, bold) {
   return widths.get(key);
 }
 
-function placeLabels() {
-  // Labels that do not collide: each label is drawn only where it covers no label placed before it
-  // and (but for a hub's, a landmark) no other node, in this order: the seeds' (always), the hubs', the other nodes' by degree,
-  // then the edges'. The seeds' and the hubs' stay 15 and 12 px on screen at any zoom (the
-  // landmarks of a crowded drawing); a label under 7 px is not drawn. Zooming in makes room:
-  // this runs again after every zoom. Hover or a click shows any label; "All labels" all of them.
-  if (state.view !== "walk") return;
-  const zoom = cy.zoom();
-  const drawn = shown();
+// The smallest a label is drawn on screen, in px: zoomed out, its font grows in the drawing's units.
+const SCREEN = { seed: 15, hub: 12, node: 10.5, edge: 9.5 };
+// Where a node's label may go, in turn: below it, above, to the right, to the left.
+const SIDES = [["bottom", "center"], ["top", "center"], ["center", "right"], ["center", "left"]];
+
+function labelBox(n, size, bold, [valign, halign], zoom) {
+  // Cytoscape's own box of a label, against the node's side: the text and 3 units on each side
+  // (its background's padding and Cytoscape's margin), and a pixel more.
+  const at = n.renderedPosition();
+  // Cytoscape starts a label inside the node's border.
+  const border = n.numericStyle("border-width");
+  const rw = (n.width() / 2 - border) * zoom;
+  const rh = (n.height() / 2 - border) * zoom;
+  const w = (Math.ceil(textWidth(n.data("short"), size, bold)) + 6) * zoom + 2;
+  const h = (size + 6) * zoom + 2;
+  let x1 = at.x - w / 2;
+  let y1 = at.y - h / 2;
+  if (valign === "bottom") y1 = at.y + rh - 1;
+  else if (valign === "top") y1 = at.y - rh + 1 - h;
+  else if (halign === "right") x1 = at.x + rw - 1;
+  else x1 = at.x - rw + 1 - w;
+  return { x1, x2: x1 + w, y1, y2: y1 + h, own: n.id() };
+}
+
+function labelAt(n, size, [valign, halign]) {
+  n.style({ "font-size": size, "text-valign": valign, "text-halign": halign, "text-margin-y": 0, "text-margin-x": 0 });
+}
+
+function labelGrid() {
+  // Boxes on screen, bucketed in 64 px cells: labels placed so far and the nodes' bodies (with
+  // their rank: 0 a node, 1 a hub, 2 a seed).
   const cell = 64;
   const grid = new Map();
   const cells = (b, visit) => {
@@ -420,58 +486,108 @@ function placeLabels() {
     return false;
   };
   const overlaps = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
-  const free = (b, own, overBodies) => !cells(b, (key) => (grid.get(key) || [])
-    .some((o) => o.own !== own && !(overBodies && o.body) && overlaps(o, b)));
-  const take = (b) => cells(b, (key) => { if (!grid.has(key)) grid.set(key, []); grid.get(key).push(b); return false; });
+  return {
+    // How many boxes `b` would cover: labels, and the bodies of a rank from `rank` up.
+    clashes: (b, own, rank) => {
+      const seen = new Set();
+      cells(b, (key) => { for (const o of grid.get(key) || []) {
+        if (o.own !== own && !(o.body !== undefined && o.body < rank) && overlaps(o, b)) seen.add(o);
+      } return false; });
+      return seen.size;
+    },
+    take: (b) => cells(b, (key) => { if (!grid.has(key)) grid.set(key, []); grid.get(key).push(b); return false; }),
+  };
+}
+
+function inView(b) {
+  return b.x1 >= 0 && b.y1 >= 0 && b.x2 <= cy.width() && b.y2 <= cy.height();
+}
+
+function rankOf(n) {
+  return n.hasClass("seed") ? 2 : n.hasClass("hub") ? 1 : 0;
+}
+
+function placeLabels() {
+  // Labels that do not collide and never sit under a node: each is drawn where it covers no label
+  // placed before it and no node's body, trying below, above, right and left of its node, in this
+  // order: the seeds' (always), the hubs', the predicates on the seeds' edges, the other nodes' by
+  // degree, then the other predicates. A hub's or a seed's label may cover an ordinary node where no
+  // side is clear, as these are drawn above the others (z-index), their labels with them. Every
+  // label stays readable (SCREEN px at any zoom); zooming in makes room: this runs again after
+  // every zoom. Hover or a click shows any label; "All labels" draws every one, each on its least
+  // crowded side.
+  if (state.view !== "walk") return;
+  const drawn = shown();
+  const grid = labelGrid();
   const nodes = drawn.nodes();
   const silent = (e) => e.hasClass("quiet") && !e.hasClass("near") && !e.hasClass("loud");
-  const rank = (n) => (n.hasClass("seed") ? 2 : n.hasClass("hub") ? 1 : 0);
-  // Only the labels of ordinary nodes and edges avoid the nodes' bodies: in a crowded drawing seen
-  // from afar there are none to place, and the thousand bodies are not looked at.
-  if (nodes.some((n) => rank(n) === 0 && !silent(n)) || drawn.edges().some((e) => !silent(e))) {
-    nodes.forEach((n) => {
-      const at = n.renderedPosition();
-      const r = n.renderedWidth() / 2;
-      take({ x1: at.x - r, x2: at.x + r, y1: at.y - r, y2: at.y + r, own: n.id(), body: true });
-    });
-  }
-  const ordered = nodes.filter(".entity, .more").sort((a, b) => rank(b) - rank(a) || b.data("degree") - a.data("degree"));
-  cy.batch(() => {
-    ordered.forEach((n) => {
-      const seed = n.hasClass("seed");
-      const hub = n.hasClass("hub");
-      if (seed || hub) n.style("font-size", Math.max(6, Math.min(48, (seed ? 15 : 12) / zoom)));
-      if (silent(n)) return;
-      const size = n.numericStyle("font-size");
-      const px = size * zoom;
-      const at = n.renderedPosition();
-      // Cytoscape's own box of a label: the text, its background's padding and 2 more on each side.
-      const width = (Math.ceil(textWidth(n.data("short"), size, seed)) + 6) * zoom + 3;
-      const top = at.y + n.renderedHeight() / 2 - 1;
-      const box = { x1: at.x - width / 2, x2: at.x + width / 2, y1: top, y2: top + (size + 6) * zoom + 3, own: n.id() };
-      const shownLabel = state.allLabels || seed || (px >= 7 && free(box, n.id(), hub));
-      n.toggleClass("unlabelled", !shownLabel);
-      if (shownLabel) take(box);
-    });
-    drawn.edges().forEach((e) => {
-      if (silent(e) || e.hasClass("moreedge")) return;
-      const size = e.numericStyle("font-size");
-      const px = size * zoom;
-      if (!state.allLabels && px < 7) { e.addClass("unlabelled"); return; }
-      const mid = e.renderedMidpoint();
-      const a = e.source().renderedPosition();
-      const b = e.target().renderedPosition();
-      const angle = Math.atan2(b.y - a.y, b.x - a.x);
-      const w = (Math.ceil(textWidth(e.data("short"), size, false)) + 6) * zoom + 3;
-      const h = (size + 6) * zoom + 3;
-      const halfW = (Math.abs(w * Math.cos(angle)) + Math.abs(h * Math.sin(angle))) / 2;
-      const halfH = (Math.abs(w * Math.sin(angle)) + Math.abs(h * Math.cos(angle))) / 2;
-      const box = { x1: mid.x - halfW, x2: mid.x + halfW, y1: mid.y - halfH, y2: mid.y + halfH, own: e.id() };
-      const shownLabel = state.allLabels || free(box, e.id());
-      e.toggleClass("unlabelled", !shownLabel);
-      if (shownLabel) take(box);
-    });
+  // The bodies of ordinary nodes matter only where an ordinary label or an edge's is placed: in a
+  // crowded drawing seen from afar there are none, and the thousand bodies are not looked at.
+  const everyBody = nodes.some((n) => rankOf(n) === 0 && !silent(n)) || drawn.edges().some((e) => !silent(e));
+  nodes.forEach((n) => {
+    if (!everyBody && rankOf(n) === 0 && !n.hasClass("more")) return;
+    const at = n.renderedPosition();
+    // With room for a border widened by a hover or a click.
+    const rx = (n.outerWidth() / 2 + 2) * cy.zoom() + 1;
+    const ry = (n.outerHeight() / 2 + 2) * cy.zoom() + 1;
+    const body = n.hasClass("more") ? 2 : rankOf(n);
+    grid.take({ x1: at.x - rx, x2: at.x + rx, y1: at.y - ry, y2: at.y + ry, own: n.id(), body });
   });
+  const ordered = nodes.filter(".entity").filter((n) => !silent(n)).sort((a, b) => rankOf(b) - rankOf(a) || b.data("degree") - a.data("degree"));
+  const edges = drawn.edges().filter((e) => !silent(e) && !e.hasClass("moreedge"));
+  const seeded = edges.filter((e) => e.source().hasClass("seed") || e.target().hasClass("seed"));
+  cy.batch(() => {
+    ordered.filter((n) => rankOf(n) > 0).forEach((n) => placeNodeLabel(n, grid));
+    seeded.forEach((e) => placeEdgeLabel(e, grid));
+    ordered.filter((n) => rankOf(n) === 0).forEach((n) => placeNodeLabel(n, grid));
+    edges.not(seeded).forEach((e) => placeEdgeLabel(e, grid));
+  });
+}
+
+function placeNodeLabel(n, grid) {
+  const zoom = cy.zoom();
+  const rank = rankOf(n);
+  // A seed's and a hub's labels keep their size on screen, the landmarks of a crowded drawing; the
+  // others grow with a zoom in, up to 16 px.
+  const size = state.allLabels ? [11, 15, 17][rank] : rank === 2 ? SCREEN.seed / zoom : rank === 1 ? SCREEN.hub / zoom
+    : Math.min(16 / zoom, Math.max(11, SCREEN.node / zoom));
+  const boxes = SIDES.map((side) => labelBox(n, size, rank === 2, side, zoom));
+  // A side whose label would leave the view counts as taken.
+  const clashes = (b, level) => grid.clashes(b, n.id(), level) + (inView(b) || state.allLabels ? 0 : 1000);
+  let at = boxes.findIndex((b) => clashes(b, 0) === 0);
+  if (at < 0 && rank > 0) at = boxes.findIndex((b) => clashes(b, rank) === 0);
+  if (at < 0 && (rank === 2 || state.allLabels)) {
+    const counts = boxes.map((b) => clashes(b, 0));
+    at = counts.indexOf(Math.min(...counts));
+  }
+  n.toggleClass("unlabelled", at < 0);
+  if (at < 0) return;
+  labelAt(n, size, SIDES[at]);
+  grid.take(boxes[at]);
+}
+
+function placeEdgeLabel(e, grid) {
+  // An edge's label runs along it at its middle: it is taken as three squares along the line (a
+  // box around the whole of a slanted label would cover much that it does not), and it must fit
+  // between the two nodes the edge joins.
+  const zoom = cy.zoom();
+  const size = state.allLabels ? 9 : Math.min(14 / zoom, Math.max(9, SCREEN.edge / zoom));
+  e.style("font-size", size);
+  const mid = e.renderedMidpoint();
+  const a = e.source().renderedPosition();
+  const b = e.target().renderedPosition();
+  const length = Math.hypot(b.x - a.x, b.y - a.y) || 1;
+  const w = (Math.ceil(textWidth(e.data("short"), size, false)) + 6) * zoom + 3;
+  const half = Math.max((size + 6) * zoom + 3, w / 3) / 2;
+  const boxes = [-1, 0, 1].map((k) => {
+    const x = mid.x + (k * w / 3) * (b.x - a.x) / length;
+    const y = mid.y + (k * w / 3) * (b.y - a.y) / length;
+    return { x1: x - half, x2: x + half, y1: y - half, y2: y + half, own: e.id() };
+  });
+  const room = length - e.source().renderedWidth() / 2 - e.target().renderedWidth() / 2;
+  const fits = room > w && boxes.every((box) => inView(box) && grid.clashes(box, e.id(), 0) === 0);
+  e.toggleClass("unlabelled", !fits);
+  if (fits) boxes.forEach((box) => grid.take(box));
 }
 
 function fit() {
@@ -483,6 +599,7 @@ function fit() {
   const zoom = Math.min(1.4, (cy.width() - 2 * pad) / Math.max(box.w, 1), (cy.height() - 2 * pad) / Math.max(box.h, 1));
   cy.viewport({ zoom, pan: { x: cy.width() / 2 - zoom * (box.x1 + box.w / 2), y: cy.height() / 2 - zoom * (box.y1 + box.h / 2) } });
   placeLabels();
+  if (state.view === "schema") schemaLabels();
 }
 
 function count() {
@@ -658,10 +775,21 @@ function predicatesChanged() {
 }
 
 function showAllLabels(on) {
+  // Every node's label, at its size in the drawing's units (zoom in to read them): the layout runs
+  // again from where the nodes are, counting each label in its node's size, to make room for all.
   state.allLabels = on;
   $("labels").classList.toggle("selected", on);
   cy.elements(".quiet").toggleClass("loud", on);
   placeLabels();
+  if (!on || state.view !== "walk") return;
+  const serial = ++rendered;
+  const layout = shown().layout({ ...layoutOptions(true, null, false), randomize: false, nodeDimensionsIncludeLabels: true,
+                                  fixedNodeConstraint: undefined, animate: false, fit: true, padding: 30 });
+  layout.one("layoutstop", () => {
+    placeLabels();
+    cy.one("render", () => { document.body.dataset.rendered = String(serial); });
+  });
+  layout.run();
 }
 
 // -- walking from the picture -----------------------------------------------------------------
@@ -781,7 +909,9 @@ async function describe(iri) {
   $("details").replaceChildren(card);
   const drawn = ((walk && walk.nodes) || []).find((n) => n && n.id === iri) || {};
   try {
-    const described = await tool("describe_entity", { id: iri });
+    // The properties a walk shows (bookkeeping, declared `rdfs:subPropertyOf bfs:bookkeeping`, left
+    // out): those of the node drawn, or of a walk of no hop from it, as a seed is read before its walk.
+    const [described, shownData] = await Promise.all([tool("describe_entity", { id: iri }), walkedData(iri, drawn)]);
     if (card.parentNode === null) return;
     const label = described.label || drawn.label || shortName(iri);
     card.append(element("h2", label));
@@ -792,11 +922,11 @@ async function describe(iri) {
     card.append(kind, element("div", described.id, "id"));
     if (described.description) card.append(element("p", described.description));
     if (described.alt_labels && described.alt_labels.length) card.append(element("p", "Also: " + described.alt_labels.join("; "), "muted"));
-    const keys = drawn.properties ? Object.keys(drawn.properties) : Object.keys(described.properties || {});
-    const shown = keys.filter((k) => (described.properties || {})[k] !== undefined || (drawn.properties || {})[k] !== undefined);
-    if (shown.length) {
+    const properties = shownData.properties || {};
+    const keys = Object.keys(properties);
+    if (keys.length) {
       card.append(element("h3", "Properties"));
-      card.append(table(shown.map((k) => [shortName(k), valueText((drawn.properties || described.properties)[k])])));
+      card.append(table(keys.map((k) => [shortName(k), valueText(properties[k])])));
     }
     const rest = Object.keys(described.properties || {}).filter((k) => !keys.includes(k)).length;
     if (rest) card.append(element("p", rest + " more (bookkeeping) in all data", "muted"));
@@ -819,10 +949,20 @@ async function describe(iri) {
   }
 }
 
+async function walkedData(iri, drawn) {
+  if (drawn.properties) return drawn;
+  try {
+    const read = await tool("bfs_query", { seeds: [iri], max_hops: 0 });
+    return (read.nodes || []).find((n) => n && n.id === iri) || {};
+  } catch (error) {
+    return {};  // no properties listed rather than bookkeeping; "All data" still holds them all
+  }
+}
+
 async function tapEdge(edge) {
   if (edge.hasClass("moreedge")) return;
   if (edge.hasClass("schema-edge")) {
-    await scan({ edge_predicates: [edge.data("predicate")], limit: 50 }, "Statements of " + edge.data("predicate"));
+    schemaEdgeCard(edge);
     return;
   }
   const answerEdge = ((walk && walk.edges) || [])[Number(edge.id().slice(1))] || {};
@@ -884,8 +1024,50 @@ async function tapEdge(edge) {
 // -- the schema view ------------------------------------------------------------------------
 
 async function loadSchema() {
-  if (!schema) schema = await tool("describe_schema", {});
+  if (!schema) {
+    schema = await tool("describe_schema", {});
+    assignColours(schemaTypes(schema));
+  }
   return schema;
+}
+
+function schemaElements(found) {
+  // Types as nodes (sized by how many entities each has), and per pair of types one edge listing
+  // the predicates from the one to the other, a line each with its count: one readable label where
+  // a line per predicate would pile up (a type linked to itself by nine predicates, say).
+  byIri = new Map();
+  const nodes = [];
+  const node = (type, n) => {
+    if (byIri.has(type)) return byIri.get(type);
+    const id = "t" + nodes.length;
+    byIri.set(type, id);
+    const size = 24 + 8 * Math.log10(1 + (n || 0));
+    nodes.push({ group: "nodes", classes: "type", data: { id, iri: type, label: type, type, colour: typeColour(type), size,
+                                                           short: clip(shortName(type), LABEL_CHARS) + (n ? " (" + n + ")" : "") } });
+    return id;
+  };
+  for (const t of found.entity_types || []) node(t.id, t.count);
+  const pairs = new Map();
+  let links = 0;
+  for (const p of found.predicates || []) {
+    for (const link of p.connects || []) {
+      const parsed = /^(.*) -> (.*) \((\d+)\)$/.exec(link);
+      if (!parsed) continue;
+      links += 1;
+      const key = node(parsed[1]) + " " + node(parsed[2]);
+      if (!pairs.has(key)) pairs.set(key, { source: node(parsed[1]), target: node(parsed[2]), predicates: [] });
+      pairs.get(key).predicates.push([p.id, Number(parsed[3])]);
+    }
+  }
+  const edges = [...pairs.values()].map((pair, i) => {
+    pair.predicates.sort((a, b) => b[1] - a[1] || String(a[0]).localeCompare(String(b[0])));
+    const lines = pair.predicates.map(([p, n]) => clip(shortName(p), 24) + " (" + n + ")");
+    const shownLines = lines.length > 6 ? [...lines.slice(0, 5), "+" + (lines.length - 5) + " more"] : lines;
+    return { group: "edges", classes: "schema-edge" + (pair.source === pair.target ? " loop" : ""),
+             data: { id: "p" + i, source: pair.source, target: pair.target, predicates: pair.predicates.map(([p]) => p),
+                     short: shownLines.join("\n"), colour: "#555555", status: "" } };
+  });
+  return { nodes, edges, links };
 }
 
 async function drawSchema(push) {
@@ -896,38 +1078,135 @@ async function drawSchema(push) {
     const found = await loadSchema();
     if (mine !== ticket) return;
     walk = null;
-    byIri = new Map();
-    const nodes = [];
-    const node = (type, n) => {
-      if (byIri.has(type)) return byIri.get(type);
-      const id = "t" + nodes.length;
-      byIri.set(type, id);
-      nodes.push({ group: "nodes", classes: "type", data: { id, iri: type, label: type, short: clip(shortName(type), LABEL_CHARS) + (n ? " (" + n + ")" : ""),
-                                                             type, colour: typeColour(type) } });
-      return id;
-    };
-    for (const t of found.entity_types || []) node(t.id, t.count);
-    const edges = [];
-    for (const p of found.predicates || []) {
-      for (const link of p.connects || []) {
-        const parsed = /^(.*) -> (.*) \((\d+)\)$/.exec(link);
-        if (!parsed) continue;
-        edges.push({ group: "edges", classes: "schema-edge", data: { id: "p" + edges.length, source: node(parsed[1]),
-          target: node(parsed[2]), predicate: p.id, short: clip(shortName(p.id), 24) + " (" + parsed[3] + ")",
-          colour: "#555555", status: "" } });
-      }
-    }
+    const { nodes, edges, links } = schemaElements(found);
+    nodes.forEach((n, i) => {
+      const angle = 2 * Math.PI * i / nodes.length;
+      n.position = { x: 300 * Math.cos(angle), y: 300 * Math.sin(angle) };
+    });
     cy.elements().remove();
     collapsed.clear();
     cy.add([...nodes, ...edges]);
+    schemaLegend(found);  // first: the legend's height sets the drawing's, which the layout fits
     runLayout(null, null, null);
-    $("legend").replaceChildren(element("h4", "Schema: click a type or a predicate to scan it"));
     document.body.dataset.nodes = String(nodes.length);
-    document.body.dataset.edges = String(edges.length);
-    say(nodes.length + " types, " + edges.length + " type-to-type predicates (describe_schema's connects)");
+    document.body.dataset.edges = String(links);
+    say(nodes.length + " types, " + links + " type-to-type predicates (describe_schema's connects)");
   } catch (error) {
     if (mine === ticket) say(error.message, true);
   }
+}
+
+function schemaLegend(found) {
+  const rows = [element("h4", "Types (entities)")];
+  for (const t of [...(found.entity_types || [])].sort((a, b) => (b.count || 0) - (a.count || 0))) {
+    const row = element("span");
+    const swatch = element("span", null, "swatch");
+    swatch.style.backgroundColor = typeColour(t.id);
+    row.append(swatch, t.id + " " + t.count);
+    rows.push(row);
+  }
+  const line = element("span", null, "line");
+  const arrow = element("span");
+  arrow.append(line, "subject type \u2192 object type: its predicates (statements)");
+  rows.push(element("h4", "Edges"), arrow, element("span", "\u2014 click a type or an edge to scan it", "muted"));
+  $("legend").replaceChildren(...rows);
+}
+
+function schemaLabels() {
+  // The schema's labels readable at the zoom that fits it (13 px a type, 11 the predicates), each
+  // predicate list moved along or beside its edge until it covers no node and no other label, then
+  // the view fitted to all of it, labels included; again if that zoomed out past the sizes.
+  for (let pass = 0; pass < 4; pass++) {
+    const zoom = cy.zoom();
+    spreadSchemaLabels(zoom);
+    cy.fit(cy.elements(), 20);
+    if (cy.zoom() >= zoom * 0.96) break;
+  }
+}
+
+function spreadSchemaLabels(zoom) {
+  cy.batch(() => {
+    cy.nodes(".type").style("font-size", Math.max(13, 13.5 / zoom));
+    cy.edges(".schema-edge").style({ "font-size": Math.max(11, 11.5 / zoom), "text-margin-x": 0, "text-margin-y": 0 });
+    cy.edges(".schema-edge").removeClass("unlabelled");
+  });
+  loopsOutward();
+  const own = { includeNodes: false, includeEdges: false, includeLabels: true };
+  const overlap = (a, b) => Math.max(0, Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1)) * Math.max(0, Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1));
+  const placed = cy.nodes().map((n) => n.boundingBox({ includeLabels: false }));
+  // Each type's name on the side of its node where it covers no other node nor name, the most
+  // common types first.
+  cy.nodes().sort((a, b) => b.width() - a.width()).forEach((n) => {
+    let best = null;
+    for (const side of SIDES) {
+      n.style({ "text-valign": side[0], "text-halign": side[1] });
+      const at = n.boundingBox(own);
+      const cost = placed.reduce((sum, o) => sum + overlap(o, at), 0);
+      if (!best || cost < best.cost) best = { cost, side, at };
+      if (cost === 0) break;
+    }
+    n.style({ "text-valign": best.side[0], "text-halign": best.side[1] });
+    placed.push(best.at);
+  });
+  const edges = cy.edges(".schema-edge").sort((a, b) => b.data("predicates").length - a.data("predicates").length);
+  edges.forEach((e) => {
+    const a = e.source().position();
+    const b = e.target().position();
+    // A loop's label moves along the direction the loop points to, and across it.
+    const loop = e.data("outward") || 0;
+    const length = e.isLoop() ? 120 : Math.hypot(b.x - a.x, b.y - a.y) || 1;
+    const [dx, dy] = e.isLoop() ? [Math.sin(loop), -Math.cos(loop)] : [(b.x - a.x) / length, (b.y - a.y) / length];
+    const box = e.boundingBox(own);
+    const side = Math.abs(dx) * box.h / 2 + Math.abs(dy) * box.w / 2 + 6;  // just clear of the line
+    const shifts = [[0, 0]];
+    for (const along of [0.15, -0.15, 0.3, -0.3]) shifts.push([dx * along * length, dy * along * length]);
+    for (const across of [side, -side]) for (const along of [0, 0.2, -0.2, 0.35, -0.35]) {
+      shifts.push([dx * along * length - dy * across, dy * along * length + dx * across]);
+    }
+    let best = null;
+    for (const [x, y] of shifts) {
+      e.style({ "text-margin-x": x, "text-margin-y": y });
+      const at = e.boundingBox(own);
+      const cost = placed.reduce((sum, o) => sum + overlap(o, at), 0);
+      if (!best || cost < best.cost) best = { cost, x, y, at };
+      if (cost === 0) break;
+    }
+    // A predicate list that fits nowhere shows on hover or a click, as a walk's predicates do.
+    e.style({ "text-margin-x": best.x, "text-margin-y": best.y });
+    e.toggleClass("unlabelled", best.cost > 0);
+    if (best.cost === 0) placed.push(best.at);
+  });
+}
+
+function loopsOutward() {
+  // A type's loop (its predicates to itself) points away from the types it links to.
+  cy.edges(".loop").forEach((e) => {
+    const n = e.source();
+    const others = n.neighborhood("node").not(n);
+    if (!others.length) return;
+    const mean = others.reduce((sum, m) => ({ x: sum.x + m.position("x") / others.length, y: sum.y + m.position("y") / others.length }),
+                               { x: 0, y: 0 });
+    const angle = Math.atan2(n.position("x") - mean.x, -(n.position("y") - mean.y));
+    e.data("outward", angle);
+    e.style("loop-direction", angle * 180 / Math.PI + "deg");
+  });
+}
+
+function schemaEdgeCard(edge) {
+  // The predicates from one type to another, each a scan of its statements.
+  const predicates = edge.data("predicates") || [];
+  if (predicates.length === 1) {
+    scan({ edge_predicates: predicates, limit: 50 }, "Statements of " + predicates[0]);
+    return;
+  }
+  const card = element("div", null, "card");
+  card.append(element("h2", edge.source().data("iri") + " \u2192 " + edge.target().data("iri")));
+  for (const p of predicates) {
+    const go = button("Statements of " + p, () => scan({ edge_predicates: [p], limit: 50 }, "Statements of " + p));
+    go.className = "linkish";
+    card.append(go, element("br"));
+  }
+  $("details").replaceChildren(card);
 }
 
 async function scanType(type) {
@@ -1026,6 +1305,30 @@ function setUp() {
   $("toolbar").append(folding);
 }
 
+const HINT_STATEMENTS = 50000;  // past this, finding the best connected entity costs more than a hint is worth
+const HINT_CHARS = 32;  // a name one would type: not a paper's title
+
+async function suggest() {
+  // The search box's example is the graph's own best connected entity: the most connected member of
+  // each community (`communities` over the whole graph, the largest first), the one of them with
+  // the most relationships as `describe_entities` counts them, of those with a short name.
+  const total = schema && schema.statements ? schema.statements.total : undefined;
+  if (!(total > 0 && total <= HINT_STATEMENTS)) return;
+  try {
+    const found = await tool("communities", {});
+    const level = (found.levels || [])[0] || {};
+    const firsts = (level.communities || []).map((c) => (c.members || [])[0]).filter(Boolean).map((m) => m.id);
+    if (!firsts.length) return;
+    const described = await tool("describe_entities", { ids: firsts.slice(0, 20) });
+    const degree = (e) => (e.relationships || []).reduce((sum, r) => sum + (r.count || 0), 0);
+    const named = (described.entities || []).filter((e) => e.label && e.label.length <= HINT_CHARS);
+    named.sort((a, b) => degree(b) - degree(a) || String(a.id).localeCompare(String(b.id)));
+    if (named.length) $("search").placeholder = "a name, e.g. " + clip(named[0].label, 40);
+  } catch (error) {
+    // the plain hint stands
+  }
+}
+
 async function start() {
   try {
     await loadSchema();
@@ -1034,7 +1337,8 @@ async function start() {
   }
   readAddress();
   tabs();
-  draw();
+  await draw();
+  suggest();
 }
 
 setUp();
