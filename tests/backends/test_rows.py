@@ -20,6 +20,7 @@ from gateway.backends.base import Backend
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend
+from gateway.engine.namespaces import KEY_PATTERN
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan, time_filters
 from gateway.resources import resource_dir
 from gateway.sparql import Sparql, integer, iri, iris, literal, render, template, triples
@@ -52,6 +53,7 @@ SLOTS: dict[str, Sparql] = {
     "identity": iris([REL_KNOWS]), "identity_list": iris([REL_KNOWS], ", "), "identifiers": iris([RDFS_LABEL]),
     "incoming": Sparql(f"{{ SELECT ?x ?p ?v WHERE {{ VALUES ?x {{ {iris(NODES)} }} ?v {iri(REL_KNOWS)} ?x . "
                        f"BIND({iri(REL_KNOWS)} AS ?p) }} }}"),
+    "pattern": literal(KEY_PATTERN),
     **time_filters(HopPlan(as_of=485, valid_at=1890))[1],
 }
 FLAG_SETS = [
