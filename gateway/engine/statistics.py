@@ -131,6 +131,11 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
     )
 
 
+VIRTUOSO_TYPES = "http://www.openlinksw.com/schemas/virtrdf#"
+"""Where Virtuoso's DATATYPE puts its own type of a value it stores natively (a
+geo:wktLiteral is its virtrdf:Geometry): no answer shows it, as none holds that IRI."""
+
+
 def _count_namespaces(ctx: GraphContext) -> dict[str, int]:
     """The namespaces of the prefix map the data holds IRIs in: from its quads, read in
     process where they can be (any profile: the IRIs are the same), else asked in SPARQL."""
@@ -140,7 +145,7 @@ def _count_namespaces(ctx: GraphContext) -> dict[str, int]:
         finder.add_quads(quads(None)(None, None, None))
     else:
         for key, n in ctx.select("namespace_keys", pattern=literal(KEY_PATTERN)):
-            if isinstance(key, Literal):
+            if isinstance(key, Literal) and key.value != VIRTUOSO_TYPES:
                 finder.add_key(key.value, _int(n))
     return finder.namespaces()
 
