@@ -138,11 +138,7 @@ def present_seeds(
     # One question for the IRIs and their namespaces' other spellings (http and https).
     spelled = {other: iri for iri in iris_ for other in ctx.ids.spellings(iri)}
     asked = [i for i in dict.fromkeys([*iris_, *spelled]) if i not in known]
-    if held_read is not None and held_read[0].issuperset(asked):
-        answered = {i: held_read[1][i] for i in asked if i in held_read[1]}
-    else:
-        answered = ctx.profile.held(asked, plan, IDENTITY_PREDICATES) if asked else {}
-    held = dict.fromkeys(known, True) | answered
+    held = dict.fromkeys(known, True) | _held(ctx, asked, plan, held_read)
     present = {i for i in iris_ if i in held}
     # A spelling held only as an identifier node is no synonym: what links it is looked up.
     synonyms = _synonyms(ctx, {other: iri for other, iri in spelled.items() if held.get(other)}, present)
@@ -161,6 +157,15 @@ def present_seeds(
         else:
             missing.append(ctx.ids.to_id(iri))
     return list(dict.fromkeys(resolved))
+
+
+def _held(
+    ctx: GraphContext, asked: list[str], plan: HopPlan, read: tuple[frozenset[str], dict[str, bool]] | None,
+) -> dict[str, bool]:
+    """`Profile.held` of `asked` (with the identity links), from what was `read` already where it covers them."""
+    if read is not None and read[0].issuperset(asked):
+        return {i: read[1][i] for i in asked if i in read[1]}
+    return ctx.profile.held(asked, plan, IDENTITY_PREDICATES) if asked else {}
 
 
 def held_questions(ctx: GraphContext, iris_: Sequence[str]) -> list[str]:

@@ -288,10 +288,10 @@ class NativeProfile(Profile):
         types_limit = 4 * nodes
         query = self.render(
             "two_hop_statements", flags, seeds=seed_iris, nodes=integer(nodes), types_limit=integer(types_limit),
-            first=Sparql(_subquery(self._hop_query(seed_iris, plan, read, mode="every",
-                                                   statements=bool(self.statement_candidates(seeds))))),
-            second=Sparql(_subquery(second)), frontier=frontier, reached=reached,
-            exists=Sparql(self.render("exists", ["own"] * bool(identity), ids=iris(held), identity=iris(identity, ", "))),
+            first_hop=Sparql(_subquery(self._hop_query(seed_iris, plan, read, mode="every",
+                                                       statements=bool(self.statement_candidates(seeds))))),
+            second_hop=Sparql(_subquery(second)), frontier_nodes=frontier, reached_nodes=reached,
+            exists_query=Sparql(self.render("exists", ["own"] * bool(identity), ids=iris(held), identity=iris(identity, ", "))),
         )
         rows = _TwoHopRows.read(self.backend.select(query, WRITTEN))
         ends = (_row_ends(rows.first, plan) | set(extra)) - set(seeds)

@@ -91,6 +91,18 @@ def test_filters_budgets_and_detail_answer_as_hop_by_hop(demo: Counted) -> None:
     assert one == 1
 
 
+def test_the_one_query_reads_the_same_rows_embedded(demo: Counted) -> None:
+    """The composed query (not in tests/backends/test_rows.py's list) gives the same rows
+    from the embedded store as from `oxigraph serve`."""
+    embedded = Gateway.open(DEMO)
+    for call in ({"truth_status": ALL}, {"as_of": 40, "direction": "out"}):
+        demo.walk(seeds=DEMO_SEEDS[:2], max_hops=2, **call)
+        sent = [text for text in demo.log["one"] if text.startswith("# Two BFS hops")]
+        assert len(sent) == 1
+        local, remote = embedded.backend.select(sent[0])[1], demo.one.backend.select(sent[0])[1]
+        assert sorted(map(repr, local)) == sorted(map(repr, remote)) and len(local) > 20
+
+
 def test_a_seed_not_in_the_graph_and_a_statement_seed(demo: Counted) -> None:
     for seeds in (["wiki:Nobody_At_All"], ["wiki:Irene_Adler", "wiki:Nobody_At_All"], ["stmt:s1"], ["stmt:s12"], ["wiki:Street_Loafers"]):
         answer, _, _ = demo.walk(seeds=seeds, max_hops=2, truth_status=ALL)
