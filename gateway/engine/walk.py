@@ -170,13 +170,16 @@ class _Walker:
         try:
             with deadlines.keeping_reserve():
                 read = self.profile.two_hop_lines(seeds, self.plan, limit=self.max_edges - result.edge_count() + 1,
-                                                  nodes=self.max_nodes + 1, types=self.types)
+                                                  nodes=self.max_nodes + 1, types=self.types, held=self.held,
+                                                  identity=IDENTITY_PREDICATES)
         except EndpointTimeout:
             if deadlines.timeout_cause() != "endpoint_timeout":
                 raise
             return 0, seeds  # the endpoint gave up on both hops at once: each alone may be read in time
         if read is None:
             return self.both_statement_hops(seeds)
+        if read.held is not None:
+            result.held = (frozenset(self.held), read.held)
         reached: list[str] = []
         self._admit_plain(0, seeds, (read.first, read.more), False, reached, len(seeds))
         self.reads += 1

@@ -230,6 +230,8 @@ class TwoHops(NamedTuple):
     complete: bool
     """Whether every row of the second hop and of the types came: else they are to be read
     hop by hop."""
+    held: dict[str, bool] | None = None
+    """`Profile.held` of the IRIs asked with the hops (None: none were)."""
 
 
 class StatementHops(NamedTuple):
@@ -373,11 +375,14 @@ class Profile:
         needs statements or mirrors (use `hop`)."""
         return None
 
-    def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
+    def two_hop_lines(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> TwoHops | None:
         """`hop_lines` of `seeds` (at most `limit` rows) and of the nodes it reached (not
-        seeds) in one query, on plain data, with the types of every node (`types`); the
-        nodes of each hop read up to `nodes`. None where the plan needs statements or
-        mirrors (use `hop`)."""
+        seeds) in one query, on plain data, with the types of every node (`types`) and
+        `held(held, plan, identity)`; the nodes of each hop read up to `nodes`. None where
+        the plan needs statements or mirrors (use `hop`)."""
         return None
 
     def two_hop_statements(

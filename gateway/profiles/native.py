@@ -47,6 +47,8 @@ _FAILED: dict[str, tuple[str, ...]] = {}
 """`?fails` values -> the filter names they list (a few combinations)."""
 _STATUS_NAMES: dict[str, str] = {}
 """Truth status IRIs a hop read -> their names (a statement's status is one of a few terms)."""
+_TRUE = ("true", "1", "")
+"""exists.rq's ?own as text where the IRI has data of its own (unbound: not asked)."""
 _NAMES_KEPT = 64
 """Entries each of those caches keeps: a store's odd values are named, not kept."""
 
@@ -235,14 +237,17 @@ class NativeProfile(Profile):
         lines = self.backend.select(self._plain_query(frontier, plan, limit), LINES)
         return lines, len(lines) >= limit
 
-    def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
+    def two_hop_lines(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> TwoHops | None:
         if self._statement_aware(plan) or plan.mirror_predicates:
             return None
         second_limit, types_limit = 2 * limit, 4 * nodes
-        flags = self._direction_flags(plan) + ["types"] * types
+        flags = self._direction_flags(plan) + ["types"] * types + ["held"] * bool(held)
         slots = {"seeds": iris(seeds), "seed_list": iris(seeds, ", "), "nodes": integer(nodes),
                  "first_limit": integer(limit), "second_limit": integer(second_limit),
-                 "types_limit": integer(types_limit)}
+                 "types_limit": integer(types_limit), "exists_query": self._exists_query(held, identity)}
         self._plain_filters(plan, flags, slots)
         # Read as TSV writes the rows: the types that are not IRIs are left out here, where
         # isIRI costs the store a fifth of the types' time.
@@ -252,12 +257,16 @@ class NativeProfile(Profile):
         second: list[str] = []
         found: dict[str, list[str]] = defaultdict(list)
         typings = 0
+        exist: dict[str, bool] = {}
         for row, row_written in zip(rows, as_written):
             tag, _, line = row.partition("\t")
             if tag == "1":
                 first.append(line)
             elif tag == "2":
                 second.append(line)
+            elif tag == "e":  # the IRI, whether it has data of its own, two empty fields
+                node, own, _ = line.split("\t", 2)
+                exist[node] = own in _TRUE
             else:  # "t": the node, its type, two empty fields
                 node, kind, _ = line.split("\t", 2)
                 typings += 1
@@ -266,7 +275,8 @@ class NativeProfile(Profile):
                 if kind not in found[node]:  # a node reached by both hops is typed by both
                     found[node].append(kind)
         return TwoHops(first, len(first) >= limit, second, shared_types(found),
-                       len(second) < second_limit and typings < types_limit)
+                       len(second) < second_limit and typings < types_limit,
+                       self._held_also_unasserted(exist, held) if held else None)
 
     def two_hop_statements(
         self, seeds: Sequence[str], plan: HopPlan, *, limit: int, cap: int, nodes: int, types: bool,
@@ -291,7 +301,7 @@ class NativeProfile(Profile):
             first_hop=Sparql(_subquery(self._hop_query(seed_iris, plan, read, mode="every",
                                                        statements=bool(self.statement_candidates(seeds))))),
             second_hop=Sparql(_subquery(second)), frontier_nodes=frontier, reached_nodes=reached,
-            exists_query=Sparql(self.render("exists", ["own"] * bool(identity), ids=iris(held), identity=iris(identity, ", "))),
+            exists_query=self._exists_query(held, identity),
         )
         rows = _TwoHopRows.read(self.backend.select(query, WRITTEN))
         ends = (_row_ends(rows.first, plan) | set(extra)) - set(seeds)
@@ -301,6 +311,10 @@ class NativeProfile(Profile):
         found = self._held_also_unasserted(rows.held, held) if held else None
         return StatementHops(rows.first, rows.second, frozenset(ends), complete, shared_types(rows.types),
                              frozenset(typed) if typed_whole else frozenset(), found)
+
+    def _exists_query(self, held: Sequence[str], identity: Sequence[str]) -> Sparql:
+        """exists.rq (with "own" where `identity` names the identity links) as a subquery."""
+        return Sparql(self.render("exists", ["own"] * bool(identity), ids=iris(held), identity=iris(identity, ", ")))
 
     def _ends(self, hop: str, plan: HopPlan, nodes: int, *, seeds: Sequence[str] = (), extra: Sequence[str] = ()) -> Sparql:
         """hop_ends.rq over a hop query, as a group pattern binding ?x."""
@@ -487,7 +501,7 @@ class _TwoHopRows:
                     kinds.append(fields[3])  # not a blank node, a literal or a triple term; once each
             elif tag == "e":
                 fields = line.split("\t")
-                rows.held[fields[1]] = fields[3] in ("true", "1", "")
+                rows.held[fields[1]] = fields[3] in _TRUE
         return rows
 
 

@@ -46,7 +46,10 @@ class ReificationProfile(NativeProfile):
         """None: predicate_exists.rq reads reifiers (the vocabulary is counted instead)."""
         return None
 
-    def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
+    def two_hop_lines(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> TwoHops | None:
         # Virtuoso 7 plans the query badly: with the types, over 40 s where hop by hop takes
         # well under one (bench/one_trip.py's graph). Its walks go hop by hop.
         return None

@@ -37,6 +37,7 @@ class Counted:
         self.by_hop = Gateway.connect(url, cache_ttl=0, **connect)
         off: Callable[..., None] = lambda *args, **kwargs: None  # noqa: E731
         self.by_hop.context.profile.two_hop_statements = off  # type: ignore[method-assign]
+        self.by_hop.context.profile.two_hop_lines = off  # type: ignore[method-assign]
         self.log: dict[str, list[str]] = {"one": [], "by_hop": []}
         for name, gateway in (("one", self.one), ("by_hop", self.by_hop)):
             gateway.backend.query_log = lambda text, rows, log=self.log[name]: log.append(text)  # type: ignore[attr-defined]
@@ -104,7 +105,9 @@ def test_the_one_query_reads_the_same_rows_embedded(demo: Counted) -> None:
 
 
 def test_a_seed_not_in_the_graph_and_a_statement_seed(demo: Counted) -> None:
-    for seeds in (["wiki:Nobody_At_All"], ["wiki:Irene_Adler", "wiki:Nobody_At_All"], ["stmt:s1"], ["stmt:s12"], ["wiki:Street_Loafers"]):
+    seeds_tried = (["wiki:Nobody_At_All"], ["wiki:Irene_Adler", "wiki:Nobody_At_All"], ["stmt:s1"], ["stmt:s12"],
+                   ["wiki:Street_Loafers"])
+    for seeds in seeds_tried:
         answer, _, _ = demo.walk(seeds=seeds, max_hops=2, truth_status=ALL)
         assert answer["seeds"] or answer["unresolved_seeds"]
 
@@ -154,6 +157,30 @@ def test_random_rdf_1_2_graphs_answer_as_hop_by_hop(number: int, tmp_path: Path)
             assert one <= by_hop
             single += one == 1 and not answer["truncated"] and "max_edges" not in call
         assert single  # the one-request path was taken, not only its fall-backs
+    finally:
+        server.stop()
+
+
+def test_a_plain_walk_asks_about_the_seeds_spellings_with_its_hops(tmp_path: Path) -> None:
+    """Plain typed data in a namespace spelled several ways (DBpedia's): whether the seeds'
+    other spellings are held is asked with the hops, so the walk stays one request."""
+    rng = random.Random(11)
+    entity = "http://dbpedia.org/resource/E{}".format
+    lines = [f"<{entity(rng.randrange(40))}> <http://example.org/p{rng.randrange(3)}> <{entity(rng.randrange(40))}> ."
+             for _ in range(120)]
+    lines += [f"<{entity(i)}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://example.org/T{i % 3}> ."
+              for i in range(40)]
+    # Another spelling of a seed, held only as an object (no data of its own: no synonym).
+    lines.append(f"<{entity(1)}> <http://example.org/p0> <https://dbpedia.org/resource/E2> .")
+    path = tmp_path / "plain.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    server = OxigraphServer([path])
+    try:
+        counted = Counted(server.url, entity(0))
+        for seed in (entity(2), entity(5), entity(7)):
+            answer, one, by_hop = counted.walk(seeds=[seed], max_hops=2, topology_only=True)
+            assert not answer["truncated"] and answer["edge_count"] > 5
+            assert (one, by_hop) == (1, 4), seed  # hop by hop: each hop, the types, the spellings
     finally:
         server.stop()
 
