@@ -128,15 +128,17 @@ def _registered(ctx: GraphContext, seed: str, where: str) -> Resolution | None:
 def present_seeds(
     ctx: GraphContext, iris_: Sequence[str], plan: HopPlan, missing: list[str], known: Collection[str] = (),
     *, warnings: list[str], looked_up_before: Collection[str] = (),
+    held_read: tuple[frozenset[str], dict[str, bool]] | None = None,
 ) -> list[str]:
     """The IRIs in the graph (`known` ones without asking: `walked_entities`), a seed that
     names no entity of its own replaced by the entities that link it (`identified`, each
     told in `warnings`, unless `looked_up_before` and nothing did); the rest added to
-    `missing` as IDs."""
+    `missing` as IDs. `held_read`: IRIs `Profile.held` was asked about already (with the
+    identity links) and its answer (`WalkResult.held`), used where it covers the question."""
     # One question for the IRIs and their namespaces' other spellings (http and https).
     spelled = {other: iri for iri in iris_ for other in ctx.ids.spellings(iri)}
     asked = [i for i in dict.fromkeys([*iris_, *spelled]) if i not in known]
-    held = dict.fromkeys(known, True) | (ctx.profile.held(asked, plan, IDENTITY_PREDICATES) if asked else {})
+    held = dict.fromkeys(known, True) | _held(ctx, asked, plan, held_read)
     present = {i for i in iris_ if i in held}
     # A spelling held only as an identifier node is no synonym: what links it is looked up.
     synonyms = _synonyms(ctx, {other: iri for other, iri in spelled.items() if held.get(other)}, present)
@@ -155,6 +157,21 @@ def present_seeds(
         else:
             missing.append(ctx.ids.to_id(iri))
     return list(dict.fromkeys(resolved))
+
+
+def _held(
+    ctx: GraphContext, asked: list[str], plan: HopPlan, read: tuple[frozenset[str], dict[str, bool]] | None,
+) -> dict[str, bool]:
+    """`Profile.held` of `asked` (with the identity links), from what was `read` already where it covers them."""
+    if read is not None and read[0].issuperset(asked):
+        return {i: read[1][i] for i in asked if i in read[1]}
+    return ctx.profile.held(asked, plan, IDENTITY_PREDICATES) if asked else {}
+
+
+def held_questions(ctx: GraphContext, iris_: Sequence[str]) -> list[str]:
+    """What `present_seeds` may ask `Profile.held` about these IRIs: them, and the other
+    spellings of their namespaces (a walk may ask it with its hops: `walk(held=...)`)."""
+    return list(dict.fromkeys([*iris_, *(other for iri in iris_ for other in ctx.ids.spellings(iri))]))
 
 
 def identified_first(ctx: GraphContext, iris_: Sequence[str], warnings: list[str]) -> tuple[list[str], set[str], set[str]]:

@@ -32,15 +32,17 @@ structural edges are no step."""
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence, Sized
-from dataclasses import dataclass, field
-from functools import partial
 from itertools import repeat
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from gateway import deadline as deadlines
+from gateway.authorities import IDENTITY_PREDICATES
 from gateway.engine.read_ahead import ReadAhead
+from gateway.engine.walk_result import Cut as Cut
+from gateway.engine.walk_result import EdgeKey as EdgeKey
+from gateway.engine.walk_result import WalkResult as WalkResult
+from gateway.engine.walk_result import edge_key as _key
 from gateway.errors import EndpointTimeout
 from gateway.profiles.base import (
     STRUCTURAL_OBJECT,
@@ -52,72 +54,11 @@ from gateway.profiles.base import (
 )
 from gateway.sparql import writable
 
-
-class EdgeKey(NamedTuple):
-    """One edge of a result, as IRIs: what the walk keys its edges by."""
-
-    subject: str
-    predicate: str
-    object: str
-    statement: str | None
-    """The statement's own IRI (its reifier or statement node); None for a plain triple."""
-    derived_via: str | None
-    """`Kind(<predicate IRI>)` for a trait-derived mirror; None for a stated edge."""
-
-
-_key: Callable[[tuple[str, str, str, str | None, str | None]], EdgeKey] = partial(tuple.__new__, EdgeKey)
-"""An EdgeKey from a plain tuple, for the walk's hot path: `EdgeKey(...)` and `_make` run
-Python code per edge (~330 and ~250 ns), the tuple constructor none."""
-
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 HIDDEN_CAP = 1000
 """At most this many hidden statements are read per hop to count them."""
-
-
-@dataclass
-class Cut:
-    reason: str
-    at_hop: int
-    frontier_remaining: int
-
-
-@dataclass
-class WalkResult:
-    hops: dict[str, int]
-    """Node IRI -> the hop it was reached at, in the order reached (hops never decrease)."""
-    edges: dict[EdgeKey, Hit]
-    cut: Cut | None = None
-    hidden: Counter[str] = field(default_factory=Counter)
-    hidden_capped: bool = False
-    touched: set[str] = field(default_factory=set)
-    """First-hop frontier nodes (the seeds) a hop query found a statement of, crossed or not."""
-    unnamed: int = 0
-    """Nodes reached whose IRIs no query can name (data loaded leniently): not expanded."""
-    plain: dict[str, str] = field(default_factory=dict)
-    """The edges of a walk over plain data (`Profile.hop_lines`) as "s\tp\to" IRIs, each an
-    asserted_true triple with no statement of its own: kept as read, split when shown (each
-    with the tab its row was split at: there is nothing else to keep of a plain edge)."""
-    types: dict[str, list[str]] | None = None
-    """Every node's types ([] for none), where the walk read them with its hops
-    (`walk(types=True)` over HTTP)."""
-    layers: list[list[str]] | None = None
-    """A path walk's layers: the seeds, then the nodes each step reached from the layer
-    before (a node may be in several); None for a walk that is no path."""
-    path_length: int = 0
-    """A path walk's steps."""
-
-    def path_ends(self) -> list[str]:
-        """The nodes a path walk's last step reached (none where the walk stopped before it)."""
-        layers = self.layers or []
-        return layers[-1] if len(layers) > 1 and len(layers) == self.path_length + 1 else []
-
-    def edge_count(self) -> int:
-        return len(self.edges) + len(self.plain)
-
-    def edge_keys(self) -> list[EdgeKey]:
-        return [*self.edges, *(_key((*line.split("\t"), None, None)) for line in self.plain)]  # type: ignore[arg-type]
 
 
 def walk(
@@ -133,13 +74,16 @@ def walk(
     types: bool = False,
     on_reached: Callable[[list[str]], None] | None = None,
     steps: Sequence[HopPlan] | None = None,
+    held: Sequence[str] = (),
 ) -> WalkResult:
     """Walk from `seeds` up to `max_hops`, within the budgets. A seed need not be known to
     exist: `WalkResult.touched` lists those the first hop found statements of (they
     exist), so only the others need asking. With `types`, a walk that reads both its hops
     in one query (`_Walker.both_hops`) reads the nodes' types with them. `on_reached` is
     told the seeds, then the nodes each slice of a hop reached, as the walk goes. With
-    `steps`, a path walk: hop h follows `steps[h]` (`plan` and `max_hops` are then unused)."""
+    `steps`, a path walk: hop h follows `steps[h]` (`plan` and `max_hops` are then unused).
+    `held`: IRIs to ask `Profile.held` about (with the identity links) in the query that
+    reads both hops, where one does (`WalkResult.held`): over HTTP, a question fewer after."""
     result = WalkResult(hops={}, edges={})
     for seed in seeds:
         if len(result.hops) >= max_nodes:
@@ -154,7 +98,7 @@ def walk(
     ahead = ReadAhead(profile, plan) if remote and declared is None and can.max_concurrency > 1 else None
     walker = _Walker(profile, plan, result, max_nodes=max_nodes, max_edges=max_edges, traits=traits,
                      declared=declared, count_hidden=count_hidden, remote=remote, ahead=ahead, types=types,
-                     on_reached=on_reached, steps=steps)
+                     on_reached=on_reached, steps=steps, held=held)
     if on_reached is not None:
         on_reached(list(result.hops))
     try:
@@ -172,9 +116,10 @@ class _Walker:
         self, profile: Profile, plan: HopPlan, result: WalkResult, *, max_nodes: int, max_edges: int,
         traits: frozenset[str], declared: Traits | None, count_hidden: bool, remote: bool, ahead: ReadAhead | None,
         types: bool = False, on_reached: Callable[[list[str]], None] | None = None,
-        steps: Sequence[HopPlan] | None = None,
+        steps: Sequence[HopPlan] | None = None, held: Sequence[str] = (),
     ) -> None:
         self.profile, self.plan, self.result = profile, plan, result
+        self.held = held
         self.steps = steps
         self.layer: dict[str, None] | None = None
         """A path walk's current layer: every node this hop's step reached, in order."""
@@ -225,13 +170,16 @@ class _Walker:
         try:
             with deadlines.keeping_reserve():
                 read = self.profile.two_hop_lines(seeds, self.plan, limit=self.max_edges - result.edge_count() + 1,
-                                                  nodes=self.max_nodes + 1, types=self.types)
+                                                  nodes=self.max_nodes + 1, types=self.types, held=self.held,
+                                                  identity=IDENTITY_PREDICATES)
         except EndpointTimeout:
             if deadlines.timeout_cause() != "endpoint_timeout":
                 raise
             return 0, seeds  # the endpoint gave up on both hops at once: each alone may be read in time
         if read is None:
-            return 0, seeds
+            return self.both_statement_hops(seeds)
+        if read.held is not None:
+            result.held = (frozenset(self.held), read.held)
         reached: list[str] = []
         self._admit_plain(0, seeds, (read.first, read.more), False, reached, len(seeds))
         self.reads += 1
@@ -245,6 +193,53 @@ class _Walker:
         if self.types:
             result.types = {node: read.types.get(node, []) for node in result.hops}
         return 2, []
+
+    def both_statement_hops(self, seeds: list[str]) -> tuple[int, list[str]]:
+        """`both_hops` over statements (`Profile.two_hop_statements`): the first hop admitted
+        as `hop` would where its rows say what its own read would; the second only where,
+        beside that, the query read it from the nodes the first reached and no budget,
+        hidden-statement cap or LIMIT can cut it (the walk is then the same as hop by hop)."""
+        result = self.result
+        cap = HIDDEN_CAP
+        limit = self.max_edges + 1
+        try:
+            with deadlines.keeping_reserve():
+                read = self.profile.two_hop_statements(seeds, self.plan, limit=limit, cap=cap, nodes=self.max_nodes + 1,
+                                                       types=self.types, held=self.held, identity=IDENTITY_PREDICATES)
+        except EndpointTimeout:
+            if deadlines.timeout_cause() != "endpoint_timeout":
+                raise
+            return 0, seeds
+        if read is None:
+            return 0, seeds
+        if read.held is not None:
+            result.held = (frozenset(self.held), read.held)
+        first = self.profile.hop_rows(read.first, seeds, self.plan, limit, cap, hidden=self._counts_hidden())
+        if first is None:
+            return 0, seeds
+        reached: list[str] = []
+        self._admit_statements(0, seeds, False, reached, len(seeds), limit - 1, first)
+        self.reads += 1
+        frontier = sorted(reached)
+        if result.cut is not None:
+            return 2, []
+        if not read.complete or read.frontier != set(frontier) or writable(frontier) != frontier:
+            return 1, frontier
+        edges_left = self.max_edges - result.edge_count()
+        counted = self._counts_hidden()
+        second = self.profile.hop_rows(read.second, frontier, self.plan, edges_left + 1, cap, hidden=counted)
+        if (second is None or second[1] or len(second[2]) >= cap
+                or _might_cut(False, _crossing_count(second[0], self.plan), result, self.max_nodes, self.max_edges)):
+            return 1, frontier
+        self._admit_statements(1, frontier, False, [], len(frontier), edges_left, second)
+        if self.types:
+            result.types = {node: read.types.get(node, []) for node in result.hops if node in read.typed}
+        return 2, []
+
+    def _counts_hidden(self) -> bool:
+        """Whether a hop read now counts hidden statements: once a read hit the cap the counts
+        are lower bounds, and reading more of them would not change what the answer can say."""
+        return self.count_hidden and not self.result.hidden_capped
 
     def hop(self, hop: int, frontier: list[str]) -> list[str]:
         """Expand `frontier` (the nodes at `hop`, in IRI order) slice by slice; the nodes
@@ -345,17 +340,18 @@ class _Walker:
         return False
 
     def _admit_statements(
-        self, hop: int, batch: list[str], whole: bool, reached: list[str], left: int, edges_left: int
+        self, hop: int, batch: list[str], whole: bool, reached: list[str], left: int, edges_left: int,
+        read: tuple[list[Hit], bool, list[Hit]] | None = None,
     ) -> bool:
-        """Read and admit a slice's statements; True when a whole-frontier read must be sliced instead."""
+        """Read (unless `read` already: hits, more, hidden) and admit a slice's statements;
+        True when a whole-frontier read must be sliced instead."""
         result, plan = self.result, self.plan
-        hidden: list[Hit] = []
-        if self.count_hidden and not result.hidden_capped:
-            # Once a read hit the cap the counts are lower bounds; reading more hidden
-            # statements would not change what the answer can say.
+        if read is not None:
+            hits, more, hidden = read
+        elif self._counts_hidden():
             hits, more, hidden = self.profile.hop_and_hidden(batch, plan, edges_left + 1, HIDDEN_CAP)
         else:
-            hits, more = self.profile.hop(batch, plan, edges_left + 1)
+            (hits, more), hidden = self.profile.hop(batch, plan, edges_left + 1), []
         if hop == 0:
             result.touched.update(batch if len(batch) == 1 and (hits or hidden) else (h.x for h in (*hits, *hidden)))
         if self.steps is not None:  # a path names relationships: a statement's own ends are none of them

@@ -230,6 +230,27 @@ class TwoHops(NamedTuple):
     complete: bool
     """Whether every row of the second hop and of the types came: else they are to be read
     hop by hop."""
+    held: dict[str, bool] | None = None
+    """`Profile.held` of the IRIs asked with the hops (None: none were)."""
+
+
+class StatementHops(NamedTuple):
+    """What `Profile.two_hop_statements` read."""
+
+    first: list[str]
+    """The first hop's rows, as hop.rq reads them in "every" mode (`Profile.hop_rows`)."""
+    second: list[str]
+    """The second hop's rows, from `frontier`."""
+    frontier: frozenset[str]
+    """The nodes the query read the second hop from: those the first hop's rows reach."""
+    complete: bool
+    """Whether every row of the second hop came, from every node of `frontier`."""
+    types: dict[str, list[str]]
+    """The types read, by node (`shared_types`)."""
+    typed: frozenset[str]
+    """The nodes whose every type is in `types` (none where the types were not read whole)."""
+    held: dict[str, bool] | None
+    """`Profile.held` of the IRIs asked with the hops (None: none were)."""
 
 
 Rank = typing.Literal["preferred", "normal", "deprecated"]
@@ -354,11 +375,32 @@ class Profile:
         needs statements or mirrors (use `hop`)."""
         return None
 
-    def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
+    def two_hop_lines(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> TwoHops | None:
         """`hop_lines` of `seeds` (at most `limit` rows) and of the nodes it reached (not
-        seeds) in one query, on plain data, with the types of every node (`types`); the
-        nodes of each hop read up to `nodes`. None where the plan needs statements or
-        mirrors (use `hop`)."""
+        seeds) in one query, on plain data, with the types of every node (`types`) and
+        `held(held, plan, identity)`; the nodes of each hop read up to `nodes`. None where
+        the plan needs statements or mirrors (use `hop`)."""
+        return None
+
+    def two_hop_statements(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, cap: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> StatementHops | None:
+        """Both hops of a walk over statements in one query: the seeds' rows as
+        `hop_and_hidden(seeds, plan, limit, cap)` reads them (`hop_rows` makes them hits),
+        and those of the nodes they reach (not seeds, up to `nodes`); with `types`, every
+        node's types; `held(held, plan, identity)` beside. None where the profile has no
+        such query, or the plan needs mirrors or no statements (`two_hop_lines`)."""
+        return None
+
+    def hop_rows(
+        self, rows: list[str], frontier: Sequence[str], plan: HopPlan, limit: int, cap: int, *, hidden: bool = True,
+    ) -> tuple[list[Hit], bool, list[Hit]] | None:
+        """`hop_and_hidden` (or `hop`) of `frontier` from rows `two_hop_statements` read;
+        None where they do not say what that would read."""
         return None
 
     def statement_candidates(self, nodes: Sequence[str]) -> list[str]:

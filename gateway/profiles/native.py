@@ -26,6 +26,7 @@ from gateway.profiles.base import (
     Hit,
     HopPlan,
     Profile,
+    StatementHops,
     Traits,
     TwoHops,
     Via,
@@ -46,6 +47,8 @@ _FAILED: dict[str, tuple[str, ...]] = {}
 """`?fails` values -> the filter names they list (a few combinations)."""
 _STATUS_NAMES: dict[str, str] = {}
 """Truth status IRIs a hop read -> their names (a statement's status is one of a few terms)."""
+_TRUE = ("true", "1", "")
+"""exists.rq's ?own as text where the IRI has data of its own (unbound: not asked)."""
 _NAMES_KEPT = 64
 """Entries each of those caches keeps: a store's odd values are named, not kept."""
 
@@ -160,6 +163,10 @@ class NativeProfile(Profile):
         flags, slots = (["own"], {"identity": iris(identity, ", ")}) if identity else ([], {})
         found = {str(row[0]): not identity or text_of(row[1]) in ("true", "1") for row in self.select(
             "exists", flags, ids=iris(iris_), **slots)}
+        return self._held_also_unasserted(found, iris_)
+
+    def _held_also_unasserted(self, found: dict[str, bool], iris_: Sequence[str]) -> dict[str, bool]:
+        """exists.rq's answer (`found`) with the IRIs only reifier-only statements hold."""
         by_subject, by_object = self._unasserted
         for i in iris_:
             if i in by_subject or i in by_object:
@@ -193,6 +200,30 @@ class NativeProfile(Profile):
                 crossed = self._select_hop(frontier, plan, limit, mode="traversable")
             if len(failed) < cap:
                 failed = self._select_hop(frontier, plan, cap, mode="hidden")
+        return self._split_hop(crossed, failed, frontier, plan, limit, cap)
+
+    def hop_rows(
+        self, rows: list[str], frontier: Sequence[str], plan: HopPlan, limit: int, cap: int, *, hidden: bool = True,
+    ) -> tuple[list[Hit], bool, list[Hit]] | None:
+        """`hop_and_hidden` (without `hidden`: `hop`, and no hidden statements) from the rows
+        hop.rq read of `frontier` in "every" mode with a LIMIT of at least `limit + cap`
+        (`two_hop_statements`); None where the rows do not say what those would read (as
+        many rows as that, or without `hidden` as many traversable ones as `limit`)."""
+        if len(rows) >= limit + cap:
+            return None
+        crossed = [row for row in rows if row.endswith(_PASSED)]
+        if not hidden:
+            if len(crossed) >= limit:
+                return None
+            hits = self._hits(crossed, plan)
+            hits.extend(self._unasserted_hits(frontier, plan, failed=False))
+            return hits, False, []
+        failed = [row for row in rows if not row.endswith(_PASSED)]
+        return self._split_hop(crossed, failed, frontier, plan, limit, cap)
+
+    def _split_hop(
+        self, crossed: list[str], failed: list[str], frontier: Sequence[str], plan: HopPlan, limit: int, cap: int,
+    ) -> tuple[list[Hit], bool, list[Hit]]:
         more = len(crossed) >= limit
         hits = self._hits(crossed[:limit], plan)
         hits.extend(self._unasserted_hits(frontier, plan, failed=False))
@@ -206,14 +237,17 @@ class NativeProfile(Profile):
         lines = self.backend.select(self._plain_query(frontier, plan, limit), LINES)
         return lines, len(lines) >= limit
 
-    def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
+    def two_hop_lines(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> TwoHops | None:
         if self._statement_aware(plan) or plan.mirror_predicates:
             return None
         second_limit, types_limit = 2 * limit, 4 * nodes
-        flags = self._direction_flags(plan) + ["types"] * types
+        flags = self._direction_flags(plan) + ["types"] * types + ["held"] * bool(held)
         slots = {"seeds": iris(seeds), "seed_list": iris(seeds, ", "), "nodes": integer(nodes),
                  "first_limit": integer(limit), "second_limit": integer(second_limit),
-                 "types_limit": integer(types_limit)}
+                 "types_limit": integer(types_limit), "exists_query": self._exists_query(held, identity)}
         self._plain_filters(plan, flags, slots)
         # Read as TSV writes the rows: the types that are not IRIs are left out here, where
         # isIRI costs the store a fifth of the types' time.
@@ -223,12 +257,16 @@ class NativeProfile(Profile):
         second: list[str] = []
         found: dict[str, list[str]] = defaultdict(list)
         typings = 0
+        exist: dict[str, bool] = {}
         for row, row_written in zip(rows, as_written):
             tag, _, line = row.partition("\t")
             if tag == "1":
                 first.append(line)
             elif tag == "2":
                 second.append(line)
+            elif tag == "e":  # the IRI, whether it has data of its own, two empty fields
+                node, own, _ = line.split("\t", 2)
+                exist[node] = own in _TRUE
             else:  # "t": the node, its type, two empty fields
                 node, kind, _ = line.split("\t", 2)
                 typings += 1
@@ -237,7 +275,57 @@ class NativeProfile(Profile):
                 if kind not in found[node]:  # a node reached by both hops is typed by both
                     found[node].append(kind)
         return TwoHops(first, len(first) >= limit, second, shared_types(found),
-                       len(second) < second_limit and typings < types_limit)
+                       len(second) < second_limit and typings < types_limit,
+                       self._held_also_unasserted(exist, held) if held else None)
+
+    def two_hop_statements(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, cap: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> StatementHops | None:
+        if not self._statement_aware(plan) or plan.mirror_predicates:
+            return None
+        extra = sorted({h.o if h.via == "o" else h.s for h in self._unasserted_hits(seeds, plan, failed=False)})
+        read = limit + cap
+        seed_iris = iris(seeds)
+        frontier = self._ends(self._hop_query(seed_iris, plan, read, mode="traversable",
+                                              statements=bool(self.statement_candidates(seeds))),
+                              plan, nodes, seeds=seeds, extra=extra)
+        # A node the first hop reached may be a statement: the second hop reads it as one.
+        second = self._hop_query(frontier, plan, read, mode="every", statements=True, nested=True)
+        reached = self._ends(self._hop_query(frontier, plan, read, mode="traversable", statements=True, nested=True),
+                             plan, nodes)
+        flags = ["types"] * types + ["held"] * bool(held)
+        types_limit = 4 * nodes
+        query = self.render(
+            "two_hop_statements", flags, seeds=seed_iris, nodes=integer(nodes), types_limit=integer(types_limit),
+            first_hop=Sparql(_subquery(self._hop_query(seed_iris, plan, read, mode="every",
+                                                       statements=bool(self.statement_candidates(seeds))))),
+            second_hop=Sparql(_subquery(second)), frontier_nodes=frontier, reached_nodes=reached,
+            exists_query=self._exists_query(held, identity),
+        )
+        rows = _TwoHopRows.read(self.backend.select(query, WRITTEN))
+        ends = (_row_ends(rows.first, plan) | set(extra)) - set(seeds)
+        complete = len(rows.second) < read and len(ends) < nodes
+        typed = {*seeds, *ends, *_row_ends(rows.second, plan)}
+        typed_whole = types and complete and rows.typings < types_limit and len(typed) < nodes
+        found = self._held_also_unasserted(rows.held, held) if held else None
+        return StatementHops(rows.first, rows.second, frozenset(ends), complete, shared_types(rows.types),
+                             frozenset(typed) if typed_whole else frozenset(), found)
+
+    def _exists_query(self, held: Sequence[str], identity: Sequence[str]) -> Sparql:
+        """exists.rq (with "own" where `identity` names the identity links) as a subquery."""
+        return Sparql(self.render("exists", ["own"] * bool(identity), ids=iris(held), identity=iris(identity, ", ")))
+
+    def _ends(self, hop: str, plan: HopPlan, nodes: int, *, seeds: Sequence[str] = (), extra: Sequence[str] = ()) -> Sparql:
+        """hop_ends.rq over a hop query, as a group pattern binding ?x."""
+        flags = ["seeds"] * bool(seeds) + ["extra"] * bool(extra)
+        slots: dict[str, Sparql] = {"hop": Sparql(_subquery(hop)), "nodes": integer(nodes), "seed_list": iris(seeds, ", "),
+                                    "extra": iris(extra)}
+        non_edges = sorted(plan.non_edges.intersection(self._used_non_edges))
+        if non_edges:
+            flags.append("non_edges")
+            slots["non_edges"] = iris(non_edges, ", ")
+        return Sparql("{ " + self.render("hop_ends", flags, **slots) + " }")
 
     def _plain_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> tuple[list[Hit], bool]:
         """Every edge of a plain graph is an asserted_true statement without provenance."""
@@ -288,11 +376,17 @@ class NativeProfile(Profile):
         `Hit`s, no list kept per row): d s p o r status fails ("" for no reifier; `fails`
         one letter per filter the statement fails, then "=" where the status is
         asserted_true and not written)."""
-        flags = [mode, "reified", *self._direction_flags(plan)]
-        if self.statement_candidates(frontier):
-            flags.append("statements")  # a frontier node may be a statement: read it as one
+        # A frontier node may be a statement: read it as one.
+        query = self._hop_query(iris(frontier), plan, limit, mode=mode, statements=bool(self.statement_candidates(frontier)))
+        return self.backend.select(query, LINES)
+
+    def _hop_query(
+        self, frontier: Sparql, plan: HopPlan, limit: int, *, mode: str, statements: bool, nested: bool = False,
+    ) -> str:
+        """hop.rq over `frontier`: IRIs, or (`nested`) a pattern binding ?x."""
+        flags = [mode, "reified", *self._direction_flags(plan)] + ["statements"] * statements + ["nested"] * nested
         slots: dict[str, Sparql] = {
-            "frontier": iris(frontier),
+            "frontier": frontier,
             "truth_status": iris((BFS + s for s in sorted(plan.truth_status)), ", "),
             "trait_predicates": iris(plan.mirror_predicates, ", "),
             "limit": integer(limit),
@@ -301,7 +395,7 @@ class NativeProfile(Profile):
         time_flags, time_slots = time_filters(plan)
         flags += time_flags
         slots.update(time_slots)
-        return self.backend.select(self.render("hop", flags, **slots), LINES)
+        return self.render("hop", flags, **slots)
 
     @staticmethod
     def _hits(rows: list[str], plan: HopPlan) -> list[Hit]:
@@ -355,6 +449,60 @@ class NativeProfile(Profile):
 
 
 
+
+
+def _subquery(query: str) -> str:
+    """A query of this profile as a subquery of another: without its PREFIX lines (the
+    outer query declares the same prefixes: rdf and bfs)."""
+    return "\n".join(line for line in query.split("\n") if not line.startswith("PREFIX "))
+
+
+def _row_ends(rows: list[str], plan: HopPlan) -> set[str]:
+    """The nodes hop.rq's traversable rows lead to, as hop_ends.rq reads them."""
+    skipped = plan.non_edges
+    ends: set[str] = set()
+    for row in rows:
+        if not row.endswith(_PASSED):
+            continue
+        d, s, p, o, _ = row.split("\t", 4)
+        if p in skipped:
+            continue
+        if d != "i":
+            ends.add(o)
+        if d != "o":
+            ends.add(s)
+    return ends
+
+
+class _TwoHopRows:
+    """two_hop_statements.rq's rows, by what they hold."""
+
+    def __init__(self) -> None:
+        self.first: list[str] = []
+        self.second: list[str] = []
+        self.types: dict[str, list[str]] = defaultdict(list)
+        self.typings = 0
+        self.held: dict[str, bool] = {}
+
+    @classmethod
+    def read(cls, written: list[str]) -> _TwoHopRows:
+        rows = cls()
+        for row, row_written in zip(bare_lines(written), written):
+            tag, line = row[:1], row[2:]
+            if tag == "1":
+                rows.first.append(line)
+            elif tag == "2":
+                rows.second.append(line)
+            elif tag == "t":  # h d s p o ...: the node in ?s, its type in ?o
+                rows.typings += 1
+                fields = line.split("\t")
+                kinds = rows.types[fields[1]]
+                if is_written_iri(row_written.split("\t")[4]) and fields[3] not in kinds:
+                    kinds.append(fields[3])  # not a blank node, a literal or a triple term; once each
+            elif tag == "e":
+                fields = line.split("\t")
+                rows.held[fields[1]] = fields[3] in _TRUE
+        return rows
 
 
 def _predicate_filters(plan: HopPlan, flags: list[str], slots: dict[str, Sparql]) -> None:

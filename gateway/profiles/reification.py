@@ -25,7 +25,7 @@ import pyoxigraph as ox
 
 from gateway.backends.embedded import rdf_format
 from gateway.errors import InvalidInput
-from gateway.profiles.base import HopPlan, TwoHops
+from gateway.profiles.base import HopPlan, StatementHops, TwoHops
 from gateway.profiles.native import NativeProfile
 from gateway.terms import RDF
 
@@ -46,10 +46,19 @@ class ReificationProfile(NativeProfile):
         """None: predicate_exists.rq reads reifiers (the vocabulary is counted instead)."""
         return None
 
-    def two_hop_lines(self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool) -> TwoHops | None:
+    def two_hop_lines(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> TwoHops | None:
         # Virtuoso 7 plans the query badly: with the types, over 40 s where hop by hop takes
         # well under one (bench/one_trip.py's graph). Its walks go hop by hop.
         return None
+
+    def two_hop_statements(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, cap: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> StatementHops | None:
+        return None  # the same: and its templates have no LATERAL, which the one query needs
 
 
 class PlainProfile(ReificationProfile):

@@ -15,10 +15,11 @@ from gateway.engine.presentation import (
     full_edges,
     full_nodes,
     has_rdf_type,
+    has_types,
     node_types,
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
-from gateway.engine.seeds import identified_first, present_seeds, seed_iris, walked_entities
+from gateway.engine.seeds import held_questions, identified_first, present_seeds, seed_iris, walked_entities
 from gateway.engine.walk import WalkResult, timeout_warning, unnamed_warning, walk
 from gateway.errors import InvalidInput
 from gateway.ids import IdMap, local_name
@@ -64,19 +65,20 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     remote = ctx.profile.backend.capabilities.round_trips
     # Where a query is a round trip, a 2-hop walk may read the nodes' types with its hops: one
     # round trip fewer; in process, they are read beside the walk.
-    types = remote and limits.max_hops == 2 and steps is None and has_rdf_type(ctx)
+    types = remote and limits.max_hops == 2 and steps is None and has_types(ctx)
     ahead = TypesAhead(ctx) if not remote and limits.max_hops > 1 and has_rdf_type(ctx) else None
 
     def walked(seeds: list[str]) -> WalkResult:
         return walk(ctx.profile, seeds, plan, max_hops=limits.max_hops, max_nodes=limits.max_nodes,
-                    max_edges=limits.max_edges, traits=traits, types=types, on_reached=ahead, steps=steps)
+                    max_edges=limits.max_edges, traits=traits, types=types, on_reached=ahead, steps=steps,
+                    held=held_questions(ctx, seeds) if remote else ())
 
     # Walk first: a seed the first hop found statements of is in the graph, so the store
     # is asked about the others only (over HTTP, a round trip fewer per walk).
     try:
         result = walked(candidates)
         seeds = present_seeds(ctx, candidates, plan, found.missing, known=walked_entities(result, identified),
-                              warnings=warnings, looked_up_before=asked)
+                              warnings=warnings, looked_up_before=asked, held_read=result.held)
         if seeds != candidates:
             if result.cut is not None or any(s not in candidates for s in seeds):
                 result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym

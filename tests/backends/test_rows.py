@@ -64,8 +64,9 @@ FLAG_SETS = [
 ]
 
 
-FRAGMENTS = {"same_as_in"}
-"""Templates that are a branch of another (same_as.rq's `incoming`), not a query of their own."""
+FRAGMENTS = {"same_as_in", "hop_ends", "two_hop_statements"}
+"""Templates that are a branch of another (same_as.rq's `incoming`), not a query of their own,
+or composed of others (two_hop_statements.rq: tests/engine/test_one_request.py runs it)."""
 NATIVE_ONLY = {"two_hops"}
 """Templates the reification profile never sends (`ReificationProfile.two_hop_lines`)."""
 
