@@ -54,6 +54,7 @@ from gateway.profiles.base import (
     HopPlan,
     Point,
     StatementFields,
+    StatementHops,
     StatementRow,
     time_filters,
 )
@@ -168,6 +169,14 @@ class WikidataProfile(NativeProfile):
     def _unasserted(self) -> tuple[dict[str, list[Hit]], dict[str, list[Hit]]]:
         """Wikidata has no statement without its subject: nothing is unasserted."""
         return {}, {}
+
+    def two_hop_statements(
+        self, seeds: Sequence[str], plan: HopPlan, *, limit: int, cap: int, nodes: int, types: bool,
+        held: Sequence[str] = (), identity: Sequence[str] = (),
+    ) -> StatementHops | None:
+        """None: the one query reads its second hop in a LATERAL join, which Wikidata's
+        query service (Blazegraph) does not parse; its walks go hop by hop."""
+        return None
 
     def _statement_aware(self, plan: HopPlan) -> bool:
         """Edges live in statement nodes only (never in the truthy wdt: copies)."""
