@@ -24,17 +24,17 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyoxigraph as ox
 
 from gateway.backends.base import Quads
+from gateway.engine.census_scan import Counts, Dump, Known, Lookup, Members, Scan, Tally, hashes, quads_dump, rows_for, store_dump, token
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
 from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
 
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
-_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-_LANG_STRING = RDF + "langString"
 _TYPE, _REIFIES = ox.NamedNode(RDF + "type"), ox.NamedNode(RDF + "reifies")
 TEXT_LENGTH = 200
 """The longest text value searched (text_values.rq's STRLEN bound)."""
@@ -84,18 +84,17 @@ def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
     quads = ctx.backend.capabilities.quads
     if quads is None or not ctx.profile.counts_quads_in_process:
         return None
-    return count(quads(None), texts=texts)
+    local = ctx.backend.capabilities.local_store  # the whole store: its graphs written as N-Triples
+    read = quads(None)
+    dump = store_dump(local.store) if local is not None else quads_dump(read(None, None, None))
+    return count(read, dump, texts=texts, memory=ctx.settings.census_memory)
 
 
-Signatures = tuple[list[tuple[Key, ...]], dict[str, int]]
-"""(the distinct sets of types entities have, entity -> the index of its set): what the pass
-over every quad looks each triple's ends up in, so that a triple costs one count (most
-entities share a few sets). Index 0 is untyped, 1 an untyped reifier."""
-
-
-def count(quads: Quads, *, texts: bool) -> Census:
-    """The census of these quads: types, reifiers and statuses first (index ranges), then
-    every quad once, then the counts per type folded out of the counts per set of types."""
+def count(quads: Quads, dump: Dump, *, texts: bool, memory: int = 256 << 20) -> Census:
+    """The census of these quads (`dump` writes every one of them as N-Triples): types,
+    reifiers and statuses first (index ranges), then every quad once, then the counts per
+    type folded out of the counts per set of types. `memory`: the bytes the pass may hold
+    of its counts per entity before it puts them on disk."""
     found = Census()
     types = _types(quads)
     reifiers, reified = _reifiers(quads)
@@ -103,108 +102,93 @@ def count(quads: Quads, *, texts: bool) -> Census:
         _count_statuses(quads, found)
     ends, signature = _signatures(types, reifiers, found)
     del types
-    statements = reifiers | {x for x, kinds in found.entity_types.items() if _RDF_STATEMENT in kinds}
-    edges, literals = _every_quad(quads, found, signature, reifiers, reified, statements, texts)
-    _fold_edges(found, edges, ends, statements_held=bool(reified or reifiers))
-    _fold_literals(found, literals, ends)
+    typed_statements = (token(ox.NamedNode(x)) for x, kinds in found.entity_types.items() if _RDF_STATEMENT in kinds)
+    known = Known(
+        signature=signature, reifiers=Members(reifiers), statements=Members([*reifiers, *typed_statements]),
+        reified=Lookup(hashes(list(reified)), np.array(list(reified.values()), dtype=np.int64)),
+        non_edges=frozenset(_token(p) for p in NON_EDGES), schema=frozenset(_token(p) for p in SCHEMA),
+        texts=TEXT_LENGTH if texts else -1,
+    )
+    del reifiers, reified
+    counts = Counts(Tally(rows_for(memory)))
+    dump(Scan(known, counts))
+    found.degrees = Counter({iri[1:-1].decode(): n for iri, n in counts.degrees.items()})
+    found.text_values = counts.text_values
+    found.plain = counts.plain
+    found.predicates.update({_iri(p): n for p, n in counts.predicates.items()})
+    found.schema_predicates.update({_iri(p): n for p, n in counts.schema_predicates.items()})
+    found.blank_values.update({_iri(p): n for p, n in counts.blank_values.items()})
+    _fold_edges(found, counts.edges, ends, statements_held=bool(len(known.reifiers) or len(known.reified._keys)))
+    _fold_literals(found, counts.literals, ends)
     return found
 
 
-def _types(quads: Quads) -> dict[str, list[Key]]:
-    """Every type of every IRI subject (an IRI type as one string per type, shared by the
-    millions of entities of it)."""
+def _token(iri: str) -> bytes:
+    return f"<{iri}>".encode()
+
+
+def _iri(token: bytes) -> str:
+    return token[1:-1].decode()
+
+
+def _types(quads: Quads) -> list[tuple[bytes, Key]]:
+    """(subject, type) of every IRI subject's type (an IRI type as one string per type,
+    shared by the millions of entities of it), the subject as its N-Triples bytes."""
     named = ox.NamedNode
-    types: dict[str, list[Key]] = defaultdict(list)
     shared: dict[str, str] = {}
-    for s, _, t, _ in quads(None, _TYPE, None):
-        if type(s) is named:
-            types[s.value].append(shared.setdefault(t.value, t.value) if type(t) is named else OtherType(t))
-    return types
+    return [(token(s), shared.setdefault(t.value, t.value) if type(t) is named else OtherType(t))
+            for s, _, t, _ in quads(None, _TYPE, None) if type(s) is named]
 
 
-def _reifiers(quads: Quads) -> tuple[set[str], Counter[tuple[str, str, str]]]:
-    """(the IRI reifiers, each edge triple between IRIs -> how many reifiers it has)."""
+def _reifiers(quads: Quads) -> tuple[list[bytes], Counter[bytes]]:
+    """(the IRI reifiers, each edge triple between IRIs -> how many reifiers it has), as
+    N-Triples bytes (a triple as `s p o`, as an N-Triples line begins)."""
     named = ox.NamedNode
-    reifiers: set[str] = set()
-    reified: Counter[tuple[str, str, str]] = Counter()
+    reifiers: list[bytes] = []
+    reified: Counter[bytes] = Counter()
     for r, _, t, _ in quads(None, _REIFIES, None):
         if type(r) is named:
-            reifiers.add(r.value)
+            reifiers.append(token(r))
         if type(t) is ox.Triple and type(t.subject) is named and type(t.object) is named:
-            reified[t.subject.value, t.predicate.value, t.object.value] += 1
+            reified[token(t)] += 1
     return reifiers, reified
 
 
-def _signatures(types: dict[str, list[Key]], reifiers: set[str], found: Census) -> Signatures:
-    """`Signatures` of the entities with types and of the reifiers; `found.entity_types` on the way."""
-    ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]  # untyped; an untyped reifier
+def _signatures(types: list[tuple[bytes, Key]], reifiers: list[bytes], found: Census) -> tuple[list[tuple[Key, ...]], Lookup]:
+    """(the distinct sets of types entities have, entity -> the index of its set): what the
+    pass over every quad looks each triple's ends up in, so that a triple costs one count
+    (most entities share a few sets). Index 0 is untyped, 1 an untyped reifier.
+    `found.entity_types` on the way."""
+    ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]
     signatures: dict[tuple[Key, ...], int] = {}
-    signature = dict.fromkeys(reifiers, 1)
-    for entity, kinds in types.items():
-        key = tuple(kinds)
+    kinds: dict[bytes, list[Key]] = defaultdict(list)
+    for entity, kind in types:
+        kinds[entity].append(kind)
+    keys: list[bytes] = list(reifiers)
+    values: list[int] = [1] * len(reifiers)
+    for entity, held in kinds.items():
+        key = tuple(held)
         if key not in signatures:
             signatures[key] = len(ends)
             ends.append(key)
-        signature[entity] = signatures[key]
-        iris = [t for t in kinds if isinstance(t, str) and not isinstance(t, OtherType)]
+        keys.append(entity)
+        values.append(signatures[key])
+        iris = [t for t in held if isinstance(t, str) and not isinstance(t, OtherType)]
         if iris:
-            found.entity_types[entity] = iris
-    return ends, signature
-
-
-def _every_quad(
-    quads: Quads, found: Census, signature: dict[str, int], reifiers: set[str], reified: Counter[tuple[str, str, str]],
-    statements: set[str], texts: bool,
-) -> tuple[Counter[tuple[str, int, int]], Counter[tuple[int, str, str]]]:
-    """The one pass over every quad: degrees, statements per predicate, plain edges, schema
-    predicates, text values and blank values into `found`; and (edge triples per predicate
-    and the signatures of their ends, literals per subject signature, predicate and
-    datatype), which `_fold_edges` and `_fold_literals` make counts per type of."""
-    named, literal = ox.NamedNode, ox.Literal
-    edges: Counter[tuple[str, int, int]] = Counter()
-    literals: Counter[tuple[int, str, str]] = Counter()
-    degrees, per_predicate, kind_of = found.degrees, found.predicates, signature.get
-    held = bool(reified or reifiers)
-    longest = TEXT_LENGTH if texts else -1  # no text is shorter: none is kept
-    for s, p, o, _ in quads(None, None, None):
-        if type(s) is not named:
-            continue
-        kind = type(o)
-        if kind is named:
-            predicate = p.value
-            if predicate not in NON_EDGES:
-                subject, value = s.value, o.value
-                degrees[subject] += 1
-                degrees[value] += 1
-                edges[predicate, kind_of(subject, 0), kind_of(value, 0)] += 1
-                if held:
-                    annotated = reified.get((subject, predicate, value), 0)
-                    if annotated:
-                        per_predicate[predicate] += annotated
-                    elif subject not in reifiers:  # a statement's own data is no statement
-                        per_predicate[predicate] += 1
-                        found.plain += 1
-            elif predicate in SCHEMA and s.value not in reifiers:
-                found.schema_predicates[predicate] += 1
-        elif kind is literal:
-            subject, predicate = s.value, p.value
-            datatype = _LANG_STRING if o.language else o.datatype.value
-            literals[kind_of(subject, 0), predicate, datatype] += 1
-            if (datatype == _XSD_STRING or o.language) and len(o.value) <= longest and subject not in statements:
-                term = from_oxigraph(o)
-                assert isinstance(term, Literal)
-                found.text_values.append((subject, predicate, term))
-        elif kind is ox.BlankNode:
-            found.blank_values[p.value] += 1
-    return edges, literals
+            found.entity_types[_iri(entity)] = iris
+    # A typed reifier's types stand for it: the later of its two entries is kept.
+    keys_hashed = hashes(keys)
+    unique, last = np.unique(keys_hashed[::-1], return_index=True)
+    return ends, Lookup(unique, np.array(values[::-1], dtype=np.int64)[last])
 
 
 def _fold_edges(
-    found: Census, edges: Counter[tuple[str, int, int]], ends: list[tuple[Key, ...]], *, statements_held: bool,
+    found: Census, edges: Counter[tuple[bytes, int, int]], ends: list[tuple[Key, ...]], *, statements_held: bool,
 ) -> None:
     """Edge triples per (predicate, subject type, object type); and, where the graph holds
     no reifiers, statements per predicate (then every edge triple is one)."""
-    for (predicate, st, ot), n in edges.items():
+    for (token_, st, ot), n in edges.items():
+        predicate = _iri(token_)
         if not statements_held:
             found.predicates[predicate] += n
         for subject_type in ends[st]:
@@ -212,12 +196,12 @@ def _fold_edges(
                 found.connects[predicate, subject_type, object_type] += n
 
 
-def _fold_literals(found: Census, literals: Counter[tuple[int, str, str]], ends: list[tuple[Key, ...]]) -> None:
+def _fold_literals(found: Census, literals: Counter[tuple[int, bytes, str]], ends: list[tuple[Key, ...]]) -> None:
     """Literal values per (IRI type, predicate, datatype)."""
-    for (st, predicate, datatype), n in literals.items():
+    for (st, token_, datatype), n in literals.items():
         for t in ends[st] if st > 1 else ():  # rdf:type's own (a reifier's bfs:Statement is not)
             if isinstance(t, str) and not isinstance(t, OtherType):
-                found.type_literals[t, predicate, datatype] += n
+                found.type_literals[t, _iri(token_), datatype] += n
 
 
 def _count_statuses(quads: Quads, found: Census) -> None:

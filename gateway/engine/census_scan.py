@@ -1,0 +1,346 @@
+"""The census's pass over every quad, read as N-Triples text in chunks and counted with numpy.
+
+Making a pyoxigraph term object for each of a quad's three terms, and a Python string for
+each value, was most of what the census cost; and each distinct entity then held a
+string-keyed entry of its own (~440 bytes). Here the store writes each graph as
+N-Triples (`Store.dump`, in native code) into `Scan`, which cuts each chunk into lines
+and terms with bytes operations and counts with numpy over 64-bit hashes of the terms'
+text. What is kept per entity is its hash, its count and its IRI's bytes (`Tally`), and
+past `census_memory` bytes those go to disk in hash buckets, so the pass's own memory
+is bounded by the setting, not by the number of entities.
+
+A hash is Python's own (SipHash) of the term's N-Triples bytes: the same within the
+process for the same text, and for two different IRIs equal with odds of about n²/2⁶⁵
+(n distinct entities; under 10⁻⁴ at 10⁸).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+import numpy.typing as npt
+import pyoxigraph as ox
+
+from gateway.terms import RDF, Literal, from_oxigraph
+
+Hashes = npt.NDArray[np.int64]
+_XSD_STRING = b"http://www.w3.org/2001/XMLSchema#string"
+_LANG_STRING = RDF + "langString"
+_DIR_LANG_STRING = RDF + "dirLangString"
+_BUCKETS = 64
+_ROW_BYTES = 120
+"""What one pending entity costs in a `Tally` (hash, count, its IRI's bytes object and
+the list slot holding it), for turning the memory setting into rows."""
+CHUNK = 4 << 20
+"""Bytes of N-Triples cut into lines at a time."""
+
+
+def token(term: object) -> bytes:
+    """A pyoxigraph term's N-Triples bytes, as the store's own N-Triples writes it."""
+    return str(term).encode()
+
+
+def hashes(tokens: list[bytes]) -> Hashes:
+    return np.fromiter(map(hash, tokens), dtype=np.int64, count=len(tokens))
+
+
+class Members:
+    """A set of terms by hash, asked about many at once."""
+
+    def __init__(self, found: Iterable[bytes]) -> None:
+        self._sorted = np.unique(hashes(list(found)))
+
+    def __len__(self) -> int:
+        return len(self._sorted)
+
+    def of(self, keys: Hashes) -> npt.NDArray[np.bool_]:
+        if not len(self._sorted):
+            return np.zeros(len(keys), dtype=bool)
+        at = np.minimum(np.searchsorted(self._sorted, keys), len(self._sorted) - 1)
+        return self._sorted[at] == keys  # type: ignore[no-any-return]
+
+
+class Lookup:
+    """Term hash -> a small number (0 where the term has none), asked about many at once."""
+
+    def __init__(self, keys: Hashes, values: npt.NDArray[np.int64]) -> None:
+        order = np.argsort(keys, kind="stable")
+        self._keys, self._values = keys[order], values[order]
+
+    def of(self, keys: Hashes) -> npt.NDArray[np.int64]:
+        if not len(self._keys):
+            return np.zeros(len(keys), dtype=np.int64)
+        at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+        return np.where(self._keys[at] == keys, self._values[at], 0)
+
+
+class Tally:
+    """Counts per IRI, by hash: added a chunk at a time, summed when they pile up, and put
+    on disk in hash buckets once the sums alone pass `rows`; read back (`items`) one
+    bucket at a time."""
+
+    def __init__(self, rows: int) -> None:
+        self._rows = max(rows, 1024)
+        self._pending: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
+        self._size = 0
+        self._spill: tempfile.TemporaryDirectory[str] | None = None
+        self._files: list[IO[bytes]] = []
+
+    def add(self, keys: Hashes, tokens: list[bytes]) -> None:
+        """One count for each of `tokens` (whose hashes are `keys`)."""
+        unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
+        self._pending.append((unique, counts.astype(np.int64), [tokens[i] for i in first.tolist()]))
+        self._size += len(unique)
+        if self._size > self._rows:
+            summed = _sum(self._pending)
+            self._pending, self._size = [summed], len(summed[0])
+            if self._size > self._rows // 2:
+                self._write(summed)
+                self._pending, self._size = [], 0
+
+    @property
+    def spilled(self) -> bool:
+        return self._spill is not None
+
+    def items(self) -> Iterator[tuple[bytes, int]]:
+        """(IRI bytes, count) of each IRI once, in no order; the tally is spent."""
+        if self._spill is None:
+            keys, counts, tokens = _sum(self._pending)
+            self._pending = []
+            yield from zip(tokens, counts.tolist(), strict=True)
+            return
+        if self._pending:
+            self._write(_sum(self._pending))
+            self._pending = []
+        try:
+            for handle in self._files:
+                handle.flush()
+                handle.seek(0)
+                yield from self._bucket(handle)
+                handle.close()
+        finally:
+            self._spill.cleanup()
+
+    def _write(self, rows: tuple[Hashes, npt.NDArray[np.int64], list[bytes]]) -> None:
+        if self._spill is None:
+            self._spill = tempfile.TemporaryDirectory(prefix="bfsql-census-")
+            folder = Path(self._spill.name)
+            self._files = [open(folder / str(n), "w+b") for n in range(_BUCKETS)]  # noqa: SIM115
+        keys, counts, tokens = rows
+        bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
+        for n in np.unique(bucket).tolist():
+            picked = np.flatnonzero(bucket == n)
+            handle = self._files[n]
+            np.save(handle, keys[picked])
+            np.save(handle, counts[picked])
+            np.save(handle, np.frombuffer(b"\n".join(tokens[i] for i in picked.tolist()), dtype=np.uint8))
+
+    @staticmethod
+    def _bucket(handle: IO[bytes]) -> Iterator[tuple[bytes, int]]:
+        parts: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
+        end = os.fstat(handle.fileno()).st_size
+        while handle.tell() < end:
+            keys, counts = np.load(handle), np.load(handle)
+            parts.append((keys, counts, np.load(handle).tobytes().split(b"\n")))
+        _, counts, tokens = _sum(parts)
+        yield from zip(tokens, counts.tolist(), strict=True)
+
+
+def _sum(parts: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]]) -> tuple[Hashes, npt.NDArray[np.int64], list[bytes]]:
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), []
+    if len(parts) == 1:
+        return parts[0]
+    keys = np.concatenate([p[0] for p in parts])
+    counts = np.concatenate([p[1] for p in parts])
+    tokens = [t for p in parts for t in p[2]]
+    unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return unique, np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64), [
+        tokens[i] for i in first.tolist()]
+
+
+@dataclass
+class Known:
+    """What the passes before this one found, by hash."""
+
+    signature: Lookup
+    """Entity -> the index of its set of types (0: untyped)."""
+    reifiers: Members
+    statements: Members
+    """Reifiers and entities typed rdf:Statement: their own text is no searched value."""
+    reified: Lookup
+    """An edge triple's `s p o` bytes -> how many reifiers it has."""
+    non_edges: frozenset[bytes]
+    schema: frozenset[bytes]
+    texts: int
+    """The longest text value kept (-1: none)."""
+
+
+@dataclass
+class Counts:
+    """What the pass counts, predicates as their N-Triples bytes."""
+
+    degrees: Tally
+    edges: Counter[tuple[bytes, int, int]] = field(default_factory=Counter)
+    literals: Counter[tuple[int, bytes, str]] = field(default_factory=Counter)
+    predicates: Counter[bytes] = field(default_factory=Counter)
+    plain: int = 0
+    schema_predicates: Counter[bytes] = field(default_factory=Counter)
+    blank_values: Counter[bytes] = field(default_factory=Counter)
+    text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
+
+
+class Scan:
+    """A file-like object the store's N-Triples writer writes into: each chunk of whole
+    lines is counted as it arrives (`Counts`), only a chunk held at a time."""
+
+    def __init__(self, known: Known, counts: Counts) -> None:
+        self.known, self.counts = known, counts
+        self._held: list[bytes] = []
+        self._size = 0
+
+    def write(self, data: bytes) -> int:
+        self._held.append(bytes(data))
+        self._size += len(data)
+        if self._size >= CHUNK:
+            text = b"".join(self._held)
+            cut = text.rfind(b"\n") + 1
+            self._held, self._size = [text[cut:]], len(text) - cut
+            self.lines(text[:cut].split(b"\n"))
+        return len(data)
+
+    def flush(self) -> None:
+        """The store flushes as it finishes a graph: what is held is whole lines."""
+
+    def finish(self) -> None:
+        self.lines(b"".join(self._held).split(b"\n"))
+        self._held, self._size = [], 0
+
+    def lines(self, lines: Iterable[bytes]) -> None:
+        """Count these N-Triples lines (others: empty, or with a subject that is no IRI, skipped)."""
+        iri: list[list[bytes]] = []
+        literal: list[list[bytes]] = []
+        blank = self.counts.blank_values
+        for row in (line.split(b" ", 2) for line in lines if line[:1] == b"<" and line[1:2] != b"<"):
+            first = row[2][0]
+            if first == 60:  # <: an IRI, or a triple term (<<), which no count reads here
+                if row[2][1] != 60:
+                    row[2] = row[2][:-2]
+                    iri.append(row)
+            elif first == 34:  # "
+                row[2] = row[2][:-2]
+                literal.append(row)
+            elif first == 95:  # _:
+                blank[row[1]] += 1
+        if iri:
+            self._iris(iri)
+        if literal:
+            self._literals(literal)
+
+    def _iris(self, rows: list[list[bytes]]) -> None:
+        known, counts = self.known, self.counts
+        non_edges = known.non_edges
+        edges = [row for row in rows if row[1] not in non_edges]
+        schema = [row for row in rows if row[1] in known.schema]
+        if schema:
+            outside = ~known.reifiers.of(hashes([row[0] for row in schema]))
+            counts.schema_predicates.update(row[1] for row, out in zip(schema, outside.tolist(), strict=True) if out)
+        if not edges:
+            return
+        subjects, objects = [row[0] for row in edges], [row[2] for row in edges]
+        ends = subjects + objects
+        keys = hashes(ends)
+        counts.degrees.add(keys, ends)
+        half = len(subjects)
+        signatures = known.signature.of(keys)
+        predicates = [row[1] for row in edges]
+        counts.edges.update(zip(predicates, signatures[:half].tolist(), signatures[half:].tolist(), strict=True))
+        if len(known.reifiers) or len(known.reified._keys):
+            self._statements(edges, predicates, keys[:half])
+
+    def _statements(self, edges: list[list[bytes]], predicates: list[bytes], subjects: Hashes) -> None:
+        """Statements per predicate where the graph holds reifiers: each reifier of an
+        asserted edge triple, else the triple itself, unless its subject is a reifier."""
+        counts = self.counts
+        annotated = self.known.reified.of(hashes([b" ".join(row) for row in edges])).tolist()
+        own = self.known.reifiers.of(subjects).tolist()
+        for predicate, n, reifier in zip(predicates, annotated, own, strict=True):
+            if n:
+                counts.predicates[predicate] += n
+            elif not reifier:
+                counts.predicates[predicate] += 1
+                counts.plain += 1
+
+    def _literals(self, rows: list[list[bytes]]) -> None:
+        known, counts = self.known, self.counts
+        keys = hashes([row[0] for row in rows])
+        signatures = known.signature.of(keys).tolist()
+        searched = (~known.statements.of(keys)).tolist() if known.texts >= 0 else [False] * len(rows)
+        for (subject, predicate, value), signature, kept in zip(rows, signatures, searched, strict=True):
+            quote = value.rfind(b'"')
+            suffix = value[quote + 1:]
+            if not suffix:
+                datatype = _XSD_STRING.decode()
+            elif suffix[:1] == b"@":
+                datatype = _LANG_STRING
+            else:
+                datatype = suffix[3:-1].decode()
+            counts.literals[signature, predicate, datatype] += 1
+            if kept and (not suffix or suffix[:1] == b"@") and quote - 1 <= 6 * known.texts:  # \uXXXX is six bytes a character
+                text = _text(subject, predicate, value, quote, suffix)
+                if len(text.value) <= known.texts:
+                    counts.text_values.append((subject[1:-1].decode(), predicate[1:-1].decode(), text))
+
+
+def _text(subject: bytes, predicate: bytes, value: bytes, quote: int, suffix: bytes) -> Literal:
+    """A string literal's term, from its N-Triples text (read by the store's parser where
+    it holds an escape)."""
+    if b"\\" in value:
+        quad = next(iter(ox.parse(b" ".join((subject, predicate, value, b".")), format=ox.RdfFormat.N_TRIPLES)))
+        term = from_oxigraph(quad.object)
+        assert isinstance(term, Literal)
+        return term
+    text = value[1:quote].decode()
+    if not suffix:
+        return Literal(text, _XSD_STRING.decode())
+    language, _, direction = suffix[1:].decode().partition("--")
+    return Literal(text, _DIR_LANG_STRING if direction else _LANG_STRING, language)
+
+
+Dump = Callable[[Scan], None]
+"""Writes every quad the census reads as N-Triples lines into the scan, then `finish`es it."""
+
+
+def store_dump(store: ox.Store) -> Dump:
+    """Each graph of the store written by its own N-Triples writer."""
+    def dump(scan: Scan) -> None:
+        for graph in [ox.DefaultGraph(), *store.named_graphs()]:
+            store.dump(scan, format=ox.RdfFormat.N_TRIPLES, from_graph=graph)
+            scan.finish()
+    return dump
+
+
+def quads_dump(quads: Iterable[ox.Quad]) -> Dump:
+    """Quads read one at a time (a scope's graphs), written as lines: slower, the same counts."""
+    def dump(scan: Scan) -> None:
+        batch: list[bytes] = []
+        for s, p, o, _ in quads:
+            if type(s) is ox.NamedNode and type(o) is not ox.Triple:
+                batch.append(b" ".join((token(s), token(p), token(o), b".")))
+                if len(batch) >= 100_000:
+                    scan.lines(batch)
+                    batch = []
+        scan.lines(batch)
+    return dump
+
+
+def rows_for(memory: int) -> int:
+    """The pending entities a `Tally` holds within `memory` bytes."""
+    return memory // _ROW_BYTES
