@@ -22,20 +22,24 @@ found: a pass can be moved into native code, or made to stream, on its own.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 import pyoxigraph as ox
 
 from gateway.backends.base import Quads
-from gateway.engine.census_scan import Counts, Dump, Known, Lookup, Members, Scan, Tally, hashes, quads_dump, rows_for, store_dump, token
+from gateway.engine.census_scan import (
+    Counts, Hashes, Known, Lookup, Members, QuadSource, Scan, Source, StoreSource, Tally, Types, hashes, rows_for, token,
+)
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
 from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
 
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
-_TYPE, _REIFIES = ox.NamedNode(RDF + "type"), ox.NamedNode(RDF + "reifies")
+_REIFIES = ox.NamedNode(RDF + "reifies")
 TEXT_LENGTH = 200
 """The longest text value searched (text_values.rq's STRLEN bound)."""
 
@@ -49,12 +53,32 @@ Key = str | None
 """An end's type in `Census.connects`: an IRI, an `OtherType`, or None for none."""
 
 
+Entity = tuple[str, int, list[str]]
+"""(IRI, degree, IRI types): what the census tells of one entity."""
+
+
+class Entities:
+    """Every entity with an edge triple or an IRI type, read from the census's `Tally` a
+    hash bucket at a time (so never all held as Python strings); read again on each walk."""
+
+    def __init__(self, tally: Tally, signature: Lookup, ends: list[tuple[Key, ...]]) -> None:
+        self._tally, self._signature = tally, signature
+        self._types = [[t for t in kinds if isinstance(t, str) and not isinstance(t, OtherType)] if n > 1 else []
+                       for n, kinds in enumerate(ends)]  # a reifier's bfs:Statement is no rdf:type
+
+    def __iter__(self) -> Iterator[Entity]:
+        types = self._types
+        for keys, counts, tokens in self._tally.items():
+            for iri, n, kind in zip(tokens, counts.tolist(), self._signature.of(keys).tolist(), strict=True):
+                if n or types[kind]:
+                    yield iri[1:-1].decode(), n, types[kind]
+
+
 @dataclass
 class Census:
-    degrees: Counter[str] = field(default_factory=Counter)
-    """degrees.rq: entity -> edge triples it is the subject or object of."""
-    entity_types: dict[str, list[str]] = field(default_factory=dict)
-    """entity_types.rq: entity -> its IRI types (once per graph that says so)."""
+    entities: Iterable[Entity] = ()
+    """degrees.rq and entity_types.rq, entity by entity: its edge triples as subject or
+    object, and its IRI types (once per graph that says so)."""
     text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
     """text_values.rq: (entity, predicate, short text) of entities that are not statements."""
     predicates: Counter[str] = field(default_factory=Counter)
@@ -76,6 +100,16 @@ class Census:
     """schema_predicate_counts.rq: triples between two IRIs per schema predicate, of
     subjects that are not reifiers."""
 
+    @property
+    def degrees(self) -> Counter[str]:
+        """degrees.rq, all held: entity -> edge triples it is the subject or object of."""
+        return Counter({x: n for x, n, _ in self.entities if n})
+
+    @property
+    def entity_types(self) -> dict[str, list[str]]:
+        """entity_types.rq, all held: entity -> its IRI types."""
+        return {x: kinds for x, _, kinds in self.entities if kinds}
+
 
 def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
     """The counts of `ctx`'s graph (`texts`: with its text values, which only the search
@@ -84,41 +118,43 @@ def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
     quads = ctx.backend.capabilities.quads
     if quads is None or not ctx.profile.counts_quads_in_process:
         return None
-    local = ctx.backend.capabilities.local_store  # the whole store: its graphs written as N-Triples
+    local = ctx.backend.capabilities.local_store  # the whole store: written as text by its own writers
     read = quads(None)
-    dump = store_dump(local.store) if local is not None else quads_dump(read(None, None, None))
-    return count(read, dump, texts=texts, memory=ctx.settings.census_memory)
+    return count(read, StoreSource(local.store) if local is not None else QuadSource(read), texts=texts,
+                 memory=ctx.settings.census_memory)
 
 
-def count(quads: Quads, dump: Dump, *, texts: bool, memory: int = 256 << 20) -> Census:
-    """The census of these quads (`dump` writes every one of them as N-Triples): types,
-    reifiers and statuses first (index ranges), then every quad once, then the counts per
-    type folded out of the counts per set of types. `memory`: the bytes the pass may hold
-    of its counts per entity before it puts them on disk."""
+def count(quads: Quads, source: Source, *, texts: bool, memory: int = 256 << 20) -> Census:
+    """The census of these quads (`source` writes them as text): types, reifiers and
+    statuses first (index ranges), then every quad once, then the counts per type folded
+    out of the counts per set of types. `memory`: the bytes the pass may hold of its
+    counts per entity before it puts them in temporary files."""
     found = Census()
-    types = _types(quads)
+    tally = Tally(rows_for(memory))
+    types = Types(tally)
+    source.types(types.lines)
     reifiers, reified = _reifiers(quads)
     if reified or reifiers:
         _count_statuses(quads, found)
-    ends, signature = _signatures(types, reifiers, found)
+    ends, signature, statements = _signatures(types, hashes(reifiers))
     del types
-    typed_statements = (token(ox.NamedNode(x)) for x, kinds in found.entity_types.items() if _RDF_STATEMENT in kinds)
     known = Known(
-        signature=signature, reifiers=Members(reifiers), statements=Members([*reifiers, *typed_statements]),
+        signature=signature, reifiers=Members(reifiers), statements=statements,
         reified=Lookup(hashes(list(reified)), np.array(list(reified.values()), dtype=np.int64)),
         non_edges=frozenset(_token(p) for p in NON_EDGES), schema=frozenset(_token(p) for p in SCHEMA),
         texts=TEXT_LENGTH if texts else -1,
     )
+    held = bool(reifiers or reified)
     del reifiers, reified
-    counts = Counts(Tally(rows_for(memory)))
-    dump(Scan(known, counts))
-    found.degrees = Counter({iri[1:-1].decode(): n for iri, n in counts.degrees.items()})
+    counts = Counts(tally)
+    source.quads(Scan(known, counts).lines)
+    found.entities = Entities(tally, signature, ends)
     found.text_values = counts.text_values
     found.plain = counts.plain
     found.predicates.update({_iri(p): n for p, n in counts.predicates.items()})
     found.schema_predicates.update({_iri(p): n for p, n in counts.schema_predicates.items()})
     found.blank_values.update({_iri(p): n for p, n in counts.blank_values.items()})
-    _fold_edges(found, counts.edges, ends, statements_held=bool(len(known.reifiers) or len(known.reified._keys)))
+    _fold_edges(found, counts.edges, ends, statements_held=held)
     _fold_literals(found, counts.literals, ends)
     return found
 
@@ -129,15 +165,6 @@ def _token(iri: str) -> bytes:
 
 def _iri(token: bytes) -> str:
     return token[1:-1].decode()
-
-
-def _types(quads: Quads) -> list[tuple[bytes, Key]]:
-    """(subject, type) of every IRI subject's type (an IRI type as one string per type,
-    shared by the millions of entities of it), the subject as its N-Triples bytes."""
-    named = ox.NamedNode
-    shared: dict[str, str] = {}
-    return [(token(s), shared.setdefault(t.value, t.value) if type(t) is named else OtherType(t))
-            for s, _, t, _ in quads(None, _TYPE, None) if type(s) is named]
 
 
 def _reifiers(quads: Quads) -> tuple[list[bytes], Counter[bytes]]:
@@ -154,32 +181,48 @@ def _reifiers(quads: Quads) -> tuple[list[bytes], Counter[bytes]]:
     return reifiers, reified
 
 
-def _signatures(types: list[tuple[bytes, Key]], reifiers: list[bytes], found: Census) -> tuple[list[tuple[Key, ...]], Lookup]:
-    """(the distinct sets of types entities have, entity -> the index of its set): what the
-    pass over every quad looks each triple's ends up in, so that a triple costs one count
-    (most entities share a few sets). Index 0 is untyped, 1 an untyped reifier.
-    `found.entity_types` on the way."""
+def _signatures(types: Types, reifiers: Hashes) -> tuple[list[tuple[Key, ...]], Lookup, Members]:
+    """(the distinct sets of types entities have, entity -> the index of its set, the
+    statements: reifiers and entities typed rdf:Statement): what the pass over every quad
+    looks each triple's ends up in, so that a triple costs one count (most entities share
+    a few sets). Index 0 is untyped, 1 an untyped reifier."""
+    names: list[Key] = [_iri(t) if t[:1] == b"<" else OtherType(t.decode()) for t in types.numbers]
+    subjects = np.concatenate(types.subjects) if types.subjects else np.zeros(0, dtype=np.int64)
+    kinds = np.concatenate(types.kinds) if types.kinds else np.zeros(0, dtype=np.int64)
+    order = np.lexsort((kinds, subjects))
+    subjects, kinds = subjects[order], kinds[order]
+    starts = np.flatnonzero(np.r_[True, subjects[1:] != subjects[:-1]]) if len(subjects) else np.zeros(0, dtype=np.int64)
+    sets, first = _sets(kinds, starts)
     ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]
-    signatures: dict[tuple[Key, ...], int] = {}
-    kinds: dict[bytes, list[Key]] = defaultdict(list)
-    for entity, kind in types:
-        kinds[entity].append(kind)
-    keys: list[bytes] = list(reifiers)
-    values: list[int] = [1] * len(reifiers)
-    for entity, held in kinds.items():
-        key = tuple(held)
-        if key not in signatures:
-            signatures[key] = len(ends)
-            ends.append(key)
-        keys.append(entity)
-        values.append(signatures[key])
-        iris = [t for t in held if isinstance(t, str) and not isinstance(t, OtherType)]
-        if iris:
-            found.entity_types[_iri(entity)] = iris
-    # A typed reifier's types stand for it: the later of its two entries is kept.
-    keys_hashed = hashes(keys)
-    unique, last = np.unique(keys_hashed[::-1], return_index=True)
-    return ends, Lookup(unique, np.array(values[::-1], dtype=np.int64)[last])
+    bounds = np.r_[starts, len(kinds)]
+    for group in first.tolist():
+        ends.append(tuple(names[k] for k in kinds[bounds[group]:bounds[group + 1]].tolist()))
+    entities = subjects[starts]
+    keys = np.concatenate([entities, reifiers])  # a typed reifier's types stand for it: the first is kept
+    values = np.concatenate([sets + 2, np.ones(len(reifiers), dtype=np.int64)])
+    unique, at = np.unique(keys, return_index=True)
+    statement = types.numbers.get(_token(_RDF_STATEMENT))
+    typed = subjects[kinds == statement] if statement is not None else subjects[:0]
+    return ends, Lookup(unique, values[at]), Members.of_hashes(np.concatenate([reifiers, typed]))
+
+
+def _sets(kinds: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(each entity's set of types as a number from 0, the first entity of each set), the
+    entities' types being `kinds` from each of `starts` on (sorted within each)."""
+    if not len(starts):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    sizes = np.diff(np.r_[starts, len(kinds)])
+    bits = (int(kinds.max()) + 2).bit_length()
+    if bits * int(sizes.max()) <= 62:  # a set packed into one number, a type in each `bits`
+        position = np.arange(len(kinds)) - np.repeat(starts, sizes)
+        packed = np.add.reduceat((kinds + 1) << (bits * position), starts)
+    else:
+        bounds = np.r_[starts, len(kinds)].tolist()
+        numbers: dict[tuple[int, ...], int] = {}
+        packed = np.array([numbers.setdefault(tuple(kinds[a:b].tolist()), len(numbers))
+                           for a, b in zip(bounds, bounds[1:], strict=False)], dtype=np.int64)
+    _, first, sets = np.unique(packed, return_index=True, return_inverse=True)
+    return sets.astype(np.int64), first.astype(np.int64)
 
 
 def _fold_edges(

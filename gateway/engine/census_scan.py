@@ -17,6 +17,7 @@ process for the same text, and for two different IRIs equal with odds of about n
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -28,12 +29,14 @@ import numpy as np
 import numpy.typing as npt
 import pyoxigraph as ox
 
+from gateway.backends.base import Quads
 from gateway.terms import RDF, Literal, from_oxigraph
 
 Hashes = npt.NDArray[np.int64]
 _XSD_STRING = b"http://www.w3.org/2001/XMLSchema#string"
 _LANG_STRING = RDF + "langString"
 _DIR_LANG_STRING = RDF + "dirLangString"
+_TYPE = ox.NamedNode(RDF + "type")
 _BUCKETS = 64
 _ROW_BYTES = 120
 """What one pending entity costs in a `Tally` (hash, count, its IRI's bytes object and
@@ -56,6 +59,12 @@ class Members:
 
     def __init__(self, found: Iterable[bytes]) -> None:
         self._sorted = np.unique(hashes(list(found)))
+
+    @classmethod
+    def of_hashes(cls, keys: Hashes) -> Members:
+        members = cls(())
+        members._sorted = np.unique(keys)
+        return members
 
     def __len__(self) -> int:
         return len(self._sorted)
@@ -93,10 +102,12 @@ class Tally:
         self._spill: tempfile.TemporaryDirectory[str] | None = None
         self._files: list[IO[bytes]] = []
 
-    def add(self, keys: Hashes, tokens: list[bytes]) -> None:
-        """One count for each of `tokens` (whose hashes are `keys`)."""
+    def add(self, keys: Hashes, tokens: list[bytes], *, counted: bool = True) -> None:
+        """One count for each of `tokens` (whose hashes are `keys`); none where not `counted`
+        (an entity told, with nothing to count yet)."""
         unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        self._pending.append((unique, counts.astype(np.int64), [tokens[i] for i in first.tolist()]))
+        counts = counts.astype(np.int64) if counted else np.zeros(len(unique), dtype=np.int64)
+        self._pending.append((unique, counts, [tokens[i] for i in first.tolist()]))
         self._size += len(unique)
         if self._size > self._rows:
             summed = _sum(self._pending)
@@ -109,24 +120,21 @@ class Tally:
     def spilled(self) -> bool:
         return self._spill is not None
 
-    def items(self) -> Iterator[tuple[bytes, int]]:
-        """(IRI bytes, count) of each IRI once, in no order; the tally is spent."""
+    def items(self) -> Iterator[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]]:
+        """(hashes, counts, IRI bytes) of every IRI once, a bucket at a time (all at once
+        where nothing went to disk); read again on each call."""
         if self._spill is None:
-            keys, counts, tokens = _sum(self._pending)
-            self._pending = []
-            yield from zip(tokens, counts.tolist(), strict=True)
+            self._pending = [_sum(self._pending)]
+            yield self._pending[0]
             return
         if self._pending:
             self._write(_sum(self._pending))
-            self._pending = []
-        try:
-            for handle in self._files:
-                handle.flush()
-                handle.seek(0)
-                yield from self._bucket(handle)
-                handle.close()
-        finally:
-            self._spill.cleanup()
+            self._pending, self._size = [], 0
+        for handle in self._files:
+            handle.flush()
+            handle.seek(0)
+            yield self._bucket(handle)
+            handle.seek(0, os.SEEK_END)
 
     def _write(self, rows: tuple[Hashes, npt.NDArray[np.int64], list[bytes]]) -> None:
         if self._spill is None:
@@ -143,14 +151,14 @@ class Tally:
             np.save(handle, np.frombuffer(b"\n".join(tokens[i] for i in picked.tolist()), dtype=np.uint8))
 
     @staticmethod
-    def _bucket(handle: IO[bytes]) -> Iterator[tuple[bytes, int]]:
+    def _bucket(handle: IO[bytes]) -> tuple[Hashes, npt.NDArray[np.int64], list[bytes]]:
         parts: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
         end = os.fstat(handle.fileno()).st_size
         while handle.tell() < end:
             keys, counts = np.load(handle), np.load(handle)
-            parts.append((keys, counts, np.load(handle).tobytes().split(b"\n")))
-        _, counts, tokens = _sum(parts)
-        yield from zip(tokens, counts.tolist(), strict=True)
+            blob = np.load(handle).tobytes()
+            parts.append((keys, counts, blob.split(b"\n") if blob else []))
+        return _sum(parts)
 
 
 def _sum(parts: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]]) -> tuple[Hashes, npt.NDArray[np.int64], list[bytes]]:
@@ -197,12 +205,21 @@ class Counts:
     text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
 
 
-class Scan:
-    """A file-like object the store's N-Triples writer writes into: each chunk of whole
-    lines is counted as it arrives (`Counts`), only a chunk held at a time."""
+Take = Callable[[bytes], None]
+"""What reads lines of text, a chunk of whole lines at a time."""
+Row = tuple[bytes, bytes, bytes]
+_LINE = re.compile(rb"^(<[^<][^ ]*>) ([^ ]+) (.*) \.$", re.MULTILINE)
+"""An N-Triples line whose subject is an IRI: (subject, predicate, object)."""
+_TYPE_LINE = re.compile(rb"^(<[^<][^\t]*>)\t(.*)$", re.MULTILINE)
+"""A (subject, type) TSV line whose subject is an IRI."""
 
-    def __init__(self, known: Known, counts: Counts) -> None:
-        self.known, self.counts = known, counts
+
+class Lines:
+    """A file-like object a store's writer writes into: its text handed on as whole lines,
+    a chunk at a time, only a chunk held."""
+
+    def __init__(self, take: Take) -> None:
+        self._take = take
         self._held: list[bytes] = []
         self._size = 0
 
@@ -213,38 +230,35 @@ class Scan:
             text = b"".join(self._held)
             cut = text.rfind(b"\n") + 1
             self._held, self._size = [text[cut:]], len(text) - cut
-            self.lines(text[:cut].split(b"\n"))
+            self._take(text[:cut])
         return len(data)
 
     def flush(self) -> None:
-        """The store flushes as it finishes a graph: what is held is whole lines."""
+        """Nothing: a line may be cut between two writes, so lines go on when whole."""
 
     def finish(self) -> None:
-        self.lines(b"".join(self._held).split(b"\n"))
+        self._take(b"".join(self._held))
         self._held, self._size = [], 0
 
-    def lines(self, lines: Iterable[bytes]) -> None:
-        """Count these N-Triples lines (others: empty, or with a subject that is no IRI, skipped)."""
-        iri: list[list[bytes]] = []
-        literal: list[list[bytes]] = []
-        blank = self.counts.blank_values
-        for row in (line.split(b" ", 2) for line in lines if line[:1] == b"<" and line[1:2] != b"<"):
-            first = row[2][0]
-            if first == 60:  # <: an IRI, or a triple term (<<), which no count reads here
-                if row[2][1] != 60:
-                    row[2] = row[2][:-2]
-                    iri.append(row)
-            elif first == 34:  # "
-                row[2] = row[2][:-2]
-                literal.append(row)
-            elif first == 95:  # _:
-                blank[row[1]] += 1
+
+class Scan:
+    """Counts N-Triples lines (`Counts`) with what the passes before found (`Known`)."""
+
+    def __init__(self, known: Known, counts: Counts) -> None:
+        self.known, self.counts = known, counts
+
+    def lines(self, text: bytes) -> None:
+        """Count these N-Triples lines (those whose subject is no IRI skipped)."""
+        rows: list[Row] = _LINE.findall(text)
+        iri = [row for row in rows if row[2][0] == 60 and row[2][1] != 60]  # <, but no triple term (<<)
+        literal = [row for row in rows if row[2][0] == 34]  # "
+        self.counts.blank_values.update(row[1] for row in rows if row[2][0] == 95)  # _:
         if iri:
             self._iris(iri)
         if literal:
             self._literals(literal)
 
-    def _iris(self, rows: list[list[bytes]]) -> None:
+    def _iris(self, rows: list[Row]) -> None:
         known, counts = self.known, self.counts
         non_edges = known.non_edges
         edges = [row for row in rows if row[1] not in non_edges]
@@ -265,7 +279,7 @@ class Scan:
         if len(known.reifiers) or len(known.reified._keys):
             self._statements(edges, predicates, keys[:half])
 
-    def _statements(self, edges: list[list[bytes]], predicates: list[bytes], subjects: Hashes) -> None:
+    def _statements(self, edges: list[Row], predicates: list[bytes], subjects: Hashes) -> None:
         """Statements per predicate where the graph holds reifiers: each reifier of an
         asserted edge triple, else the triple itself, unless its subject is a reifier."""
         counts = self.counts
@@ -278,7 +292,7 @@ class Scan:
                 counts.predicates[predicate] += 1
                 counts.plain += 1
 
-    def _literals(self, rows: list[list[bytes]]) -> None:
+    def _literals(self, rows: list[Row]) -> None:
         known, counts = self.known, self.counts
         keys = hashes([row[0] for row in rows])
         signatures = known.signature.of(keys).tolist()
@@ -314,31 +328,85 @@ def _text(subject: bytes, predicate: bytes, value: bytes, quote: int, suffix: by
     return Literal(text, _DIR_LANG_STRING if direction else _LANG_STRING, language)
 
 
-Dump = Callable[[Scan], None]
-"""Writes every quad the census reads as N-Triples lines into the scan, then `finish`es it."""
+_TYPES = """SELECT ?s ?t WHERE {{ ?s <%s> ?t } UNION { GRAPH ?g { ?s <%s> ?t } }}""" % (RDF + "type", RDF + "type")
 
 
-def store_dump(store: ox.Store) -> Dump:
-    """Each graph of the store written by its own N-Triples writer."""
-    def dump(scan: Scan) -> None:
-        for graph in [ox.DefaultGraph(), *store.named_graphs()]:
-            store.dump(scan, format=ox.RdfFormat.N_TRIPLES, from_graph=graph)
-            scan.finish()
-    return dump
+class Source:
+    """What the census reads, as text: every (subject, type) as tab-separated lines, then
+    every quad as N-Triples lines."""
+
+    def types(self, take: Take) -> None:
+        raise NotImplementedError
+
+    def quads(self, take: Take) -> None:
+        raise NotImplementedError
 
 
-def quads_dump(quads: Iterable[ox.Quad]) -> Dump:
-    """Quads read one at a time (a scope's graphs), written as lines: slower, the same counts."""
-    def dump(scan: Scan) -> None:
-        batch: list[bytes] = []
-        for s, p, o, _ in quads:
-            if type(s) is ox.NamedNode and type(o) is not ox.Triple:
-                batch.append(b" ".join((token(s), token(p), token(o), b".")))
-                if len(batch) >= 100_000:
-                    scan.lines(batch)
-                    batch = []
-        scan.lines(batch)
-    return dump
+class StoreSource(Source):
+    """A whole store, written by its own writers in native code: the types as a query's
+    TSV results, each graph by its N-Triples writer."""
+
+    def __init__(self, store: ox.Store) -> None:
+        self._store = store
+
+    def types(self, take: Take) -> None:
+        lines = Lines(take)
+        results = self._store.query(_TYPES)
+        assert isinstance(results, ox.QuerySolutions)
+        results.serialize(lines, format=ox.QueryResultsFormat.TSV)
+        lines.finish()
+
+    def quads(self, take: Take) -> None:
+        for graph in [ox.DefaultGraph(), *self._store.named_graphs()]:
+            lines = Lines(take)
+            self._store.dump(lines, format=ox.RdfFormat.N_TRIPLES, from_graph=graph)
+            lines.finish()
+
+
+class QuadSource(Source):
+    """Quads read one at a time (a scope's graphs) and written as text: slower, the same counts."""
+
+    def __init__(self, quads: Quads) -> None:
+        self._quads = quads
+
+    def types(self, take: Take) -> None:
+        _batches(take, (b"\t".join((token(s), token(t))) for s, _, t, _ in self._quads(None, _TYPE, None)))
+
+    def quads(self, take: Take) -> None:
+        _batches(take, (b" ".join((token(s), token(p), token(o), b".")) for s, p, o, _ in self._quads(None, None, None)
+                        if type(s) is ox.NamedNode and type(o) is not ox.Triple))
+
+
+def _batches(take: Take, lines: Iterable[bytes]) -> None:
+    batch: list[bytes] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) >= 100_000:
+            take(b"\n".join(batch))
+            batch = []
+    take(b"\n".join(batch))
+
+
+class Types:
+    """Reads (subject, type) lines: each IRI subject's hash and type number, and the
+    subject told to the entities' `Tally`."""
+
+    def __init__(self, tally: Tally) -> None:
+        self.tally = tally
+        self.numbers: dict[bytes, int] = {}
+        self.subjects: list[Hashes] = []
+        self.kinds: list[npt.NDArray[np.int64]] = []
+
+    def lines(self, text: bytes) -> None:
+        rows: list[tuple[bytes, bytes]] = _TYPE_LINE.findall(text)
+        if not rows:
+            return
+        subjects = [row[0] for row in rows]
+        keys = hashes(subjects)
+        numbers = self.numbers
+        self.subjects.append(keys)
+        self.kinds.append(np.array([numbers.setdefault(row[1], len(numbers)) for row in rows], dtype=np.int64))
+        self.tally.add(keys, subjects, counted=False)
 
 
 def rows_for(memory: int) -> int:
