@@ -21,6 +21,7 @@ found: a pass can be moved into native code, or made to stream, on its own.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -31,7 +32,20 @@ import pyoxigraph as ox
 
 from gateway.backends.base import Quads
 from gateway.engine.census_scan import (
-    Counts, Hashes, Known, Lookup, Members, QuadSource, Scan, Source, StoreSource, Tally, Types, hashes, rows_for, token,
+    Counts,
+    Hashes,
+    Known,
+    Lookup,
+    Members,
+    QuadSource,
+    Scan,
+    Source,
+    StoreSource,
+    Tally,
+    Types,
+    hashes,
+    rows_for,
+    token,
 )
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
@@ -220,7 +234,7 @@ def _sets(kinds: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]) -> tuple[
         bounds = np.r_[starts, len(kinds)].tolist()
         numbers: dict[tuple[int, ...], int] = {}
         packed = np.array([numbers.setdefault(tuple(kinds[a:b].tolist()), len(numbers))
-                           for a, b in zip(bounds, bounds[1:], strict=False)], dtype=np.int64)
+                           for a, b in itertools.pairwise(bounds)], dtype=np.int64)
     _, first, sets = np.unique(packed, return_index=True, return_inverse=True)
     return sets.astype(np.int64), first.astype(np.int64)
 

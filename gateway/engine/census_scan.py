@@ -73,7 +73,8 @@ class Members:
         if not len(self._sorted):
             return np.zeros(len(keys), dtype=bool)
         at = np.minimum(np.searchsorted(self._sorted, keys), len(self._sorted) - 1)
-        return self._sorted[at] == keys  # type: ignore[no-any-return]
+        found: npt.NDArray[np.bool_] = self._sorted[at] == keys
+        return found
 
 
 class Lookup:
@@ -328,7 +329,7 @@ def _text(subject: bytes, predicate: bytes, value: bytes, quote: int, suffix: by
     return Literal(text, _DIR_LANG_STRING if direction else _LANG_STRING, language)
 
 
-_TYPES = """SELECT ?s ?t WHERE {{ ?s <%s> ?t } UNION { GRAPH ?g { ?s <%s> ?t } }}""" % (RDF + "type", RDF + "type")
+_TYPES = f"SELECT ?s ?t WHERE {{ {{ ?s <{RDF}type> ?t }} UNION {{ GRAPH ?g {{ ?s <{RDF}type> ?t }} }} }}"
 
 
 class Source:
@@ -353,13 +354,13 @@ class StoreSource(Source):
         lines = Lines(take)
         results = self._store.query(_TYPES)
         assert isinstance(results, ox.QuerySolutions)
-        results.serialize(lines, format=ox.QueryResultsFormat.TSV)
+        results.serialize(lines, format=ox.QueryResultsFormat.TSV)  # type: ignore[arg-type]  # what it calls: write
         lines.finish()
 
     def quads(self, take: Take) -> None:
         for graph in [ox.DefaultGraph(), *self._store.named_graphs()]:
             lines = Lines(take)
-            self._store.dump(lines, format=ox.RdfFormat.N_TRIPLES, from_graph=graph)
+            self._store.dump(lines, format=ox.RdfFormat.N_TRIPLES, from_graph=graph)  # type: ignore[arg-type]
             lines.finish()
 
 
