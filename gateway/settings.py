@@ -41,7 +41,7 @@ class Settings:
     """A bearer token for `llm_url`; None: `BFSQL_LLM_API_KEY`, or none."""
     llm_timeout: float = 120.0
     """Seconds one model call may take."""
-    census_memory: int = 256 << 20
+    census_memory: int = 64 << 20
     """Bytes the census (`bfsql load`'s whole-graph counts) may hold of its counts per
     entity before it puts them in temporary files."""
 

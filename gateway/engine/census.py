@@ -4,19 +4,26 @@ The search index and the schema statistics need, for every entity, its degree an
 and per predicate and type how many triples of each kind there are. Asked as SPARQL
 aggregates, each is its own scan of every triple, and Oxigraph evaluates each filter on
 each row by decoding its terms: at 2.7M triples eight aggregates took 190 s, at 50M they
-ran for over an hour. Read here instead: types, reifiers and statuses first (index
-ranges), then every quad once, counting what each aggregate would.
+ran for over an hour (a GROUP BY with no filter is cheap, ~2 s a million quads on disk,
+but every count here needs one). Read here instead: types (the store's own TSV of a
+query), reifiers and statuses first (index ranges), then every quad once as the store's
+own N-Triples text, counting what each aggregate would (`census_scan`: terms by hash,
+counted with numpy, the counts per entity put on disk past `Settings.census_memory`).
 
 Each field gives what its template gives (`queries/native/<name>.rq`, named on the field)
 on a store read whole, the default graph the union of all graphs; the oracle tests
 compare the two on the test graphs. A reader's scope is counted the same way over its
-own graphs' quads, as its SPARQL dataset reads them. Counted so only where the store
-reads its quads in process (`Capabilities.quads`) and the profile counts as native's
-templates do (`Profile.counts_quads_in_process`); elsewhere they are SPARQL questions, as
+own graphs' quads, as its SPARQL dataset reads them (read one at a time and written as
+the same text: `QuadSource`). Counted so only where the store reads its quads in process
+(`Capabilities.quads`) and the profile counts as native's templates do
+(`Profile.counts_quads_in_process`); elsewhere they are SPARQL questions, as
 reifier-only statements and entity types per class always are (a few index reads).
 
-One function a pass (`count` calls them in turn), each taking what the passes before it
-found: a pass can be moved into native code, or made to stream, on its own.
+What is told per entity (degree and types) is `Census.entities`, read a hash bucket at a
+time as its reader goes: the search index keeps only the entities it holds. Memory then
+grows with the entities only by what the pass over every quad looks their ends up in
+(16 bytes a typed entity: its hash and its set of types) and the types' own pass (12
+bytes a type triple while it runs).
 """
 
 from __future__ import annotations
@@ -138,7 +145,7 @@ def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
                  memory=ctx.settings.census_memory)
 
 
-def count(quads: Quads, source: Source, *, texts: bool, memory: int = 256 << 20) -> Census:
+def count(quads: Quads, source: Source, *, texts: bool, memory: int = 64 << 20) -> Census:
     """The census of these quads (`source` writes them as text): types, reifiers and
     statuses first (index ranges), then every quad once, then the counts per type folded
     out of the counts per set of types. `memory`: the bytes the pass may hold of its
