@@ -61,6 +61,7 @@ from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
 _REIFIES = ox.NamedNode(RDF + "reifies")
+_TYPE = RDF + "type"
 TEXT_LENGTH = 200
 """The longest text value searched (text_values.rq's STRLEN bound)."""
 
@@ -158,7 +159,6 @@ def count(quads: Quads, source: Source, *, texts: bool, memory: int = 64 << 20) 
     if reified or reifiers:
         _count_statuses(quads, found)
     ends, signature, statements = _signatures(types, hashes(reifiers))
-    del types
     known = Known(
         signature=signature, reifiers=Members(reifiers), statements=statements,
         reified=Lookup(hashes(list(reified)), np.array(list(reified.values()), dtype=np.int64)),
@@ -168,7 +168,12 @@ def count(quads: Quads, source: Source, *, texts: bool, memory: int = 64 << 20) 
     held = bool(reifiers or reified)
     del reifiers, reified
     counts = Counts(tally)
-    source.quads(Scan(known, counts).lines)
+    types_read = source.reads_types_apart and all(t[:1] == b"<" for t in types.numbers)
+    if types_read and types.subjects:  # schema_predicate_counts.rq's rdf:type, from the types read
+        subjects = np.concatenate(types.subjects)
+        counts.schema_predicates[_token(_TYPE)] += int(np.count_nonzero(~known.reifiers.of(subjects)))
+    del types
+    source.quads(Scan(known, counts), types_read=types_read)
     found.entities = Entities(tally, signature, ends)
     found.text_values = counts.text_values
     found.plain = counts.plain

@@ -211,8 +211,10 @@ Take = Callable[[bytes], None]
 Row = tuple[bytes, bytes, bytes]
 _LINE = re.compile(rb"^(<[^<][^ ]*>) ([^ ]+) (.*) \.$", re.MULTILINE)
 """An N-Triples line whose subject is an IRI: (subject, predicate, object)."""
-_TYPE_LINE = re.compile(rb"^(<[^<][^\t]*>)\t(.*)$", re.MULTILINE)
-"""A (subject, type) TSV line whose subject is an IRI."""
+_PAIR = re.compile(rb"^(<[^<][^\t]*>)\t(.*)$", re.MULTILINE)
+"""A (subject, object) TSV line whose subject is an IRI."""
+_WRITTEN = (b"<", b'"', b"_")
+"""How an IRI, a literal in full and a blank node begin (a triple term too: <<)."""
 
 
 class Lines:
@@ -248,9 +250,37 @@ class Scan:
     def __init__(self, known: Known, counts: Counts) -> None:
         self.known, self.counts = known, counts
 
+    bare = False
+    """Whether a (subject, object) line of the predicate read now held a bare number or
+    boolean, as a query's TSV writes one (its datatype then read apart: `datatypes`)."""
+
     def lines(self, text: bytes) -> None:
         """Count these N-Triples lines (those whose subject is no IRI skipped)."""
-        rows: list[Row] = _LINE.findall(text)
+        self._rows(_LINE.findall(text))
+
+    def pairs(self, predicate: bytes, text: bytes) -> None:
+        """Count these (subject, object) TSV lines of one predicate (its N-Triples bytes)."""
+        rows = [(subject, predicate, value) for subject, value in _PAIR.findall(text)]
+        self.bare = self.bare or any(row[2][:1] not in _WRITTEN for row in rows)
+        self._rows(rows)
+
+    def forget_literals(self, predicate: bytes) -> None:
+        """Literal values of this predicate not counted so far (its datatypes are read apart)."""
+        literals = self.counts.literals
+        for key in [key for key in literals if key[1] == predicate]:
+            del literals[key]
+
+    def datatypes(self, predicate: bytes, text: bytes) -> None:
+        """Count literal values per datatype from (subject, datatype) TSV lines of one
+        predicate (no datatype: no literal)."""
+        rows = [(subject, kind[1:-1].decode()) for subject, kind in _PAIR.findall(text) if kind[:1] == b"<"]
+        if rows:
+            signatures = self.known.signature.of(hashes([row[0] for row in rows])).tolist()
+            self.counts.literals.update(
+                (signature, predicate, _LANG_STRING if kind == _DIR_LANG_STRING else kind)
+                for (_, kind), signature in zip(rows, signatures, strict=True))
+
+    def _rows(self, rows: list[Row]) -> None:
         iri = [row for row in rows if row[2][0] == 60 and row[2][1] != 60]  # <, but no triple term (<<)
         literal = [row for row in rows if row[2][0] == 34]  # "
         self.counts.blank_values.update(row[1] for row in rows if row[2][0] == 95)  # _:
@@ -334,34 +364,53 @@ _TYPES = f"SELECT ?s ?t WHERE {{ {{ ?s <{RDF}type> ?t }} UNION {{ GRAPH ?g {{ ?s
 
 class Source:
     """What the census reads, as text: every (subject, type) as tab-separated lines, then
-    every quad as N-Triples lines."""
+    every quad."""
+
+    reads_types_apart = False
+    """Whether `quads` may leave out the rdf:type triples with IRI types, which `types` read."""
 
     def types(self, take: Take) -> None:
         raise NotImplementedError
 
-    def quads(self, take: Take) -> None:
+    def quads(self, scan: Scan, *, types_read: bool) -> None:
         raise NotImplementedError
 
 
+_PREDICATES = "SELECT DISTINCT ?p WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }"
+_PAIRS = "SELECT ?s ?o WHERE {{ {{ ?s {p} ?o }} UNION {{ GRAPH ?g {{ ?s {p} ?o }} }} }}"
+_DATATYPES = "SELECT ?s (DATATYPE(?o) AS ?d) WHERE {{ {{ ?s {p} ?o }} UNION {{ GRAPH ?g {{ ?s {p} ?o }} }} }}"
+
+
 class StoreSource(Source):
-    """A whole store, written by its own writers in native code: the types as a query's
-    TSV results, each graph by its N-Triples writer."""
+    """A whole store, its terms written as text by its own query results writer, one
+    predicate at a time (a predicate then is not read for each triple): the types first,
+    and then, where every type is an IRI, no rdf:type triple again."""
+
+    reads_types_apart = True
 
     def __init__(self, store: ox.Store) -> None:
         self._store = store
 
     def types(self, take: Take) -> None:
+        self._write(_TYPES, take)
+
+    def quads(self, scan: Scan, *, types_read: bool) -> None:
+        for (predicate,) in self._store.query(_PREDICATES):  # type: ignore[union-attr]
+            if types_read and predicate == _TYPE:
+                continue
+            written = token(predicate)
+            scan.bare = False
+            self._write(_PAIRS.format(p=written.decode()), lambda text, p=written: scan.pairs(p, text))
+            if scan.bare:  # a number written bare does not say its datatype: ask it
+                scan.forget_literals(written)
+                self._write(_DATATYPES.format(p=written.decode()), lambda text, p=written: scan.datatypes(p, text))
+
+    def _write(self, query: str, take: Take) -> None:
         lines = Lines(take)
-        results = self._store.query(_TYPES)
+        results = self._store.query(query)
         assert isinstance(results, ox.QuerySolutions)
         results.serialize(lines, format=ox.QueryResultsFormat.TSV)  # type: ignore[arg-type]  # what it calls: write
         lines.finish()
-
-    def quads(self, take: Take) -> None:
-        for graph in [ox.DefaultGraph(), *self._store.named_graphs()]:
-            lines = Lines(take)
-            self._store.dump(lines, format=ox.RdfFormat.N_TRIPLES, from_graph=graph)  # type: ignore[arg-type]
-            lines.finish()
 
 
 class QuadSource(Source):
@@ -373,9 +422,9 @@ class QuadSource(Source):
     def types(self, take: Take) -> None:
         _batches(take, (b"\t".join((token(s), token(t))) for s, _, t, _ in self._quads(None, _TYPE, None)))
 
-    def quads(self, take: Take) -> None:
-        _batches(take, (b" ".join((token(s), token(p), token(o), b".")) for s, p, o, _ in self._quads(None, None, None)
-                        if type(s) is ox.NamedNode and type(o) is not ox.Triple))
+    def quads(self, scan: Scan, *, types_read: bool) -> None:
+        _batches(scan.lines, (b" ".join((token(s), token(p), token(o), b".")) for s, p, o, _ in self._quads(None, None, None)
+                              if type(s) is ox.NamedNode and type(o) is not ox.Triple))
 
 
 def _batches(take: Take, lines: Iterable[bytes]) -> None:
@@ -399,7 +448,7 @@ class Types:
         self.kinds: list[npt.NDArray[np.int64]] = []
 
     def lines(self, text: bytes) -> None:
-        rows: list[tuple[bytes, bytes]] = _TYPE_LINE.findall(text)
+        rows: list[tuple[bytes, bytes]] = _PAIR.findall(text)
         if not rows:
             return
         subjects = [row[0] for row in rows]
