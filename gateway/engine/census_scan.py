@@ -22,6 +22,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO
 
@@ -400,10 +401,10 @@ class StoreSource(Source):
                 continue
             written = token(predicate)
             scan.bare = False
-            self._write(_PAIRS.format(p=written.decode()), lambda text, p=written: scan.pairs(p, text))
+            self._write(_PAIRS.format(p=written.decode()), partial(scan.pairs, written))
             if scan.bare:  # a number written bare does not say its datatype: ask it
                 scan.forget_literals(written)
-                self._write(_DATATYPES.format(p=written.decode()), lambda text, p=written: scan.datatypes(p, text))
+                self._write(_DATATYPES.format(p=written.decode()), partial(scan.datatypes, written))
 
     def _write(self, query: str, take: Take) -> None:
         lines = Lines(take)
