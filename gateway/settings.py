@@ -41,6 +41,9 @@ class Settings:
     """A bearer token for `llm_url`; None: `BFSQL_LLM_API_KEY`, or none."""
     llm_timeout: float = 120.0
     """Seconds one model call may take."""
+    census_memory: int = 64 << 20
+    """Bytes the census (`bfsql load`'s whole-graph counts) may hold of its counts per
+    entity before it puts them in temporary files."""
 
     def __post_init__(self) -> None:
         for tag in self.languages:

@@ -4,38 +4,64 @@ The search index and the schema statistics need, for every entity, its degree an
 and per predicate and type how many triples of each kind there are. Asked as SPARQL
 aggregates, each is its own scan of every triple, and Oxigraph evaluates each filter on
 each row by decoding its terms: at 2.7M triples eight aggregates took 190 s, at 50M they
-ran for over an hour. Read here instead: types, reifiers and statuses first (index
-ranges), then every quad once, counting what each aggregate would.
+ran for over an hour (a GROUP BY with no filter is cheap, ~2 s a million quads on disk,
+but every count here needs one). Read here instead: types (the store's own TSV of a
+query), reifiers and statuses first (index ranges), then every quad once as the store's
+own N-Triples text, counting what each aggregate would (`census_scan`: terms by hash,
+counted with numpy, the counts per entity put on disk past `Settings.census_memory`).
 
 Each field gives what its template gives (`queries/native/<name>.rq`, named on the field)
 on a store read whole, the default graph the union of all graphs; the oracle tests
 compare the two on the test graphs. A reader's scope is counted the same way over its
-own graphs' quads, as its SPARQL dataset reads them. Counted so only where the store
-reads its quads in process (`Capabilities.quads`) and the profile counts as native's
-templates do (`Profile.counts_quads_in_process`); elsewhere they are SPARQL questions, as
+own graphs' quads, as its SPARQL dataset reads them (read one at a time and written as
+the same text: `QuadSource`). Counted so only where the store reads its quads in process
+(`Capabilities.quads`) and the profile counts as native's templates do
+(`Profile.counts_quads_in_process`); elsewhere they are SPARQL questions, as
 reifier-only statements and entity types per class always are (a few index reads).
 
-One function a pass (`count` calls them in turn), each taking what the passes before it
-found: a pass can be moved into native code, or made to stream, on its own.
+What is told per entity (degree and types) is `Census.entities`, read a hash bucket at a
+time as its reader goes: the search index keeps only the entities it holds. Memory then
+grows with the entities only by what the pass over every quad looks their ends up in
+(16 bytes a typed entity: its hash and its set of types) and the types' own pass (12
+bytes a type triple while it runs).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
 import pyoxigraph as ox
 
 from gateway.backends.base import Quads
+from gateway.engine.census_scan import (
+    Counts,
+    Hashes,
+    Known,
+    Lookup,
+    Members,
+    QuadSource,
+    Scan,
+    Source,
+    StoreSource,
+    Tally,
+    Types,
+    hashes,
+    rows_for,
+    token,
+)
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
 from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
 
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
-_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-_LANG_STRING = RDF + "langString"
-_TYPE, _REIFIES = ox.NamedNode(RDF + "type"), ox.NamedNode(RDF + "reifies")
+_REIFIES = ox.NamedNode(RDF + "reifies")
+_TYPE = RDF + "type"
 TEXT_LENGTH = 200
 """The longest text value searched (text_values.rq's STRLEN bound)."""
 
@@ -49,12 +75,32 @@ Key = str | None
 """An end's type in `Census.connects`: an IRI, an `OtherType`, or None for none."""
 
 
+Entity = tuple[str, int, list[str]]
+"""(IRI, degree, IRI types): what the census tells of one entity."""
+
+
+class Entities:
+    """Every entity with an edge triple or an IRI type, read from the census's `Tally` a
+    hash bucket at a time (so never all held as Python strings); read again on each walk."""
+
+    def __init__(self, tally: Tally, signature: Lookup, ends: list[tuple[Key, ...]]) -> None:
+        self._tally, self._signature = tally, signature
+        self._types = [[t for t in kinds if isinstance(t, str) and not isinstance(t, OtherType)] if n > 1 else []
+                       for n, kinds in enumerate(ends)]  # a reifier's bfs:Statement is no rdf:type
+
+    def __iter__(self) -> Iterator[Entity]:
+        types = self._types
+        for keys, counts, tokens in self._tally.items():
+            for iri, n, kind in zip(tokens, counts.tolist(), self._signature.of(keys).tolist(), strict=True):
+                if n or types[kind]:
+                    yield iri[1:-1].decode(), n, types[kind]
+
+
 @dataclass
 class Census:
-    degrees: Counter[str] = field(default_factory=Counter)
-    """degrees.rq: entity -> edge triples it is the subject or object of."""
-    entity_types: dict[str, list[str]] = field(default_factory=dict)
-    """entity_types.rq: entity -> its IRI types (once per graph that says so)."""
+    entities: Iterable[Entity] = ()
+    """degrees.rq and entity_types.rq, entity by entity: its edge triples as subject or
+    object, and its IRI types (once per graph that says so)."""
     text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
     """text_values.rq: (entity, predicate, short text) of entities that are not statements."""
     predicates: Counter[str] = field(default_factory=Counter)
@@ -76,6 +122,16 @@ class Census:
     """schema_predicate_counts.rq: triples between two IRIs per schema predicate, of
     subjects that are not reifiers."""
 
+    @property
+    def degrees(self) -> Counter[str]:
+        """degrees.rq, all held: entity -> edge triples it is the subject or object of."""
+        return Counter({x: n for x, n, _ in self.entities if n})
+
+    @property
+    def entity_types(self) -> dict[str, list[str]]:
+        """entity_types.rq, all held: entity -> its IRI types."""
+        return {x: kinds for x, _, kinds in self.entities if kinds}
+
 
 def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
     """The counts of `ctx`'s graph (`texts`: with its text values, which only the search
@@ -84,127 +140,124 @@ def census(ctx: GraphContext, *, texts: bool = True) -> Census | None:
     quads = ctx.backend.capabilities.quads
     if quads is None or not ctx.profile.counts_quads_in_process:
         return None
-    return count(quads(None), texts=texts)
+    local = ctx.backend.capabilities.local_store  # the whole store: written as text by its own writers
+    read = quads(None)
+    return count(read, StoreSource(local.store) if local is not None else QuadSource(read), texts=texts,
+                 memory=ctx.settings.census_memory)
 
 
-Signatures = tuple[list[tuple[Key, ...]], dict[str, int]]
-"""(the distinct sets of types entities have, entity -> the index of its set): what the pass
-over every quad looks each triple's ends up in, so that a triple costs one count (most
-entities share a few sets). Index 0 is untyped, 1 an untyped reifier."""
-
-
-def count(quads: Quads, *, texts: bool) -> Census:
-    """The census of these quads: types, reifiers and statuses first (index ranges), then
-    every quad once, then the counts per type folded out of the counts per set of types."""
+def count(quads: Quads, source: Source, *, texts: bool, memory: int = 64 << 20) -> Census:
+    """The census of these quads (`source` writes them as text): types, reifiers and
+    statuses first (index ranges), then every quad once, then the counts per type folded
+    out of the counts per set of types. `memory`: the bytes the pass may hold of its
+    counts per entity before it puts them in temporary files."""
     found = Census()
-    types = _types(quads)
+    tally = Tally(rows_for(memory))
+    types = Types(tally)
+    source.types(types.lines)
     reifiers, reified = _reifiers(quads)
     if reified or reifiers:
         _count_statuses(quads, found)
-    ends, signature = _signatures(types, reifiers, found)
+    ends, signature, statements = _signatures(types, hashes(reifiers))
+    known = Known(
+        signature=signature, reifiers=Members(reifiers), statements=statements,
+        reified=Lookup(hashes(list(reified)), np.array(list(reified.values()), dtype=np.int64)),
+        non_edges=frozenset(_token(p) for p in NON_EDGES), schema=frozenset(_token(p) for p in SCHEMA),
+        texts=TEXT_LENGTH if texts else -1,
+    )
+    held = bool(reifiers or reified)
+    del reifiers, reified
+    counts = Counts(tally)
+    types_read = source.reads_types_apart and all(t[:1] == b"<" for t in types.numbers)
+    if types_read and types.subjects:  # schema_predicate_counts.rq's rdf:type, from the types read
+        subjects = np.concatenate(types.subjects)
+        counts.schema_predicates[_token(_TYPE)] += int(np.count_nonzero(~known.reifiers.of(subjects)))
     del types
-    statements = reifiers | {x for x, kinds in found.entity_types.items() if _RDF_STATEMENT in kinds}
-    edges, literals = _every_quad(quads, found, signature, reifiers, reified, statements, texts)
-    _fold_edges(found, edges, ends, statements_held=bool(reified or reifiers))
-    _fold_literals(found, literals, ends)
+    source.quads(Scan(known, counts), types_read=types_read)
+    found.entities = Entities(tally, signature, ends)
+    found.text_values = counts.text_values
+    found.plain = counts.plain
+    found.predicates.update({_iri(p): n for p, n in counts.predicates.items()})
+    found.schema_predicates.update({_iri(p): n for p, n in counts.schema_predicates.items()})
+    found.blank_values.update({_iri(p): n for p, n in counts.blank_values.items()})
+    _fold_edges(found, counts.edges, ends, statements_held=held)
+    _fold_literals(found, counts.literals, ends)
     return found
 
 
-def _types(quads: Quads) -> dict[str, list[Key]]:
-    """Every type of every IRI subject (an IRI type as one string per type, shared by the
-    millions of entities of it)."""
-    named = ox.NamedNode
-    types: dict[str, list[Key]] = defaultdict(list)
-    shared: dict[str, str] = {}
-    for s, _, t, _ in quads(None, _TYPE, None):
-        if type(s) is named:
-            types[s.value].append(shared.setdefault(t.value, t.value) if type(t) is named else OtherType(t))
-    return types
+def _token(iri: str) -> bytes:
+    return f"<{iri}>".encode()
 
 
-def _reifiers(quads: Quads) -> tuple[set[str], Counter[tuple[str, str, str]]]:
-    """(the IRI reifiers, each edge triple between IRIs -> how many reifiers it has)."""
+def _iri(token: bytes) -> str:
+    return token[1:-1].decode()
+
+
+def _reifiers(quads: Quads) -> tuple[list[bytes], Counter[bytes]]:
+    """(the IRI reifiers, each edge triple between IRIs -> how many reifiers it has), as
+    N-Triples bytes (a triple as `s p o`, as an N-Triples line begins)."""
     named = ox.NamedNode
-    reifiers: set[str] = set()
-    reified: Counter[tuple[str, str, str]] = Counter()
+    reifiers: list[bytes] = []
+    reified: Counter[bytes] = Counter()
     for r, _, t, _ in quads(None, _REIFIES, None):
         if type(r) is named:
-            reifiers.add(r.value)
+            reifiers.append(token(r))
         if type(t) is ox.Triple and type(t.subject) is named and type(t.object) is named:
-            reified[t.subject.value, t.predicate.value, t.object.value] += 1
+            reified[token(t)] += 1
     return reifiers, reified
 
 
-def _signatures(types: dict[str, list[Key]], reifiers: set[str], found: Census) -> Signatures:
-    """`Signatures` of the entities with types and of the reifiers; `found.entity_types` on the way."""
-    ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]  # untyped; an untyped reifier
-    signatures: dict[tuple[Key, ...], int] = {}
-    signature = dict.fromkeys(reifiers, 1)
-    for entity, kinds in types.items():
-        key = tuple(kinds)
-        if key not in signatures:
-            signatures[key] = len(ends)
-            ends.append(key)
-        signature[entity] = signatures[key]
-        iris = [t for t in kinds if isinstance(t, str) and not isinstance(t, OtherType)]
-        if iris:
-            found.entity_types[entity] = iris
-    return ends, signature
+def _signatures(types: Types, reifiers: Hashes) -> tuple[list[tuple[Key, ...]], Lookup, Members]:
+    """(the distinct sets of types entities have, entity -> the index of its set, the
+    statements: reifiers and entities typed rdf:Statement): what the pass over every quad
+    looks each triple's ends up in, so that a triple costs one count (most entities share
+    a few sets). Index 0 is untyped, 1 an untyped reifier."""
+    names: list[Key] = [_iri(t) if t[:1] == b"<" else OtherType(t.decode()) for t in types.numbers]
+    subjects = np.concatenate(types.subjects) if types.subjects else np.zeros(0, dtype=np.int64)
+    kinds = np.concatenate(types.kinds) if types.kinds else np.zeros(0, dtype=np.int64)
+    order = np.lexsort((kinds, subjects))
+    subjects, kinds = subjects[order], kinds[order]
+    starts = np.flatnonzero(np.r_[True, subjects[1:] != subjects[:-1]]) if len(subjects) else np.zeros(0, dtype=np.int64)
+    sets, first = _sets(kinds, starts)
+    ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]
+    bounds = np.r_[starts, len(kinds)]
+    for group in first.tolist():
+        ends.append(tuple(names[k] for k in kinds[bounds[group]:bounds[group + 1]].tolist()))
+    entities = subjects[starts]
+    keys = np.concatenate([entities, reifiers])  # a typed reifier's types stand for it: the first is kept
+    values = np.concatenate([sets + 2, np.ones(len(reifiers), dtype=np.int64)])
+    unique, at = np.unique(keys, return_index=True)
+    statement = types.numbers.get(_token(_RDF_STATEMENT))
+    typed = subjects[kinds == statement] if statement is not None else subjects[:0]
+    return ends, Lookup(unique, values[at]), Members.of_hashes(np.concatenate([reifiers, typed]))
 
 
-def _every_quad(
-    quads: Quads, found: Census, signature: dict[str, int], reifiers: set[str], reified: Counter[tuple[str, str, str]],
-    statements: set[str], texts: bool,
-) -> tuple[Counter[tuple[str, int, int]], Counter[tuple[int, str, str]]]:
-    """The one pass over every quad: degrees, statements per predicate, plain edges, schema
-    predicates, text values and blank values into `found`; and (edge triples per predicate
-    and the signatures of their ends, literals per subject signature, predicate and
-    datatype), which `_fold_edges` and `_fold_literals` make counts per type of."""
-    named, literal = ox.NamedNode, ox.Literal
-    edges: Counter[tuple[str, int, int]] = Counter()
-    literals: Counter[tuple[int, str, str]] = Counter()
-    degrees, per_predicate, kind_of = found.degrees, found.predicates, signature.get
-    held = bool(reified or reifiers)
-    longest = TEXT_LENGTH if texts else -1  # no text is shorter: none is kept
-    for s, p, o, _ in quads(None, None, None):
-        if type(s) is not named:
-            continue
-        kind = type(o)
-        if kind is named:
-            predicate = p.value
-            if predicate not in NON_EDGES:
-                subject, value = s.value, o.value
-                degrees[subject] += 1
-                degrees[value] += 1
-                edges[predicate, kind_of(subject, 0), kind_of(value, 0)] += 1
-                if held:
-                    annotated = reified.get((subject, predicate, value), 0)
-                    if annotated:
-                        per_predicate[predicate] += annotated
-                    elif subject not in reifiers:  # a statement's own data is no statement
-                        per_predicate[predicate] += 1
-                        found.plain += 1
-            elif predicate in SCHEMA and s.value not in reifiers:
-                found.schema_predicates[predicate] += 1
-        elif kind is literal:
-            subject, predicate = s.value, p.value
-            datatype = _LANG_STRING if o.language else o.datatype.value
-            literals[kind_of(subject, 0), predicate, datatype] += 1
-            if (datatype == _XSD_STRING or o.language) and len(o.value) <= longest and subject not in statements:
-                term = from_oxigraph(o)
-                assert isinstance(term, Literal)
-                found.text_values.append((subject, predicate, term))
-        elif kind is ox.BlankNode:
-            found.blank_values[p.value] += 1
-    return edges, literals
+def _sets(kinds: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(each entity's set of types as a number from 0, the first entity of each set), the
+    entities' types being `kinds` from each of `starts` on (sorted within each)."""
+    if not len(starts):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    sizes = np.diff(np.r_[starts, len(kinds)])
+    bits = (int(kinds.max()) + 2).bit_length()
+    if bits * int(sizes.max()) <= 62:  # a set packed into one number, a type in each `bits`
+        position = np.arange(len(kinds)) - np.repeat(starts, sizes)
+        packed = np.add.reduceat((kinds + 1) << (bits * position), starts)
+    else:
+        bounds = np.r_[starts, len(kinds)].tolist()
+        numbers: dict[tuple[int, ...], int] = {}
+        packed = np.array([numbers.setdefault(tuple(kinds[a:b].tolist()), len(numbers))
+                           for a, b in itertools.pairwise(bounds)], dtype=np.int64)
+    _, first, sets = np.unique(packed, return_index=True, return_inverse=True)
+    return sets.astype(np.int64), first.astype(np.int64)
 
 
 def _fold_edges(
-    found: Census, edges: Counter[tuple[str, int, int]], ends: list[tuple[Key, ...]], *, statements_held: bool,
+    found: Census, edges: Counter[tuple[bytes, int, int]], ends: list[tuple[Key, ...]], *, statements_held: bool,
 ) -> None:
     """Edge triples per (predicate, subject type, object type); and, where the graph holds
     no reifiers, statements per predicate (then every edge triple is one)."""
-    for (predicate, st, ot), n in edges.items():
+    for (token_, st, ot), n in edges.items():
+        predicate = _iri(token_)
         if not statements_held:
             found.predicates[predicate] += n
         for subject_type in ends[st]:
@@ -212,12 +265,12 @@ def _fold_edges(
                 found.connects[predicate, subject_type, object_type] += n
 
 
-def _fold_literals(found: Census, literals: Counter[tuple[int, str, str]], ends: list[tuple[Key, ...]]) -> None:
+def _fold_literals(found: Census, literals: Counter[tuple[int, bytes, str]], ends: list[tuple[Key, ...]]) -> None:
     """Literal values per (IRI type, predicate, datatype)."""
-    for (st, predicate, datatype), n in literals.items():
+    for (st, token_, datatype), n in literals.items():
         for t in ends[st] if st > 1 else ():  # rdf:type's own (a reifier's bfs:Statement is not)
             if isinstance(t, str) and not isinstance(t, OtherType):
-                found.type_literals[t, predicate, datatype] += n
+                found.type_literals[t, _iri(token_), datatype] += n
 
 
 def _count_statuses(quads: Quads, found: Census) -> None:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from gateway.authorities import parse_id
 from gateway.backends.store_directory import store_generation
-from gateway.engine.census import Census, census
+from gateway.engine.census import Census, Entity, census
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping, full_nodes, node_types
 from gateway.engine.seeds import TOLD, Seeds, resolve_seeds
@@ -425,11 +425,20 @@ def collect(ctx: GraphContext, counted: Census | None = None) -> Iterator[Entry]
     read before this returns; the entries are made as they are asked for."""
     names = _names(ctx)
     counted = counted if counted is not None else census(ctx)
-    degrees, types, text_rows = _counts(ctx) if counted is None else (
-        counted.degrees, counted.entity_types, counted.text_values)
-    for x in degrees.keys() - names.keys():  # no label at all: found by a readable local name (Jane_Doe)
-        if readable_name(local_name(ctx.ids.to_id(x))):
-            names[x] = []
+    entities, text_rows = _counts(ctx) if counted is None else (counted.entities, counted.text_values)
+    valued = {str(row[0]) for row in text_rows}
+    degrees: dict[str, int] = {}
+    types: dict[str, list[str]] = {}
+    for x, degree, kinds in entities:  # read as they come: only those the index may hold are kept
+        if x not in names:
+            if degree and readable_name(local_name(ctx.ids.to_id(x))):
+                names[x] = []  # no label at all: found by a readable local name (Jane_Doe)
+            elif x not in valued:
+                continue
+        if degree:
+            degrees[x] = degree
+        if kinds:
+            types[x] = kinds
     _searched_values(ctx, names, types, text_rows)
     degrees = {x: degrees[x] for x in names if x in degrees}
     types = {x: types[x] for x in names if x in types}
@@ -445,15 +454,16 @@ def _names(ctx: GraphContext) -> Names:
     return names
 
 
-def _counts(ctx: GraphContext) -> tuple[Mapping[str, int], Mapping[str, list[str]], Sequence[Sequence[object]]]:
-    """(degrees, types, text values) asked in SPARQL, where no census can be taken."""
+def _counts(ctx: GraphContext) -> tuple[list[Entity], Sequence[Sequence[object]]]:
+    """(each entity's degree and types, text values) asked in SPARQL, where no census can be taken."""
     degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
                if isinstance(n, Literal)}
     types: dict[str, list[str]] = defaultdict(list)
     for x, t in ctx.select("entity_types"):
         if isinstance(t, str):
             types[str(x)].append(t)
-    return degrees, types, ctx.select("text_values")
+    entities = [(x, degrees.get(x, 0), types.get(x, [])) for x in degrees.keys() | types.keys()]
+    return entities, ctx.select("text_values")
 
 
 def _searched_values(

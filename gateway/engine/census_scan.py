@@ -1,0 +1,465 @@
+"""The census's pass over every quad, read as text in chunks and counted with numpy.
+
+Making a pyoxigraph term object for each of a quad's three terms, and a Python string for
+each value, was most of what the census cost; and each distinct entity then held a
+string-keyed entry of its own (~350-440 bytes). Here the store writes its terms as text
+in native code (`StoreSource`: a query's TSV results, a predicate at a time; a scope's
+quads are written as N-Triples lines here, `QuadSource`), `Scan` cuts each chunk into
+terms with one regular expression and counts with numpy over 64-bit hashes of the terms'
+text. What is kept per entity is its hash, its count and its IRI's bytes (`Tally`), and
+past `Settings.census_memory` bytes those go to disk in hash buckets.
+
+A hash is Python's own (SipHash) of the term's text: the same within the process for the
+same text, and for two different IRIs equal with odds of about n²/2⁶⁵ (n distinct
+entities; under 10⁻⁴ at 10⁸).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+import numpy.typing as npt
+import pyoxigraph as ox
+
+from gateway.backends.base import Quads
+from gateway.terms import RDF, Literal, from_oxigraph
+
+Hashes = npt.NDArray[np.int64]
+_XSD_STRING = b"http://www.w3.org/2001/XMLSchema#string"
+_LANG_STRING = RDF + "langString"
+_DIR_LANG_STRING = RDF + "dirLangString"
+_TYPE = ox.NamedNode(RDF + "type")
+_BUCKETS = 64
+_ROW_BYTES = 120
+"""What one pending entity costs in a `Tally` (hash, count, its IRI's bytes object and
+the list slot holding it), for turning the memory setting into rows."""
+CHUNK = 4 << 20
+"""Bytes of N-Triples cut into lines at a time."""
+
+
+def token(term: object) -> bytes:
+    """A pyoxigraph term's N-Triples bytes, as the store's own N-Triples writes it."""
+    return str(term).encode()
+
+
+def hashes(tokens: list[bytes]) -> Hashes:
+    return np.fromiter(map(hash, tokens), dtype=np.int64, count=len(tokens))
+
+
+class Members:
+    """A set of terms by hash, asked about many at once."""
+
+    def __init__(self, found: Iterable[bytes]) -> None:
+        self._sorted = np.unique(hashes(list(found)))
+
+    @classmethod
+    def of_hashes(cls, keys: Hashes) -> Members:
+        members = cls(())
+        members._sorted = np.unique(keys)
+        return members
+
+    def __len__(self) -> int:
+        return len(self._sorted)
+
+    def of(self, keys: Hashes) -> npt.NDArray[np.bool_]:
+        if not len(self._sorted):
+            return np.zeros(len(keys), dtype=bool)
+        at = np.minimum(np.searchsorted(self._sorted, keys), len(self._sorted) - 1)
+        found: npt.NDArray[np.bool_] = self._sorted[at] == keys
+        return found
+
+
+class Lookup:
+    """Term hash -> a small number (0 where the term has none), asked about many at once."""
+
+    def __init__(self, keys: Hashes, values: npt.NDArray[np.int64]) -> None:
+        order = np.argsort(keys, kind="stable")
+        self._keys, self._values = keys[order], values[order]
+
+    def of(self, keys: Hashes) -> npt.NDArray[np.int64]:
+        if not len(self._keys):
+            return np.zeros(len(keys), dtype=np.int64)
+        at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+        return np.where(self._keys[at] == keys, self._values[at], 0)
+
+
+class Tally:
+    """Counts per IRI, by hash: added a chunk at a time, summed when they pile up, and put
+    on disk in hash buckets once the sums alone pass `rows`; read back (`items`) one
+    bucket at a time."""
+
+    def __init__(self, rows: int) -> None:
+        self._rows = max(rows, 1024)
+        self._pending: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
+        self._size = 0
+        self._spill: tempfile.TemporaryDirectory[str] | None = None
+        self._files: list[IO[bytes]] = []
+
+    def add(self, keys: Hashes, tokens: list[bytes], *, counted: bool = True) -> None:
+        """One count for each of `tokens` (whose hashes are `keys`); none where not `counted`
+        (an entity told, with nothing to count yet)."""
+        unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
+        counts = counts.astype(np.int64) if counted else np.zeros(len(unique), dtype=np.int64)
+        self._pending.append((unique, counts, [tokens[i] for i in first.tolist()]))
+        self._size += len(unique)
+        if self._size > self._rows:
+            summed = _sum(self._pending)
+            self._pending, self._size = [summed], len(summed[0])
+            if self._size > self._rows // 2:
+                self._write(summed)
+                self._pending, self._size = [], 0
+
+    @property
+    def spilled(self) -> bool:
+        return self._spill is not None
+
+    def items(self) -> Iterator[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]]:
+        """(hashes, counts, IRI bytes) of every IRI once, a bucket at a time (all at once
+        where nothing went to disk); read again on each call."""
+        if self._spill is None:
+            self._pending = [_sum(self._pending)]
+            yield self._pending[0]
+            return
+        if self._pending:
+            self._write(_sum(self._pending))
+            self._pending, self._size = [], 0
+        for handle in self._files:
+            handle.flush()
+            handle.seek(0)
+            yield self._bucket(handle)
+            handle.seek(0, os.SEEK_END)
+
+    def _write(self, rows: tuple[Hashes, npt.NDArray[np.int64], list[bytes]]) -> None:
+        if self._spill is None:
+            self._spill = tempfile.TemporaryDirectory(prefix="bfsql-census-")
+            folder = Path(self._spill.name)
+            self._files = [open(folder / str(n), "w+b") for n in range(_BUCKETS)]  # noqa: SIM115
+        keys, counts, tokens = rows
+        bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
+        for n in np.unique(bucket).tolist():
+            picked = np.flatnonzero(bucket == n)
+            handle = self._files[n]
+            np.save(handle, keys[picked])
+            np.save(handle, counts[picked])
+            np.save(handle, np.frombuffer(b"\n".join(tokens[i] for i in picked.tolist()), dtype=np.uint8))
+
+    @staticmethod
+    def _bucket(handle: IO[bytes]) -> tuple[Hashes, npt.NDArray[np.int64], list[bytes]]:
+        parts: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
+        end = os.fstat(handle.fileno()).st_size
+        while handle.tell() < end:
+            keys, counts = np.load(handle), np.load(handle)
+            blob = np.load(handle).tobytes()
+            parts.append((keys, counts, blob.split(b"\n") if blob else []))
+        return _sum(parts)
+
+
+def _sum(parts: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]]) -> tuple[Hashes, npt.NDArray[np.int64], list[bytes]]:
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), []
+    if len(parts) == 1:
+        return parts[0]
+    keys = np.concatenate([p[0] for p in parts])
+    counts = np.concatenate([p[1] for p in parts])
+    tokens = [t for p in parts for t in p[2]]
+    unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return unique, np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64), [
+        tokens[i] for i in first.tolist()]
+
+
+@dataclass
+class Known:
+    """What the passes before this one found, by hash."""
+
+    signature: Lookup
+    """Entity -> the index of its set of types (0: untyped)."""
+    reifiers: Members
+    statements: Members
+    """Reifiers and entities typed rdf:Statement: their own text is no searched value."""
+    reified: Lookup
+    """An edge triple's `s p o` bytes -> how many reifiers it has."""
+    non_edges: frozenset[bytes]
+    schema: frozenset[bytes]
+    texts: int
+    """The longest text value kept (-1: none)."""
+
+
+@dataclass
+class Counts:
+    """What the pass counts, predicates as their N-Triples bytes."""
+
+    degrees: Tally
+    edges: Counter[tuple[bytes, int, int]] = field(default_factory=Counter)
+    literals: Counter[tuple[int, bytes, str]] = field(default_factory=Counter)
+    predicates: Counter[bytes] = field(default_factory=Counter)
+    plain: int = 0
+    schema_predicates: Counter[bytes] = field(default_factory=Counter)
+    blank_values: Counter[bytes] = field(default_factory=Counter)
+    text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
+
+
+Take = Callable[[bytes], None]
+"""What reads lines of text, a chunk of whole lines at a time."""
+Row = tuple[bytes, bytes, bytes]
+_LINE = re.compile(rb"^(<[^<][^ ]*>) ([^ ]+) (.*) \.$", re.MULTILINE)
+"""An N-Triples line whose subject is an IRI: (subject, predicate, object)."""
+_PAIR = re.compile(rb"^(<[^<][^\t]*>)\t(.*)$", re.MULTILINE)
+"""A (subject, object) TSV line whose subject is an IRI."""
+_WRITTEN = (b"<", b'"', b"_")
+"""How an IRI, a literal in full and a blank node begin (a triple term too: <<)."""
+
+
+class Lines:
+    """A file-like object a store's writer writes into: its text handed on as whole lines,
+    a chunk at a time, only a chunk held."""
+
+    def __init__(self, take: Take) -> None:
+        self._take = take
+        self._held: list[bytes] = []
+        self._size = 0
+
+    def write(self, data: bytes) -> int:
+        self._held.append(bytes(data))
+        self._size += len(data)
+        if self._size >= CHUNK:
+            text = b"".join(self._held)
+            cut = text.rfind(b"\n") + 1
+            self._held, self._size = [text[cut:]], len(text) - cut
+            self._take(text[:cut])
+        return len(data)
+
+    def flush(self) -> None:
+        """Nothing: a line may be cut between two writes, so lines go on when whole."""
+
+    def finish(self) -> None:
+        self._take(b"".join(self._held))
+        self._held, self._size = [], 0
+
+
+class Scan:
+    """Counts N-Triples lines (`Counts`) with what the passes before found (`Known`)."""
+
+    def __init__(self, known: Known, counts: Counts) -> None:
+        self.known, self.counts = known, counts
+
+    bare = False
+    """Whether a (subject, object) line of the predicate read now held a bare number or
+    boolean, as a query's TSV writes one (its datatype then read apart: `datatypes`)."""
+
+    def lines(self, text: bytes) -> None:
+        """Count these N-Triples lines (those whose subject is no IRI skipped)."""
+        self._rows(_LINE.findall(text))
+
+    def pairs(self, predicate: bytes, text: bytes) -> None:
+        """Count these (subject, object) TSV lines of one predicate (its N-Triples bytes)."""
+        rows = [(subject, predicate, value) for subject, value in _PAIR.findall(text)]
+        self.bare = self.bare or any(row[2][:1] not in _WRITTEN for row in rows)
+        self._rows(rows)
+
+    def forget_literals(self, predicate: bytes) -> None:
+        """Literal values of this predicate not counted so far (its datatypes are read apart)."""
+        literals = self.counts.literals
+        for key in [key for key in literals if key[1] == predicate]:
+            del literals[key]
+
+    def datatypes(self, predicate: bytes, text: bytes) -> None:
+        """Count literal values per datatype from (subject, datatype) TSV lines of one
+        predicate (no datatype: no literal)."""
+        rows = [(subject, kind[1:-1].decode()) for subject, kind in _PAIR.findall(text) if kind[:1] == b"<"]
+        if rows:
+            signatures = self.known.signature.of(hashes([row[0] for row in rows])).tolist()
+            self.counts.literals.update(
+                (signature, predicate, _LANG_STRING if kind == _DIR_LANG_STRING else kind)
+                for (_, kind), signature in zip(rows, signatures, strict=True))
+
+    def _rows(self, rows: list[Row]) -> None:
+        iri = [row for row in rows if row[2][0] == 60 and row[2][1] != 60]  # <, but no triple term (<<)
+        literal = [row for row in rows if row[2][0] == 34]  # "
+        self.counts.blank_values.update(row[1] for row in rows if row[2][0] == 95)  # _:
+        if iri:
+            self._iris(iri)
+        if literal:
+            self._literals(literal)
+
+    def _iris(self, rows: list[Row]) -> None:
+        known, counts = self.known, self.counts
+        non_edges = known.non_edges
+        edges = [row for row in rows if row[1] not in non_edges]
+        schema = [row for row in rows if row[1] in known.schema]
+        if schema:
+            outside = ~known.reifiers.of(hashes([row[0] for row in schema]))
+            counts.schema_predicates.update(row[1] for row, out in zip(schema, outside.tolist(), strict=True) if out)
+        if not edges:
+            return
+        subjects, objects = [row[0] for row in edges], [row[2] for row in edges]
+        ends = subjects + objects
+        keys = hashes(ends)
+        counts.degrees.add(keys, ends)
+        half = len(subjects)
+        signatures = known.signature.of(keys)
+        predicates = [row[1] for row in edges]
+        counts.edges.update(zip(predicates, signatures[:half].tolist(), signatures[half:].tolist(), strict=True))
+        if len(known.reifiers) or len(known.reified._keys):
+            self._statements(edges, predicates, keys[:half])
+
+    def _statements(self, edges: list[Row], predicates: list[bytes], subjects: Hashes) -> None:
+        """Statements per predicate where the graph holds reifiers: each reifier of an
+        asserted edge triple, else the triple itself, unless its subject is a reifier."""
+        counts = self.counts
+        annotated = self.known.reified.of(hashes([b" ".join(row) for row in edges])).tolist()
+        own = self.known.reifiers.of(subjects).tolist()
+        for predicate, n, reifier in zip(predicates, annotated, own, strict=True):
+            if n:
+                counts.predicates[predicate] += n
+            elif not reifier:
+                counts.predicates[predicate] += 1
+                counts.plain += 1
+
+    def _literals(self, rows: list[Row]) -> None:
+        known, counts = self.known, self.counts
+        keys = hashes([row[0] for row in rows])
+        signatures = known.signature.of(keys).tolist()
+        searched = (~known.statements.of(keys)).tolist() if known.texts >= 0 else [False] * len(rows)
+        for (subject, predicate, value), signature, kept in zip(rows, signatures, searched, strict=True):
+            quote = value.rfind(b'"')
+            suffix = value[quote + 1:]
+            if not suffix:
+                datatype = _XSD_STRING.decode()
+            elif suffix[:1] == b"@":
+                datatype = _LANG_STRING
+            else:
+                datatype = suffix[3:-1].decode()
+            counts.literals[signature, predicate, datatype] += 1
+            if kept and (not suffix or suffix[:1] == b"@") and quote - 1 <= 6 * known.texts:  # \uXXXX is six bytes a character
+                text = _text(subject, predicate, value, quote, suffix)
+                if len(text.value) <= known.texts:
+                    counts.text_values.append((subject[1:-1].decode(), predicate[1:-1].decode(), text))
+
+
+def _text(subject: bytes, predicate: bytes, value: bytes, quote: int, suffix: bytes) -> Literal:
+    """A string literal's term, from its N-Triples text (read by the store's parser where
+    it holds an escape)."""
+    if b"\\" in value:
+        quad = next(iter(ox.parse(b" ".join((subject, predicate, value, b".")), format=ox.RdfFormat.N_TRIPLES)))
+        term = from_oxigraph(quad.object)
+        assert isinstance(term, Literal)
+        return term
+    text = value[1:quote].decode()
+    if not suffix:
+        return Literal(text, _XSD_STRING.decode())
+    language, _, direction = suffix[1:].decode().partition("--")
+    return Literal(text, _DIR_LANG_STRING if direction else _LANG_STRING, language)
+
+
+_TYPES = f"SELECT ?s ?t WHERE {{ {{ ?s <{RDF}type> ?t }} UNION {{ GRAPH ?g {{ ?s <{RDF}type> ?t }} }} }}"
+
+
+class Source:
+    """What the census reads, as text: every (subject, type) as tab-separated lines, then
+    every quad."""
+
+    reads_types_apart = False
+    """Whether `quads` may leave out the rdf:type triples with IRI types, which `types` read."""
+
+    def types(self, take: Take) -> None:
+        raise NotImplementedError
+
+    def quads(self, scan: Scan, *, types_read: bool) -> None:
+        raise NotImplementedError
+
+
+_PREDICATES = "SELECT DISTINCT ?p WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }"
+_PAIRS = "SELECT ?s ?o WHERE {{ {{ ?s {p} ?o }} UNION {{ GRAPH ?g {{ ?s {p} ?o }} }} }}"
+_DATATYPES = "SELECT ?s (DATATYPE(?o) AS ?d) WHERE {{ {{ ?s {p} ?o }} UNION {{ GRAPH ?g {{ ?s {p} ?o }} }} }}"
+
+
+class StoreSource(Source):
+    """A whole store, its terms written as text by its own query results writer, one
+    predicate at a time (a predicate then is not read for each triple): the types first,
+    and then, where every type is an IRI, no rdf:type triple again."""
+
+    reads_types_apart = True
+
+    def __init__(self, store: ox.Store) -> None:
+        self._store = store
+
+    def types(self, take: Take) -> None:
+        self._write(_TYPES, take)
+
+    def quads(self, scan: Scan, *, types_read: bool) -> None:
+        for (predicate,) in self._store.query(_PREDICATES):  # type: ignore[union-attr]
+            if types_read and predicate == _TYPE:
+                continue
+            written = token(predicate)
+            scan.bare = False
+            self._write(_PAIRS.format(p=written.decode()), partial(scan.pairs, written))
+            if scan.bare:  # a number written bare does not say its datatype: ask it
+                scan.forget_literals(written)
+                self._write(_DATATYPES.format(p=written.decode()), partial(scan.datatypes, written))
+
+    def _write(self, query: str, take: Take) -> None:
+        lines = Lines(take)
+        results = self._store.query(query)
+        assert isinstance(results, ox.QuerySolutions)
+        results.serialize(lines, format=ox.QueryResultsFormat.TSV)  # type: ignore[arg-type]  # what it calls: write
+        lines.finish()
+
+
+class QuadSource(Source):
+    """Quads read one at a time (a scope's graphs) and written as text: slower, the same counts."""
+
+    def __init__(self, quads: Quads) -> None:
+        self._quads = quads
+
+    def types(self, take: Take) -> None:
+        _batches(take, (b"\t".join((token(s), token(t))) for s, _, t, _ in self._quads(None, _TYPE, None)))
+
+    def quads(self, scan: Scan, *, types_read: bool) -> None:
+        _batches(scan.lines, (b" ".join((token(s), token(p), token(o), b".")) for s, p, o, _ in self._quads(None, None, None)
+                              if type(s) is ox.NamedNode and type(o) is not ox.Triple))
+
+
+def _batches(take: Take, lines: Iterable[bytes]) -> None:
+    batch: list[bytes] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) >= 100_000:
+            take(b"\n".join(batch))
+            batch = []
+    take(b"\n".join(batch))
+
+
+class Types:
+    """Reads (subject, type) lines: each IRI subject's hash and type number, and the
+    subject told to the entities' `Tally`."""
+
+    def __init__(self, tally: Tally) -> None:
+        self.tally = tally
+        self.numbers: dict[bytes, int] = {}
+        self.subjects: list[Hashes] = []
+        self.kinds: list[npt.NDArray[np.int64]] = []
+
+    def lines(self, text: bytes) -> None:
+        rows: list[tuple[bytes, bytes]] = _PAIR.findall(text)
+        if not rows:
+            return
+        subjects = [row[0] for row in rows]
+        keys = hashes(subjects)
+        numbers = self.numbers
+        self.subjects.append(keys)
+        self.kinds.append(np.array([numbers.setdefault(row[1], len(numbers)) for row in rows], dtype=np.int64))
+        self.tally.add(keys, subjects, counted=False)
+
+
+def rows_for(memory: int) -> int:
+    """The pending entities a `Tally` holds within `memory` bytes."""
+    return memory // _ROW_BYTES
