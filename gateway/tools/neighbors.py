@@ -65,6 +65,9 @@ MAX_CONTENT = 4000
 DECAY = 0.5
 """A neighbour's score is halved for each hop past the first (the module says how)."""
 
+Place = tuple[str, int | None, str, str | None]
+"""A passage's document, index, text, and the text's language where an answer tells it."""
+
 
 def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbors:
     warnings: list[str] = []
@@ -139,7 +142,7 @@ class _Listing:
     reached: dict[str, _Reach]
     """The neighbours the answer may list, each with its best reaching edge."""
     types: dict[str, list[str]]
-    places: dict[str, tuple[str, int | None, str]]
+    places: dict[str, Place]
     walked: int
     """Neighbours the walk reached, before `types` and unreadable passages were left out."""
     of_types: int
@@ -226,19 +229,21 @@ def _types_of(node: str, types: dict[str, list[str]]) -> set[str]:
     return set(types.get(node, ()))
 
 
-def _passages(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, tuple[str, int | None, str]]:
-    """Passage -> (its document, its index, its text), for those whose document the
-    reader may read (a passage is never more readable than its document)."""
-    found: dict[str, tuple[str, int | None, str]] = {}
+def _passages(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, Place]:
+    """Passage -> (its document, its index, its text, the text's language where an answer
+    tells it), for those whose document the reader may read (a passage is never more
+    readable than its document)."""
+    found: dict[str, Place] = {}
     for start in range(0, len(nodes), 1000):
         for passage, document, index, text in ctx.select("passage_places", ids=iris(nodes[start : start + 1000])):
             position = int(index.value) if isinstance(index, Literal) and index.value.lstrip("-").isdigit() else None
-            found.setdefault(str(passage), (str(document), position, text_of(text)))
+            language = ctx.told_language(text) if isinstance(text, Literal) else None
+            found.setdefault(str(passage), (str(document), position, text_of(text), language))
     return found
 
 
 def _neighbor(
-    ctx: GraphContext, node: str, reach: _Reach, detail: Any, place: tuple[str, int | None, str] | None, chars: int,
+    ctx: GraphContext, node: str, reach: _Reach, detail: Any, place: Place | None, chars: int,
 ) -> Neighbor:
     to_id = ctx.ids.to_id
     edge = reach.edge
@@ -268,12 +273,12 @@ def _neighbor(
 
 
 def _preview(
-    detail: Any, place: tuple[str, int | None, str] | None, name: str, name_language: str | None,
+    detail: Any, place: Place | None, name: str, name_language: str | None,
 ) -> tuple[str, str | None]:
     """A neighbour's preview and the language it says it is in (the passage text, else the
-    description, else the name: a passage's text is read without one)."""
+    description, else the name)."""
     if place is not None and place[2]:
-        return place[2], None
+        return place[2], place[3]
     if detail.description:
         return detail.description, detail.description_language
     return name, name_language

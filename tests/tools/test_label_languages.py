@@ -326,3 +326,22 @@ def test_untagged_labels_add_nothing_to_any_answer() -> None:
         text = json.dumps(data, ensure_ascii=False)
         assert not [field for field in NEW if field in text], text[:300]
         assert not [item for item in shown(data) if item.language is not None]
+
+
+def test_a_passage_preview_tells_its_language() -> None:
+    """A document's passages as neighbours: the preview of one written in German says so to
+    an English reader; an untagged one says nothing."""
+    store = ox.Store()
+    document = ox.NamedNode(EX + "report")
+    texts = {EX + "p0": ox.Literal("Der Patient wurde operiert.", language="de"), EX + "p1": ox.Literal("Plain text.")}
+    store.add(ox.Quad(document, ox.NamedNode(RDFS_LABEL), ox.Literal("report")))  # a document has data of its own
+    for i, (passage, text) in enumerate(texts.items()):
+        store.extend([ox.Quad(ox.NamedNode(passage), ox.NamedNode(RDF_TYPE), ox.NamedNode(BFS + "Passage")),
+                      ox.Quad(ox.NamedNode(passage), ox.NamedNode(PASSAGE_OF), document),
+                      ox.Quad(ox.NamedNode(passage), ox.NamedNode(INDEX), ox.Literal(str(i), datatype=ox.NamedNode(
+                          "http://www.w3.org/2001/XMLSchema#integer"))),
+                      ox.Quad(ox.NamedNode(passage), ox.NamedNode(TEXT), text)])
+    gateway = Gateway.open(store, settings=Settings(languages=("en",)))
+    neighbours = gateway.expand_neighbors(entity_ids=[EX + "report"], relationship_types=[PASSAGE_OF]).neighbors
+    told = {n.id: (n.content, n.content_language) for n in neighbours}
+    assert told == {gateway.context.ids.to_id(p): (t.value, t.language) for p, t in texts.items()}
