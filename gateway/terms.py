@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import pyoxigraph as ox
@@ -305,3 +305,17 @@ def bare_lines(written: list[str]) -> list[str]:
 def text_of(term: object) -> str:
     """A literal's lexical form, anything else as text ("" for nothing)."""
     return term.value if isinstance(term, Literal) else ("" if term is None else str(term))
+
+
+def term_iris(term: object) -> Iterator[str]:
+    """The IRIs a term holds: itself, a literal's datatype, those inside a triple term,
+    found without recursion (triple terms nest deep)."""
+    terms = [term]
+    while terms:
+        term = terms.pop()
+        if type(term) is ox.Triple:
+            terms += [term.subject, term.predicate, term.object]
+        elif type(term) is ox.NamedNode:
+            yield term.value
+        elif type(term) is ox.Literal:
+            yield term.datatype.value

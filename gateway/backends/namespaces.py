@@ -14,7 +14,7 @@ from collections.abc import Collection
 
 import pyoxigraph as ox
 
-from gateway.terms import DEFAULT_GRAPH
+from gateway.terms import DEFAULT_GRAPH, term_iris
 
 STEMS_KEPT = 100_000
 """IRI stems (up to the last "/" or "#") a pass keeps before it turns them into namespaces
@@ -80,18 +80,10 @@ def _partial(iri: str, partial: dict[str, list[str]], graph: str, found: dict[st
 
 
 def _nested(term: object, stems: set[str], partial: dict[str, list[str]], graph: str, found: dict[str, set[str]]) -> None:
-    """The IRIs inside a triple term (or none, for a blank node), without recursion: they nest deep."""
-    terms = [term]
-    while terms:
-        term = terms.pop()
-        if type(term) is ox.Triple:
-            terms += [term.subject, term.predicate, term.object]
-        elif type(term) is ox.NamedNode:
-            stems.add(_stem(term.value))
-            _partial(term.value, partial, graph, found)
-        elif type(term) is ox.Literal:
-            stems.add(_stem(term.datatype.value))
-            _partial(term.datatype.value, partial, graph, found)
+    """The IRIs inside a triple term (or none, for a blank node)."""
+    for iri in term_iris(term):
+        stems.add(_stem(iri))
+        _partial(iri, partial, graph, found)
 
 
 def _fold(stems: set[str], namespaces: Collection[str], graph: str, found: dict[str, set[str]]) -> None:

@@ -15,6 +15,8 @@ from collections.abc import Collection, Iterable
 
 import pyoxigraph as ox
 
+from gateway.terms import term_iris
+
 KEY_PATTERN = r"^(.*[/#:]([A-Za-z][A-Za-z0-9]*_)?).*$"
 """An IRI's namespace key, as a SPARQL REGEX (queries/native/namespace_keys.rq) and here
 alike: up to its last `/`, `#` or `:`, with the local name's first word when an underscore
@@ -88,16 +90,9 @@ class NamespaceFinder:
 
     def _term(self, term: object, times: int) -> None:
         """The IRIs of a subject, or of an object that is no plain IRI or literal (a triple
-        term), without recursion: they nest deep."""
-        terms = [term]
-        while terms:
-            term = terms.pop()
-            if type(term) is ox.Triple:
-                terms += [term.subject, term.predicate, term.object]
-            elif type(term) is ox.NamedNode:
-                self.add_key(namespace_key(term.value), times)
-            elif type(term) is ox.Literal:
-                self.add_key(namespace_key(term.datatype.value), times)
+        term)."""
+        for iri in term_iris(term):
+            self.add_key(namespace_key(iri), times)
 
     def namespaces(self) -> dict[str, int]:
         """Each spelling held -> the terms (in a subject, predicate, object, datatype or
