@@ -175,14 +175,25 @@ def click_edge(page: Browser, edge_id: str, closer: bool = False) -> None:
     time.sleep(0.35)  # two clicks in a row are not a double click
 
 
+def label_clashes(page: Browser, selector: str) -> tuple[int, list[tuple[dict[str, Any], dict[str, Any]]]]:
+    """How many of the elements `selector` finds have a label drawn, and the pairs of those labels
+    that overlap by more than a unit each way (Cytoscape's own label boxes, with the label, its
+    side and size on screen to say which)."""
+    boxes = page.evaluate(f"""(() => {{ const cy = window.bfsqlExplorer.cy;
+        return cy.$({json.dumps(selector)}).filter(e => e.visible() && e.pstyle('label').strValue !== '').map(e => ({{
+            ...e.boundingBox({{ includeNodes: false, includeEdges: false, includeLabels: true }}),
+            label: e.pstyle('label').strValue, side: e.pstyle('text-valign').strValue + ' ' + e.pstyle('text-halign').strValue,
+            px: e.numericStyle('font-size') * cy.zoom() }})); }})()""")
+    clashes = [(a, b) for a, b in itertools.combinations(boxes, 2)
+               if min(a["x2"], b["x2"]) - max(a["x1"], b["x1"]) > 1 and min(a["y2"], b["y2"]) - max(a["y1"], b["y1"]) > 1]
+    return len(boxes), clashes
+
+
 def labels_drawn(page: Browser) -> int:
     """How many node labels are drawn; none overlaps another (Cytoscape's own label boxes)."""
-    boxes = page.evaluate("""window.bfsqlExplorer.cy.nodes().filter(n => n.visible() && n.pstyle('label').strValue !== '')
-        .map(n => n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true }))""")
-    clashes = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]
-               if min(a["x2"], b["x2"]) - max(a["x1"], b["x1"]) > 1 and min(a["y2"], b["y2"]) - max(a["y1"], b["y1"]) > 1]
+    found, clashes = label_clashes(page, "node")
     assert not clashes, clashes
-    return len(boxes)
+    return found
 
 
 def labels_under_nodes(page: Browser) -> list[list[str]]:
@@ -195,11 +206,13 @@ def labels_under_nodes(page: Browser) -> list[list[str]]:
         const label = { includeNodes: false, includeEdges: false, includeLabels: true };
         const bodies = nodes.map(n => [n, n.boundingBox({ includeLabels: false, includeOverlays: false })]);
         // An edge's label is turned along it: the nodes' round bodies are held against the turned box
-        // (Cytoscape's own centre, angle and size of the label, its background's padding added).
+        // (Cytoscape's own centre, moved by the label's margins, angle and size of the label, its
+        // background's padding added).
         const under = (e, n, body) => {
             if (e.isNode()) return z(n) >= z(e) && cut(e.boundingBox(label), body);
             const r = e._private.rscratch, size = e._private.rstyle, angle = r.labelAngle || 0;
-            const dx = n.position('x') - r.labelX, dy = n.position('y') - r.labelY;
+            const x = r.labelX + e.pstyle('text-margin-x').pfValue, y = r.labelY + e.pstyle('text-margin-y').pfValue;
+            const dx = n.position('x') - x, dy = n.position('y') - y;
             const u = dx * Math.cos(angle) + dy * Math.sin(angle), v = -dx * Math.sin(angle) + dy * Math.cos(angle);
             const [w, h] = [size.labelWidth / 2 + 2, size.labelHeight / 2 + 2];
             return Math.hypot(u - Math.max(-w, Math.min(w, u)), v - Math.max(-h, Math.min(h, v))) < body.w / 2 - 1;
@@ -369,16 +382,11 @@ def test_the_explorer_draws_what_the_api_answers(demo: Served, page: Browser, de
     only_local(page, demo)
 
 
-def test_the_schema_view_scans_what_it_shows(demo: Served, page: Browser, demo_gateway: Gateway) -> None:
-    page.open(f"{demo.url}/#view=schema", forget=True)
-    page.drawn(0)
-    schema = demo_gateway.describe_schema().model_dump(exclude_none=True)
-    links = [link for p in schema["predicates"] for link in p.get("connects", [])]
-    types = {t["id"] for t in schema["entity_types"]} | {end for link in links for end in link.rsplit(" (", 1)[0].split(" -> ")}
-    assert page.evaluate("document.body.dataset.nodes") == str(len(types))
-    assert page.evaluate("document.body.dataset.edges") == str(len(links))
-    # A legend of the types, each in its colour (the walk's, as the schema gives both); every label
-    # readable (11 px or more on screen) and none over another or under a node.
+def schema_is_readable(page: Browser, gateway: Gateway) -> int:
+    """The schema view at the zoom that fits it: a legend of the types, each in its colour (the
+    walk's, as the schema gives both), the colours told apart; every label readable (10.5 px or
+    more on screen), none over another nor under a node. How many labels are drawn."""
+    schema = gateway.describe_schema().model_dump(exclude_none=True)
     legend = page.evaluate("[...document.querySelectorAll('#legend .swatch')].map(s => [s.parentNode.textContent, "
                            "s.style.backgroundColor])")
     assert sorted(text for text, _ in legend) == sorted(f"{t['id']} {t['count']}" for t in schema["entity_types"])
@@ -388,12 +396,21 @@ def test_the_schema_view_scans_what_it_shows(demo: Served, page: Browser, demo_g
     sizes = page.evaluate("(() => { const cy = window.bfsqlExplorer.cy; "
                           "return cy.elements().map(e => e.numericStyle('font-size') * cy.zoom()); })()")
     assert min(sizes) >= 10.5, sizes
-    boxes = page.evaluate("window.bfsqlExplorer.cy.elements().map(e => e.boundingBox({ includeNodes: false, "
-                          "includeEdges: false, includeLabels: true }))")
-    clashes = [(a, b) for a, b in itertools.combinations(boxes, 2)
-               if min(a["x2"], b["x2"]) - max(a["x1"], b["x1"]) > 1 and min(a["y2"], b["y2"]) - max(a["y1"], b["y1"]) > 1]
+    found, clashes = label_clashes(page, "*")
     assert not clashes, clashes
     assert not labels_under_nodes(page), labels_under_nodes(page)
+    return found
+
+
+def test_the_schema_view_scans_what_it_shows(demo: Served, page: Browser, demo_gateway: Gateway) -> None:
+    page.open(f"{demo.url}/#view=schema", forget=True)
+    page.drawn(0)
+    schema = demo_gateway.describe_schema().model_dump(exclude_none=True)
+    links = [link for p in schema["predicates"] for link in p.get("connects", [])]
+    types = {t["id"] for t in schema["entity_types"]} | {end for link in links for end in link.rsplit(" (", 1)[0].split(" -> ")}
+    assert page.evaluate("document.body.dataset.nodes") == str(len(types))
+    assert page.evaluate("document.body.dataset.edges") == str(len(links))
+    schema_is_readable(page, demo_gateway)
     shot(page, "explorer-schema.png", "explorer-schema.png")
     page.evaluate("window.bfsqlExplorer.cy.nodes().filter(n => n.data('iri') === 'sh:Person')[0].emit('tap'); true")
     people = demo_gateway.scan_query(node_types=["sh:Person"], limit=50).nodes
@@ -402,6 +419,34 @@ def test_the_schema_view_scans_what_it_shows(demo: Served, page: Browser, demo_g
     assert the_call(page)["seeds"] == [people[0].id]  # type: ignore[union-attr]
     assert "view=schema" not in page.evaluate("location.href")
     only_local(page, demo)
+
+
+def test_the_schema_view_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: Gateway) -> None:
+    """medlit's twenty types and their predicates: the legend, every type named, the labels
+    readable and none over another nor under a node; a predicate list left out for room is
+    drawn on hover, readable."""
+    served = start_server(tmp_path, str(shared_data("medlit")))
+    try:
+        page.open(f"{served.url}/#view=schema", forget=True)
+        page.drawn(0)
+        types = len(medlit_gateway.describe_schema().entity_types)
+        assert page.evaluate("document.body.dataset.nodes") == str(types) == "20"
+        schema_is_readable(page, medlit_gateway)
+        named, _ = label_clashes(page, "node")
+        listed, _ = label_clashes(page, "edge")
+        edges = page.evaluate("window.bfsqlExplorer.cy.edges().length")
+        assert named == types, named  # every type named beside its node
+        assert listed * 2 >= edges, (listed, edges)  # most predicate lists drawn, the others on hover
+        shot(page, "explorer-medlit-schema.png", "explorer-medlit-schema.png")
+        left = page.evaluate("window.bfsqlExplorer.cy.edges('.unlabelled').map(e => e.id())")
+        if left:
+            page.evaluate(f"window.bfsqlExplorer.cy.getElementById({json.dumps(left[0])}).emit('mouseover'); true")
+            size = page.evaluate(f"(() => {{ const cy = window.bfsqlExplorer.cy, e = cy.getElementById({json.dumps(left[0])}); "
+                                 "return e.pstyle('label').strValue !== '' && e.numericStyle('font-size') * cy.zoom(); })()")
+            assert size >= 10.5, size
+        only_local(page, served)
+    finally:
+        served.stop()
 
 
 def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: Gateway) -> None:
@@ -454,6 +499,25 @@ def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: G
         assert page.evaluate("document.body.dataset.nodes") == str(165 - hidden)
         page.evaluate("document.getElementById('fold-hubs').click(); true")
         assert page.evaluate("document.body.dataset.nodes") == "165"
+
+        # "All labels" lays the drawing out again with room for labels: more are drawn than at the
+        # plain fitted view, still none over another nor under a node, around the hubs too; one
+        # left out for room is drawn on hover, readable.
+        before = page.rendered()
+        page.evaluate("document.getElementById('labels').click(); true")
+        page.drawn(before)
+        page.wait("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+        every = labels_clear(page)
+        assert every > fitted, (every, fitted)
+        shot(page, "explorer-medlit-all-labels.png", "explorer-medlit-all-labels.png")
+        left = page.evaluate("window.bfsqlExplorer.cy.nodes('.entity.unlabelled').map(n => n.id())")
+        assert left  # 165 labels do not all fit at the zoom that shows the whole drawing
+        page.evaluate(f"window.bfsqlExplorer.cy.getElementById({json.dumps(left[0])}).emit('mouseover'); true")
+        size = page.evaluate(f"(() => {{ const cy = window.bfsqlExplorer.cy, n = cy.getElementById({json.dumps(left[0])}); "
+                             "return n.pstyle('label').strValue !== '' && n.numericStyle('font-size') * cy.zoom(); })()")
+        assert size >= 10.5, size
+        page.evaluate(f"window.bfsqlExplorer.cy.getElementById({json.dumps(left[0])}).emit('mouseout'); "
+                      "document.getElementById('labels').click(); true")
 
         # A node limit: the walk's max_nodes, and how many more it left out.
         act(page, "const limit = document.getElementById('limit'); limit.value = '50'; limit.dispatchEvent(new Event('change'))")

@@ -140,10 +140,14 @@ function clip(text, size) {
 // twenty most common are all told apart. A type the schema does not list keeps its hashed slot.
 let colours = new Map();
 
+function fnv(text) {
+  let hash = 2166136261;  // FNV-1a over the text's UTF-16 code units
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619) >>> 0;
+  return hash;
+}
+
 function slot(type) {
-  let hash = 2166136261;  // FNV-1a over the ID's UTF-16 code units
-  for (let i = 0; i < type.length; i++) hash = Math.imul(hash ^ type.charCodeAt(i), 16777619) >>> 0;
-  return hash % PALETTE.length;
+  return fnv(type) % PALETTE.length;
 }
 
 function assignColours(types) {
@@ -261,7 +265,9 @@ function makeGraph() {
 function hover(element, at) {
   element.addClass("hover");
   // A label not placed (a crowded drawing seen from afar) shows on hover at a size one can read.
-  if (element.hasClass("quiet")) element.style("font-size", (element.isNode() ? SCREEN.node : SCREEN.edge) / cy.zoom());
+  if (element.hasClass("quiet") || (state.view === "walk" && element.hasClass("unlabelled"))) {
+    element.style("font-size", (element.isNode() ? SCREEN.node : SCREEN.edge) / cy.zoom());
+  }
   const tip = $("tooltip");
   const lines = [];
   if (element.isNode()) {
@@ -413,7 +419,22 @@ function runLayout(kept, around, started, refine) {
       }
     });
   });
-  layout.run();
+  seeded(() => layout.run());
+}
+
+function seeded(run) {
+  // The same walk is drawn the same way every time, and so are its labels: the force layout's
+  // random start comes from a generator seeded by the nodes drawn (mulberry32), not Math.random.
+  // The layouts run synchronously (an animation only moves the nodes to where they were computed).
+  let state32 = fnv(shown().nodes().map((n) => n.data("iri")).join(" "));
+  const random = Math.random;
+  Math.random = () => {
+    state32 = (state32 + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state32 ^ (state32 >>> 15), state32 | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  try { run(); } finally { Math.random = random; }
 }
 
 function shown() {
@@ -474,10 +495,9 @@ function labelAt(n, size, [valign, halign]) {
   n.style({ "font-size": size, "text-valign": valign, "text-halign": halign, "text-margin-y": 0, "text-margin-x": 0 });
 }
 
-function labelGrid() {
+function labelGrid(cell = 64) {
   // Boxes on screen, bucketed in 64 px cells: labels placed so far and the nodes' bodies (with
   // their rank: 0 a node, 1 a hub, 2 a seed).
-  const cell = 64;
   const grid = new Map();
   const cells = (b, visit) => {
     for (let x = Math.floor(b.x1 / cell); x <= Math.floor(b.x2 / cell); x++) {
@@ -542,6 +562,22 @@ function placeLabels() {
     ordered.filter((n) => rankOf(n) === 0).forEach((n) => placeNodeLabel(n, grid));
     edges.not(seeded).forEach((e) => placeEdgeLabel(e, grid));
   });
+  keepApart(ordered);
+}
+
+function keepApart(ordered) {
+  // The last word is Cytoscape's own label boxes, as drawn: a node's label that covers one placed
+  // before it is left to hover. The placement above works from estimates of those boxes (close to
+  // a tenth of a pixel); this pass makes the rule hold whatever a font's metrics or a rounding do.
+  const own = { includeNodes: false, includeEdges: false, includeLabels: true };
+  const grid = labelGrid(64 / cy.zoom());
+  cy.batch(() => ordered.forEach((n) => {
+    if (n.hasClass("unlabelled")) return;
+    const b = n.boundingBox(own);
+    const box = { x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2, own: n.id() };
+    if (rankOf(n) < 2 && grid.clashes(box, n.id(), 0) > 0) n.addClass("unlabelled");
+    else grid.take(box);
+  }));
 }
 
 function placeNodeLabel(n, grid) {
@@ -556,7 +592,7 @@ function placeNodeLabel(n, grid) {
   const clashes = (b, level) => grid.clashes(b, n.id(), level) + (inView(b) || state.allLabels ? 0 : 1000);
   let at = boxes.findIndex((b) => clashes(b, 0) === 0);
   if (at < 0 && rank > 0) at = boxes.findIndex((b) => clashes(b, rank) === 0);
-  if (at < 0 && (rank === 2 || state.allLabels)) {
+  if (at < 0 && rank === 2) {
     const counts = boxes.map((b) => clashes(b, 0));
     at = counts.indexOf(Math.min(...counts));
   }
@@ -784,12 +820,14 @@ function showAllLabels(on) {
   if (!on || state.view !== "walk") return;
   const serial = ++rendered;
   const layout = shown().layout({ ...layoutOptions(true, null, false), randomize: false, nodeDimensionsIncludeLabels: true,
-                                  fixedNodeConstraint: undefined, animate: false, fit: true, padding: 30 });
+                                  fixedNodeConstraint: undefined, animate: false, fit: false });
+  // Fitted to the nodes (as a walk is), not to every label counted in the layout: a label with no
+  // room at this zoom is left to hover or a closer zoom, so the drawing takes the whole view.
   layout.one("layoutstop", () => {
-    placeLabels();
+    fit();
     cy.one("render", () => { document.body.dataset.rendered = String(serial); });
   });
-  layout.run();
+  seeded(() => layout.run());
 }
 
 // -- walking from the picture -----------------------------------------------------------------
@@ -1115,25 +1153,36 @@ function schemaLegend(found) {
 function schemaLabels() {
   // The schema's labels readable at the zoom that fits it (13 px a type, 11 the predicates), each
   // predicate list moved along or beside its edge until it covers no node and no other label, then
-  // the view fitted to all of it, labels included; again if that zoomed out past the sizes.
-  for (let pass = 0; pass < 4; pass++) {
+  // the view fitted to all of it, labels included; again if that zoomed out past the sizes. Where a
+  // type's name has no clear side, the layout runs again from where the types are, now counting
+  // the names at the size they are drawn (the first layout knew them smaller), to make room.
+  for (let pass = 0; pass < 5; pass++) {
     const zoom = cy.zoom();
-    spreadSchemaLabels(zoom);
+    const crowded = spreadSchemaLabels(zoom);
+    if (crowded && pass < 3) roomForNames();
     cy.fit(cy.elements(), 20);
-    if (cy.zoom() >= zoom * 0.96) break;
+    if (cy.zoom() >= zoom * 0.96 && !crowded) break;
   }
+  // A name or a list that still covers another's is left to hover, as a walk's labels are.
+  spreadSchemaLabels(cy.zoom(), true);
 }
 
-function spreadSchemaLabels(zoom) {
+function roomForNames() {
+  const options = { ...layoutOptions(), randomize: false, fit: false };
+  seeded(() => cy.nodes().layout(options).run());
+}
+
+function spreadSchemaLabels(zoom, last) {
   cy.batch(() => {
     cy.nodes(".type").style("font-size", Math.max(13, 13.5 / zoom));
     cy.edges(".schema-edge").style({ "font-size": Math.max(11, 11.5 / zoom), "text-margin-x": 0, "text-margin-y": 0 });
-    cy.edges(".schema-edge").removeClass("unlabelled");
+    cy.elements().removeClass("unlabelled");
   });
   loopsOutward();
   const own = { includeNodes: false, includeEdges: false, includeLabels: true };
   const overlap = (a, b) => Math.max(0, Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1)) * Math.max(0, Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1));
-  const placed = cy.nodes().map((n) => n.boundingBox({ includeLabels: false }));
+  const placed = cy.nodes().map((n) => ({ ...n.boundingBox({ includeLabels: false }), own: n.id() }));
+  let crowded = 0;  // the types whose name covers another name or a node on every side
   // Each type's name on the side of its node where it covers no other node nor name, the most
   // common types first.
   cy.nodes().sort((a, b) => b.width() - a.width()).forEach((n) => {
@@ -1141,12 +1190,14 @@ function spreadSchemaLabels(zoom) {
     for (const side of SIDES) {
       n.style({ "text-valign": side[0], "text-halign": side[1] });
       const at = n.boundingBox(own);
-      const cost = placed.reduce((sum, o) => sum + overlap(o, at), 0);
+      const cost = placed.reduce((sum, o) => sum + (o.own === n.id() ? 0 : overlap(o, at)), 0);
       if (!best || cost < best.cost) best = { cost, side, at };
       if (cost === 0) break;
     }
     n.style({ "text-valign": best.side[0], "text-halign": best.side[1] });
-    placed.push(best.at);
+    if (best.cost > 0) crowded += 1;
+    n.toggleClass("unlabelled", Boolean(last) && best.cost > 0);
+    if (!last || best.cost === 0) placed.push(best.at);
   });
   const edges = cy.edges(".schema-edge").sort((a, b) => b.data("predicates").length - a.data("predicates").length);
   edges.forEach((e) => {
@@ -1176,6 +1227,7 @@ function spreadSchemaLabels(zoom) {
     e.toggleClass("unlabelled", best.cost > 0);
     if (best.cost === 0) placed.push(best.at);
   });
+  return crowded;
 }
 
 function loopsOutward() {
