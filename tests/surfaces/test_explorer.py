@@ -5,12 +5,14 @@ statements; click every edge where it is drawn (the two between Irene Adler and 
 Norton included) and see each open its own statement; change the truth statuses and the
 predicates walked and see the drawing follow the API's count; reload the address and get the
 same view; expand a node in place; open the schema view. On medlit (where the shared data is
-beside the checkout): Cushing's disease at 2 hops, a predicate filter, a statement's evidence.
+beside the checkout): Cushing's disease at 2 hops, labels at several zooms and with "All
+labels", a predicate filter, a statement's evidence; the schema view of its twenty types.
 Colours are fixed per type (the same by a search and by the bookmarked address; a palette
 whose colours are all told apart), labels never sit under a node, cards never list
 bookkeeping, the search box suggests the graph's best connected entity. Hostile labels run
 nothing; a 1,000-node walk is drawn within the budget. Screenshots go to .artifacts/
-(explorer.png, explorer-2hops.png, explorer-medlit.png, explorer-schema.png) and, with
+(explorer.png, explorer-2hops.png, explorer-medlit.png, explorer-medlit-all-labels.png,
+explorer-medlit-schema.png, explorer-schema.png) and, with
 BFSQL_DOCS_SCREENSHOTS=1, to docs/ at 1,000 px across (the pictures of docs/explorer.md); the
 time to first drawing to .artifacts/explorer-timing.json. No request leaves 127.0.0.1.
 Skipped where Chromium is not installed (but for the palette's and the files' checks)."""
@@ -471,12 +473,24 @@ def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: G
         page.wait("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
         fitted = labels_clear(page)
         assert fitted >= 30, fitted  # of 165: the seed's, the hubs' and every other that fits
-        page.evaluate("{ const cy = window.bfsqlExplorer.cy; "
-                      "cy.zoom({ level: 2.2, position: cy.nodes('.seed')[0].position() }); } true")
-        page.wait("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")  # placed again
+        # Zoomed in on the seed, at zooms a fitted view of another walk may have: labels are placed
+        # in the drawing's units, right at every zoom (an estimate right at one zoom alone let two
+        # labels overlap by a few pixels where the force layout's random start fitted closer).
+        for level in (0.8, 1.2, 2.2):
+            page.evaluate("{ const cy = window.bfsqlExplorer.cy; "
+                          f"cy.zoom({{ level: {level}, position: cy.nodes('.seed')[0].position() }}); }} true")
+            page.wait("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")  # placed again
+            labels_clear(page)
         page.wait(f"{LABELLED_IN_VIEW} > {fitted / 165}")  # of the nodes in view, more are labelled
-        labels_clear(page)
-        page.evaluate("document.getElementById('fit').click(); true")
+        # The check sees a real overlap: a labelled node moved onto another, its label on the same side.
+        moved = page.evaluate("(() => { const ns = window.bfsqlExplorer.cy.nodes('.entity').filter(n => n.visible() && "
+                              "n.pstyle('label').strValue !== ''); const was = { ...ns[1].position() }; "
+                              "ns[1].position({ ...ns[0].position() }); ns[1].style({ 'text-valign': "
+                              "ns[0].pstyle('text-valign').strValue, 'text-halign': ns[0].pstyle('text-halign').strValue }); "
+                              "return [ns[1].id(), was]; })()")
+        assert label_clashes(page, "node")[1]
+        page.evaluate(f"window.bfsqlExplorer.cy.getElementById({json.dumps(moved[0])}).position({json.dumps(moved[1])}); "
+                      "document.getElementById('fit').click(); true")
 
         # A statement with evidence: its passages, read with fetch_slice, as text.
         walk = medlit_gateway.bfs_query(**arguments).model_dump(exclude_none=True)
@@ -509,7 +523,13 @@ def test_the_explorer_on_medlit(tmp_path: Path, page: Browser, medlit_gateway: G
         page.wait("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
         every = labels_clear(page)
         assert every > fitted, (every, fitted)
+        # Closer, around the most connected hub: its leaves' labels at a size one reads, none over another.
+        page.evaluate("{ const cy = window.bfsqlExplorer.cy, hub = cy.nodes('.hub').max(n => n.degree()).ele; "
+                      "cy.zoom({ level: 1.6, position: hub.position() }); } true")
+        page.wait("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+        labels_clear(page)
         shot(page, "explorer-medlit-all-labels.png", "explorer-medlit-all-labels.png")
+        page.evaluate("document.getElementById('fit').click(); true")
         left = page.evaluate("window.bfsqlExplorer.cy.nodes('.entity.unlabelled').map(n => n.id())")
         assert left  # 165 labels do not all fit at the zoom that shows the whole drawing
         page.evaluate(f"window.bfsqlExplorer.cy.getElementById({json.dumps(left[0])}).emit('mouseover'); true")

@@ -474,12 +474,13 @@ const SIDES = [["bottom", "center"], ["top", "center"], ["center", "right"], ["c
 
 function labelBox(n, size, bold, [valign, halign], zoom) {
   // Cytoscape's own box of a label, against the node's side: the text and 3 units on each side
-  // (its background's padding and Cytoscape's margin), and a pixel more.
+  // (its background's padding, 1, and Cytoscape's margin, 2), and a pixel more. The text starts
+  // at the node's edge (its border aside), so the box reaches 3 units into the node: in the
+  // drawing's units, not pixels, so that the estimate holds at every zoom.
   const at = n.renderedPosition();
-  // Cytoscape starts a label inside the node's border.
-  const border = n.numericStyle("border-width");
-  const rw = (n.width() / 2 - border) * zoom;
-  const rh = (n.height() / 2 - border) * zoom;
+  const reach = n.numericStyle("text-background-padding") + 2;
+  const rw = (n.width() / 2 - reach) * zoom;
+  const rh = (n.height() / 2 - reach) * zoom;
   const w = (Math.ceil(textWidth(n.data("short"), size, bold)) + 6) * zoom + 2;
   const h = (size + 6) * zoom + 2;
   let x1 = at.x - w / 2;
@@ -589,7 +590,7 @@ function placeNodeLabel(n, grid) {
     : Math.min(16 / zoom, Math.max(11, SCREEN.node / zoom));
   const boxes = SIDES.map((side) => labelBox(n, size, rank === 2, side, zoom));
   // A side whose label would leave the view counts as taken.
-  const clashes = (b, level) => grid.clashes(b, n.id(), level) + (inView(b) || state.allLabels ? 0 : 1000);
+  const clashes = (b, level) => grid.clashes(b, n.id(), level) + (inView(b) ? 0 : 1000);
   let at = boxes.findIndex((b) => clashes(b, 0) === 0);
   if (at < 0 && rank > 0) at = boxes.findIndex((b) => clashes(b, rank) === 0);
   if (at < 0 && rank === 2) {
@@ -1209,8 +1210,9 @@ function spreadSchemaLabels(zoom, last) {
     const [dx, dy] = e.isLoop() ? [Math.sin(loop), -Math.cos(loop)] : [(b.x - a.x) / length, (b.y - a.y) / length];
     const box = e.boundingBox(own);
     const side = Math.abs(dx) * box.h / 2 + Math.abs(dy) * box.w / 2 + 6;  // just clear of the line
+    // Along the line first, then beside it: the nearest clear place wins, never far from its line.
     const shifts = [[0, 0]];
-    for (const along of [0.15, -0.15, 0.3, -0.3]) shifts.push([dx * along * length, dy * along * length]);
+    for (const along of [0.15, -0.15, 0.3, -0.3, 0.42, -0.42]) shifts.push([dx * along * length, dy * along * length]);
     for (const across of [side, -side]) for (const along of [0, 0.2, -0.2, 0.35, -0.35]) {
       shifts.push([dx * along * length - dy * across, dy * along * length + dx * across]);
     }
