@@ -432,7 +432,7 @@ def test_the_schema_view_on_medlit(tmp_path: Path, page: Browser, medlit_gateway
         page.open(f"{served.url}/#view=schema", forget=True)
         page.drawn(0)
         types = len(medlit_gateway.describe_schema().entity_types)
-        assert page.evaluate("document.body.dataset.nodes") == str(types) == "20"
+        assert page.evaluate("document.body.dataset.nodes") == str(types)
         schema_is_readable(page, medlit_gateway)
         named, _ = label_clashes(page, "node")
         listed, _ = label_clashes(page, "edge")

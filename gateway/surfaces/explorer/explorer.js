@@ -568,8 +568,8 @@ function placeLabels() {
 
 function keepApart(ordered) {
   // The last word is Cytoscape's own label boxes, as drawn: a node's label that covers one placed
-  // before it is left to hover. The placement above works from estimates of those boxes (close to
-  // a tenth of a pixel); this pass makes the rule hold whatever a font's metrics or a rounding do.
+  // before it is left to hover. The placement above works from estimates of those boxes (a pixel
+  // larger, at every zoom); this pass makes the rule hold whatever a font's metrics or a rounding do.
   const own = { includeNodes: false, includeEdges: false, includeLabels: true };
   const grid = labelGrid(64 / cy.zoom());
   cy.batch(() => ordered.forEach((n) => {
