@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python -m bench.scale [--triples 1M,3M,10M,50M] [--seconds 10] [--no-write]
     PYTHONPATH=. python -m bench.scale --render   # the sections again from the saved measurements
+    PYTHONPATH=. python -m bench.scale --triples 25M --add   # one more size beside the saved ones
 
 Not part of `python -m bench`: at 50M triples `bfsql load` takes tens of minutes on a
 2-core machine (docs/scaling.md, "Scale run"), and the files take ~10 GB of disk. Each
@@ -303,7 +304,7 @@ def render_sizes(runs: Sequence[Measurement], commit: str) -> str:
                          f"{t['p50_ms']:,.0f} | {t['p99_ms']:,.0f} | {errors} |")
     return "\n".join([
         HEADING, "",
-        f"`{_command(runs)}` (bench/scale.py) on main at {commit}, on the 2-core, 24 GiB machine the "
+        f"`{_command(runs)}` (bench/scale.py), the gateway at commit {commit}, on the 2-core, 24 GiB machine the "
         "benchmarks run on, shared while it ran with other engineers' tests and benchmarks (so the times are "
         "upper bounds of an idle machine's). Each size: bench/floors.py's typed plain graph with an "
         "`rdfs:label` on every entity, a fresh `bfsql load` into an on-disk store, and `bfsql serve DIR "
@@ -327,8 +328,9 @@ def render_sizes(runs: Sequence[Measurement], commit: str) -> str:
 
 
 def render_curve(runs: Sequence[Measurement]) -> str:
-    # Below 1M triples the fixed costs (the interpreter, opening the store) hide the growth.
-    fitted = [r for r in runs if r["triples"] >= 1_000_000] or list(runs)
+    # Below 1M triples asked (a graph holds a few less) the fixed costs (the interpreter,
+    # opening the store) hide the growth.
+    fitted = [r for r in runs if r["triples"] >= 990_000] or list(runs)
     xs = [float(r["triples"]) for r in fitted]
     free_disk = shutil.disk_usage(HERE).free + 0.0
     series: dict[str, tuple[Callable[[Measurement], float], Callable[[float], str], float, str]] = {
@@ -359,7 +361,9 @@ def render_curve(runs: Sequence[Measurement]) -> str:
 
 
 def commit_of(root: Path) -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
+    """The last commit that changed what is measured (this branch may hold benchmark commits past it)."""
+    done = subprocess.run(["git", "log", "-1", "--format=%h", "--", "gateway", "queries"], cwd=root,
+                          capture_output=True, text=True)
     return done.stdout.strip() or "unknown"
 
 
@@ -375,15 +379,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="sizes, comma-separated (k, M, B suffixes)")
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--render", action="store_true", help="write the sections from the saved measurements")
+    parser.add_argument("--add", action="store_true", help="keep the saved measurements of other sizes")
     report.output_arguments(parser, HERE.parent / "docs" / "scaling.md")
     args = parser.parse_args(argv)
     if args.render:
         saved = json.loads(SAVED.read_text())
         runs, commit = saved["runs"], saved["commit"]
     else:
-        runs, commit = [], commit_of(HERE.parent)
+        commit = commit_of(HERE.parent)
+        runs = [r for r in json.loads(SAVED.read_text())["runs"]
+                if r["relationships"] not in map(relationships_for, args.triples)] if args.add else []
         for triples in args.triples:
-            runs.append(measure(triples, args.seconds))
+            runs = sorted([*runs, measure(triples, args.seconds)], key=lambda r: int(r["triples"]))
             SAVED.write_text(json.dumps({"commit": commit, "runs": runs}, indent=1))
     report.publish(args, HEADING, render_sizes(runs, commit))
     return report.publish(args, CURVE_HEADING, render_curve(runs)) if len(runs) > 1 else 0
