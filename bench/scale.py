@@ -184,6 +184,7 @@ def run_tool(url: str, draw: Callable[[np.random.Generator], tuple[str, dict[str
     """CLIENTS clients calling one row's tool back to back for `seconds` (each at least once)."""
     latencies: list[float] = []
     errors: Counter[str] = Counter()
+    cuts: Counter[str] = Counter()
     lock = threading.Lock()
     stop = time.perf_counter() + seconds
 
@@ -199,6 +200,8 @@ def run_tool(url: str, draw: Callable[[np.random.Generator], tuple[str, dict[str
                     latencies.append(took)
                     if answer.status_code != 200:
                         errors[_error(answer)] += 1
+                    elif isinstance(cut := answer.json().get("truncation"), dict):
+                        cuts[str(cut.get("reason"))] += 1
                 if time.perf_counter() >= stop:
                     return
 
@@ -209,9 +212,9 @@ def run_tool(url: str, draw: Callable[[np.random.Generator], tuple[str, dict[str
     for thread in threads:
         thread.join()
     window = time.perf_counter() - started
-    cuts = statistics.quantiles(latencies, n=100, method="inclusive") if len(latencies) > 1 else latencies * 99
-    return {"calls": len(latencies), "window_s": window, "p50_ms": cuts[49] * 1e3, "p99_ms": cuts[98] * 1e3,
-            "errors": dict(errors)}
+    quantiles = statistics.quantiles(latencies, n=100, method="inclusive") if len(latencies) > 1 else latencies * 99
+    return {"calls": len(latencies), "window_s": window, "p50_ms": quantiles[49] * 1e3,
+            "p99_ms": quantiles[98] * 1e3, "errors": dict(errors), "cuts": dict(cuts)}
 
 
 def serve(store: Path, entities: int, seconds: float, progress: Callable[[str], None]) -> Measurement:
@@ -300,8 +303,9 @@ def render_sizes(runs: Sequence[Measurement], commit: str) -> str:
         for row in tools:
             t = r["tools"][row]
             errors = ", ".join(f"{n} of {code}" for code, n in sorted(t["errors"].items())) or "none"
+            cut = ", ".join(f"{n} by {why}" for why, n in sorted(t.get("cuts", {}).items())) or "none"
             calls.append(f"| {_size(r['triples'])} | {row} | {t['calls']:,} | {t['calls'] / t['window_s']:.1f} | "
-                         f"{t['p50_ms']:,.0f} | {t['p99_ms']:,.0f} | {errors} |")
+                         f"{t['p50_ms']:,.0f} | {t['p99_ms']:,.0f} | {errors} | {cut if 'cuts' in t else 'not counted'} |")
     return "\n".join([
         HEADING, "",
         f"`{_command(runs)}` (bench/scale.py), the gateway at commit {commit}, on the 2-core, 24 GiB machine the "
@@ -321,8 +325,8 @@ def render_sizes(runs: Sequence[Measurement], commit: str) -> str:
         "short unrecorded warm-up first), seeds drawn uniformly from the entities (most of low degree, a few "
         "hubs), search_entities asking a label drawn the same way, tabulate asking the 10 entities of one "
         "class (1/12 of the entities) with the most links of one predicate:", "",
-        "| triples | call | calls | calls a second | p50 ms | p99 ms | errors |",
-        "|---|---|---|---|---|---|---|",
+        "| triples | call | calls | calls a second | p50 ms | p99 ms | errors | walks cut (why) |",
+        "|---|---|---|---|---|---|---|---|",
         *calls, "",
     ])
 
