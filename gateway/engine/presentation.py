@@ -31,7 +31,7 @@ from gateway.terms import (
     Blank,
     Literal,
     Term,
-    bare_lines,
+    bare_text,
     is_written_iri,
     language_matches,
     line_text,
@@ -105,7 +105,7 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
     read: dict[str, list[str]] = defaultdict(list)
     # Large slices: over HTTP this is a walk's one request after its hops.
     for chunk in _chunks(nodes, 10_000):
-        maybe = [n for n in chunk if n in candidates]
+        maybe = [n for n in chunk if n in candidates] if candidates else []
         if not typed and not maybe:
             continue
         flags = ["typed"] * typed + ["statements"] * bool(maybe)
@@ -117,7 +117,8 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         text = "\n".join(written)
         if '"' in text or "_:" in text or "<<" in text:  # seldom: a literal, blank node or triple term for a type
             written = [line for line in written if is_written_iri(line.partition("\t")[2])]
-        for line in bare_lines(written):
+            text = "\n".join(written)
+        for line in bare_text(text) if written else ():
             x, _, t = line.partition("\t")
             kinds = read[x]
             if t not in kinds:  # a triple in two graphs, a reifier of two triples
