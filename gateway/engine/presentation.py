@@ -114,17 +114,22 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         # cost the store a third of the read).
         profile = ctx.profile
         written = profile.backend.select(profile.render("node_types", flags, ids=iris(chunk), candidates=iris(maybe)), WRITTEN)
-        text = "\n".join(written)
-        if '"' in text or "_:" in text or "<<" in text:  # seldom: a literal, blank node or triple term for a type
-            written = [line for line in written if is_written_iri(line.partition("\t")[2])]
-            text = "\n".join(written)
-        for line in bare_text(text) if written else ():
-            x, _, t = line.partition("\t")
-            kinds = read[x]
-            if t not in kinds:  # a triple in two graphs, a reifier of two triples
-                kinds.append(t)
+        _read_types(written, read)
     found.update(shared_types(read))
     return found
+
+
+def _read_types(written: list[str], read: dict[str, list[str]]) -> None:
+    """Rows of node_types.rq as TSV writes them into `read`, each type an IRI, once."""
+    text = "\n".join(written)
+    if '"' in text or "_:" in text or "<<" in text:  # seldom: a literal, blank node or triple term for a type
+        written = [line for line in written if is_written_iri(line.partition("\t")[2])]
+        text = "\n".join(written)
+    for line in bare_text(text) if written else ():
+        x, _, t = line.partition("\t")
+        kinds = read[x]
+        if t not in kinds:  # a triple in two graphs, a reifier of two triples
+            kinds.append(t)
 
 
 class TypesAhead:
