@@ -304,11 +304,20 @@ class Names:
     def left_out(self) -> set[str]:
         """The languages of labels, descriptions and synonyms that none shown of their kind
         is in (a subtag of a shown language is that language: "en" takes "en-gb")."""
+        held: dict[tuple[str, ...], set[str]] = {}
+        for p, v in self.values:  # one pass: only a tagged literal has a language to tell
+            kind = _NAME_KIND.get(p)
+            if kind is not None and isinstance(v, Literal) and v.language:
+                held.setdefault(kind, set()).add(v.language)
         left: set[str] = set()
-        for kind, shown in self.shown.items():
-            held = _tags(_as_literal(v) for p, v in self.values if p in kind)
-            left |= {tag for tag in held if not any(language_matches(tag, s) for s in shown)}
+        for kind, tags in held.items():
+            shown = self.shown[kind]
+            left |= {tag for tag in tags if not any(language_matches(tag, s) for s in shown)}
         return left
+
+
+_NAME_KIND = {p: kind for kind in (ALT_LABELS, DESCRIPTIONS, LABELS) for p in kind}
+"""Each name predicate's kind (a predicate in two kinds would be the last one's; none is)."""
 
 
 def _as_literal(term: Term) -> Literal:
