@@ -316,7 +316,7 @@ class Names:
         return left
 
 
-_NAME_KIND = {p: kind for kind in (ALT_LABELS, DESCRIPTIONS, LABELS) for p in kind}
+_NAME_KIND: dict[str, tuple[str, ...]] = {p: kind for kind in (ALT_LABELS, DESCRIPTIONS, LABELS) for p in kind}
 """Each name predicate's kind (a predicate in two kinds would be the last one's; none is)."""
 
 
