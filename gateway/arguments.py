@@ -5,6 +5,7 @@ gets the nearest real one, so an agent's next call can be right)."""
 from __future__ import annotations
 
 import difflib
+import functools
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -61,9 +62,12 @@ def without_nulls(model: type[BaseModel] | None, arguments: object) -> object:
     null under a name that is no field stays, to be refused as the unknown field it is."""
     if not isinstance(arguments, dict) or model is None:
         return arguments
+    if not any(value is None or isinstance(value, dict) for value in arguments.values()):
+        return arguments  # most calls: nothing to drop or look into (the walk below costs 3x the validation)
     fields = model.model_fields
     return {
-        key: without_nulls(_model_in(fields[key].annotation), value) if key in fields else value
+        key: without_nulls(_model_in(fields[key].annotation), value) if key in fields and isinstance(value, dict)
+        else value
         for key, value in arguments.items()
         if value is not None or key not in fields
     }
@@ -120,6 +124,18 @@ def _model_at(model: type[BaseModel], path: list[str]) -> type[BaseModel] | None
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
+    try:
+        return _model_in_hashable(annotation)
+    except TypeError:  # an annotation holding something unhashable: looked into each time
+        return _find_model(annotation)
+
+
+@functools.cache
+def _model_in_hashable(annotation: Any) -> type[BaseModel] | None:
+    return _find_model(annotation)
+
+
+def _find_model(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     if typing.get_origin(annotation) in (typing.Union, types.UnionType, list):

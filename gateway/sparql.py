@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 import pyoxigraph as ox
 
@@ -148,7 +148,24 @@ def template(name: str) -> str:
 
 def render(name: str, flags: Iterable[str] = (), **slots: Sparql) -> str:
     """Fill a template: keep `{{#f}}` sections whose flag is set (`{{^f}}` when unset)."""
-    on = set(flags)
+    parts = _sections(name, frozenset(flags))
+    text = [parts[0]]
+    for i in range(1, len(parts), 2):
+        key = parts[i]
+        value = slots.get(key)
+        if value is None:
+            raise KeyError(f"template {name} needs slot {key!r}")
+        if not isinstance(value, Sparql):
+            raise TypeError(f"slot {key!r} of {name} got raw text; build it with gateway.sparql")
+        text += (value, parts[i + 1])
+    return "".join(text)
+
+
+@lru_cache(maxsize=1024)
+def _sections(name: str, on: frozenset[str]) -> tuple[str, ...]:
+    """The template with its sections kept or dropped by `on`, split at its slots: text,
+    slot name, text, ... (a call renders several templates; each is resolved once per set
+    of flags)."""
     text = template(name)
     while True:
         text, count = _SECTION.subn(
@@ -156,17 +173,7 @@ def render(name: str, flags: Iterable[str] = (), **slots: Sparql) -> str:
         )
         if not count:
             break
-
-    def fill(match: re.Match[str]) -> str:
-        key = match.group(1)
-        value = slots.get(key)
-        if value is None:
-            raise KeyError(f"template {name} needs slot {key!r}")
-        if not isinstance(value, Sparql):
-            raise TypeError(f"slot {key!r} of {name} got raw text; build it with gateway.sparql")
-        return value
-
-    return _SLOT.sub(fill, text)
+    return tuple(_SLOT.split(text))
 
 
 def fragment(name: str, flags: Iterable[str] = (), **slots: Sparql) -> Sparql:

@@ -299,7 +299,12 @@ _BRACKETS = str.maketrans("", "", '<>"')
 def bare_lines(written: list[str]) -> list[str]:
     """Rows as `Backend.select` gives them in `WRITTEN`, as it does in `LINES`: the
     brackets and quotes taken out, in one pass over all of them."""
-    return "\n".join(written).translate(_BRACKETS).split("\n") if written else []
+    return bare_text("\n".join(written)) if written else []
+
+
+def bare_text(text: str) -> list[str]:
+    """`bare_lines` of rows joined already (non-empty)."""
+    return text.translate(_BRACKETS).split("\n")
 
 
 def text_of(term: object) -> str:

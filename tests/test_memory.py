@@ -38,3 +38,28 @@ def test_freed_memory_is_handed_back_past_the_threshold() -> None:
     assert grown > 200 and kept > 200  # the control: glibc keeps it
     grown, left = _grown_and_left("give_back")
     assert grown > 200 and left < 64
+
+
+def test_a_forked_child_reads_its_own_resident_memory() -> None:
+    """The statm descriptor is kept open across calls: a forked child (the SPARQL sandbox
+    forks) must read its own figure, not its parent's. The child grows by 200 MB that the
+    parent never holds; the oracle is the child's statm read afresh by its process ID."""
+    import os
+
+    if not memory.resident():
+        pytest.skip("no /proc/self/statm here")
+    memory.resident()  # the parent's descriptor, opened before the fork
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        grown = b"\x01" * (200 << 20)  # written, so resident
+        with open(f"/proc/{os.getpid()}/statm", "rb") as handle:
+            fresh = int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        os.write(writing, f"{memory.resident()} {fresh} {len(grown)}".encode())
+        os._exit(0)
+    os.close(writing)
+    kept, fresh, _ = map(int, os.read(reading, 200).split())
+    os.waitpid(child, 0)
+    os.close(reading)
+    assert abs(kept - fresh) < 16 << 20
+    assert kept - memory.resident() > 150 << 20  # the child's 200 MB, which the parent never held

@@ -70,6 +70,13 @@ class GraphContext:
         forgotten, to be tried again, and its error is the waiting calls' answer. A key
         holding what a caller named (`MemoKey.detail`) is one of at most `CALLER_KEYS`, any
         other one of at most `OWN_KEYS`."""
+        if not key.caller_named:
+            # A value computed already, read without the lock and the wait (a call reads
+            # several): the code's own keys are about fifteen, far from their bound, so
+            # their order of use need not be kept.
+            ready = self._memo.get(key)
+            if ready is not None and ready.done() and ready.exception() is None:
+                return cast(T, ready.result())
         with self._lock:
             kept, bound = (self._caller_named, CALLER_KEYS) if key.caller_named else (self._memo, OWN_KEYS)
             future = kept.get(key)

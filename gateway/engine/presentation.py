@@ -31,7 +31,7 @@ from gateway.terms import (
     Blank,
     Literal,
     Term,
-    bare_lines,
+    bare_text,
     is_written_iri,
     language_matches,
     line_text,
@@ -105,7 +105,7 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
     read: dict[str, list[str]] = defaultdict(list)
     # Large slices: over HTTP this is a walk's one request after its hops.
     for chunk in _chunks(nodes, 10_000):
-        maybe = [n for n in chunk if n in candidates]
+        maybe = [n for n in chunk if n in candidates] if candidates else []
         if not typed and not maybe:
             continue
         flags = ["typed"] * typed + ["statements"] * bool(maybe)
@@ -114,16 +114,22 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         # cost the store a third of the read).
         profile = ctx.profile
         written = profile.backend.select(profile.render("node_types", flags, ids=iris(chunk), candidates=iris(maybe)), WRITTEN)
-        text = "\n".join(written)
-        if '"' in text or "_:" in text or "<<" in text:  # seldom: a literal, blank node or triple term for a type
-            written = [line for line in written if is_written_iri(line.partition("\t")[2])]
-        for line in bare_lines(written):
-            x, _, t = line.partition("\t")
-            kinds = read[x]
-            if t not in kinds:  # a triple in two graphs, a reifier of two triples
-                kinds.append(t)
+        _read_types(written, read)
     found.update(shared_types(read))
     return found
+
+
+def _read_types(written: list[str], read: dict[str, list[str]]) -> None:
+    """Rows of node_types.rq as TSV writes them into `read`, each type an IRI, once."""
+    text = "\n".join(written)
+    if '"' in text or "_:" in text or "<<" in text:  # seldom: a literal, blank node or triple term for a type
+        written = [line for line in written if is_written_iri(line.partition("\t")[2])]
+        text = "\n".join(written)
+    for line in bare_text(text) if written else ():
+        x, _, t = line.partition("\t")
+        kinds = read[x]
+        if t not in kinds:  # a triple in two graphs, a reifier of two triples
+            kinds.append(t)
 
 
 class TypesAhead:
@@ -163,9 +169,14 @@ def bookkeeping(ctx: GraphContext) -> frozenset[str]:
     return declared_subproperties(ctx, "bookkeeping")
 
 
+_SUBPROPERTY_KEYS: dict[str, MemoKey[frozenset[str]]] = {}
+"""The memo key of each kind, made once: a subscripted generic costs microseconds a call."""
+
+
 def declared_subproperties(ctx: GraphContext, kind: str) -> frozenset[str]:
     """Properties the data declares `rdfs:subPropertyOf bfs:<kind>`."""
-    return ctx.memo(MemoKey[frozenset[str]](kind), lambda: frozenset(
+    key = _SUBPROPERTY_KEYS.get(kind) or _SUBPROPERTY_KEYS.setdefault(kind, MemoKey[frozenset[str]](kind))
+    return ctx.memo(key, lambda: frozenset(
         str(p) for (p,) in ctx.select("subproperties", kind=iri(BFS + kind)) if isinstance(p, str)))
 
 
@@ -293,11 +304,20 @@ class Names:
     def left_out(self) -> set[str]:
         """The languages of labels, descriptions and synonyms that none shown of their kind
         is in (a subtag of a shown language is that language: "en" takes "en-gb")."""
+        held: dict[tuple[str, ...], set[str]] = {}
+        for p, v in self.values:  # one pass: only a tagged literal has a language to tell
+            kind = _NAME_KIND.get(p)
+            if kind is not None and isinstance(v, Literal) and v.language:
+                held.setdefault(kind, set()).add(v.language)
         left: set[str] = set()
-        for kind, shown in self.shown.items():
-            held = _tags(_as_literal(v) for p, v in self.values if p in kind)
-            left |= {tag for tag in held if not any(language_matches(tag, s) for s in shown)}
+        for kind, tags in held.items():
+            shown = self.shown[kind]
+            left |= {tag for tag in tags if not any(language_matches(tag, s) for s in shown)}
         return left
+
+
+_NAME_KIND: dict[str, tuple[str, ...]] = {p: kind for kind in (ALT_LABELS, DESCRIPTIONS, LABELS) for p in kind}
+"""Each name predicate's kind (a predicate in two kinds would be the last one's; none is)."""
 
 
 def _as_literal(term: Term) -> Literal:

@@ -19,7 +19,7 @@ import pyoxigraph as ox
 
 from gateway.authorities import IDENTITY_PREDICATES, of_iri, parse_id
 from gateway.engine.context import GraphContext, quoted
-from gateway.engine.identified import identified, identifying
+from gateway.engine.identified import NORMALIZED, identified, identifying
 from gateway.engine.walk import WalkResult
 from gateway.errors import InvalidInput
 from gateway.ids import Resolution, check_iri
@@ -226,6 +226,8 @@ def walked_entities(result: WalkResult, found: Collection[str] = ()) -> set[str]
     normalized external-ID values (`wdtn:P214 <http://viaf.org/viaf/1>`) may be an
     identifier node, for `present_seeds` to ask about."""
     touched = result.touched
+    if not _any_identifying(result):  # every seed touched is an entity: no split per edge
+        return touched | set(found)
     ordinary: set[str] = set()
     doubtful: set[str] = set()
     ends = [(hit.s, hit.p, hit.o) for hit in result.edges.values()]
@@ -234,6 +236,18 @@ def walked_entities(result: WalkResult, found: Collection[str] = ()) -> set[str]
         if s in touched or o in touched:
             (doubtful if identifying(p) else ordinary).update((s, o))
     return (touched - (doubtful - ordinary)) | set(found)
+
+
+def _any_identifying(result: WalkResult) -> bool:
+    """Whether a walk crossed any identity link or normalized external-ID value: looked for
+    in the plain rows' text at once (in C), the statements one by one."""
+    if any(identifying(hit.p) for hit in result.edges.values()):
+        return True
+    if not result.plain:
+        return False
+    text = "\n".join(result.plain)
+    return any(f"\t{predicate}\t" in text for predicate in IDENTITY_PREDICATES) or any(
+        f"\t{prefix}" in text for prefix in NORMALIZED)
 
 
 def _synonyms(ctx: GraphContext, others: dict[str, str], present: set[str]) -> dict[str, str]:

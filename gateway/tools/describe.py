@@ -23,6 +23,7 @@ from gateway.models import (
     TruthStatus,
 )
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
+from gateway.profiles.graph import MemoKey
 from gateway.settings import clamp
 from gateway.sparql import iri, iris
 from gateway.terms import Literal, Term, status_name, text_of
@@ -86,10 +87,9 @@ def _relationship_counts(ctx: GraphContext, x: str) -> list[RelationshipCount]:
         if isinstance(p, str) and p not in NON_EDGE_PREDICATES:
             counts[(p, text_of(d))][status_name(status)] += int(n.value) if isinstance(n, Literal) else 0
     hidden = bookkeeping(ctx)
-    for hit in ctx.profile.unasserted():
-        for direction, end in (("out", hit.s), ("in", hit.o)):
-            if end == x and hit.p not in hidden:
-                counts[(hit.p, direction)][hit.status] += 1
+    for p, direction, status in ctx.memo(UNASSERTED_BY_NODE, lambda: _unasserted_by_node(ctx)).get(x, ()):
+        if p not in hidden:
+            counts[(p, direction)][status] += 1
     to_id = ctx.ids.to_id
     default = HopPlan().truth_status
     found = []
@@ -100,6 +100,19 @@ def _relationship_counts(ctx: GraphContext, x: str) -> list[RelationshipCount]:
             count=sum(n for s, n in by_status.items() if s in default), other_statuses=others or None,
         ))
     return found
+
+
+UNASSERTED_BY_NODE: MemoKey[dict[str, list[tuple[str, str, str]]]] = MemoKey("unasserted_by_node")
+
+
+def _unasserted_by_node(ctx: GraphContext) -> dict[str, list[tuple[str, str, str]]]:
+    """Each node's reifier-only statements as (predicate, direction, status), indexed once
+    per graph: a description scanned all of them for every entity it described."""
+    found: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for hit in ctx.profile.unasserted():
+        found[hit.s].append((hit.p, "out", hit.status))
+        found[hit.o].append((hit.p, "in", hit.status))
+    return dict(found)
 
 
 def search_entities(ctx: GraphContext, query: SearchEntitiesInput) -> SearchResult:
