@@ -1,0 +1,121 @@
+"""A table's top rows without sorting its whole type: an order index per (type, column).
+
+A table ordered by a column of one forward step is, for its first pages, the table of the
+few entities that come first in that column's order. `order_index` asks the store once for
+the first `PREFIX` entities of the type in the table's own order (the same SPARQL order
+keys `TableQuery.order` writes: nulls last, numbers as numbers, then text, then the ID),
+and the index is kept per open graph. `top` then walks it: it asks the table's own query
+(filters, columns, order and page unchanged) over the first entities of the index, more of
+them each time, until the page it gets is provably the whole table's page.
+
+Why the answer is the full sort's. After `j` entries of the index, every row whose place in
+the order comes strictly before entry `j`'s has its entity among the entities asked (the
+index holds every (entity, value) pair of the type in that order). So once the page asked
+over them ends (its row past the page included) strictly before entry `j`, no row of
+another entity can come before any of its rows: it is the whole table's page. The store
+orders both queries, so no order is written twice. "Strictly before" is told from the
+index alone: a row's pair at a position before the first of the entries that tie with
+entry `j` (the same text, and the same ID where the column is the only order key, since
+the ID breaks its ties next).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from gateway.engine.tables import Spec, TableQuery
+from gateway.terms import Blank, Literal
+
+PREFIX = 10_000
+"""Entries (entity, value) an index keeps: the head of the order, enough for a page of 1,000
+rows where one row in ten passes the filters. About 2 MB each; a graph keeps at most
+`context.CALLER_KEYS` of them. A page the head cannot answer is made by the full query."""
+FIRST = 64
+"""Entities the first query of a walk asks for at least (then four times more each time)."""
+
+Rows = list[list[object]]
+
+
+@dataclass(frozen=True)
+class OrderIndex:
+    """The first entries of a type's (entity, value) pairs in a table's order."""
+
+    entries: tuple[tuple[str, object], ...]
+    complete: bool
+    """Whether the entries are all the type's pairs."""
+    runs: tuple[int, ...]
+    """Per entry, the position of the first entry it ties with (see `ties`)."""
+    positions: dict[tuple[str, object], int]
+    """Where each pair stands (its first position)."""
+
+
+def order_spec(spec: Spec) -> Spec:
+    """The index's own table: the rows of `spec`'s type and its first order column, in that
+    column's order then by ID (`TableQuery.order`'s keys), `PREFIX` of them."""
+    name, descending = spec.order[0]
+    return replace(spec, rows_ids=(), columns={name: spec.columns[name]}, row_computes={}, where=[], group_by=None,
+                   aggregates={}, group_computes={}, having=[], order=[(name, descending)], limit=PREFIX, offset=0,
+                   outputs=["id", name], through={})
+
+
+def indexable(spec: Spec, builder: TableQuery) -> bool:
+    """Whether the index can answer `spec`: rows of a type, not grouped, ordered first by a
+    column of one forward step (what one pair per entity and value places), on statements
+    the profile reads as triples (no claims: their values repeat)."""
+    if spec.grouped or spec.rows_type is None or not spec.order or spec.through or builder.claims:
+        return False
+    steps = spec.columns.get(spec.order[0][0])
+    return (steps is not None and len(steps) == 1 and not steps[0].backward and not steps[0].repeat
+            and spec.offset + spec.limit < PREFIX)
+
+
+def build(rows: Sequence[Sequence[object]], only_key: bool) -> OrderIndex:
+    """The index from the answer of `order_spec`'s query (`PREFIX` + 1 rows at most);
+    `only_key`: the column is the table's only order key (the ID breaks its ties next)."""
+    entries = tuple((str(row[0]), row[1] if len(row) > 1 else None) for row in rows[:PREFIX])
+    runs: list[int] = []
+    for i, (entity, value) in enumerate(entries):
+        same = i > 0 and _place(value) == _place(entries[i - 1][1]) and (not only_key or entity == entries[i - 1][0])
+        runs.append(runs[-1] if same else i)
+    positions: dict[tuple[str, object], int] = {}
+    for i, entry in enumerate(entries):
+        positions.setdefault(entry, i)
+    return OrderIndex(entries, len(rows) <= PREFIX, tuple(runs), positions)
+
+
+def _place(value: object) -> tuple[str, str]:
+    """What two values tying in the order share: their text (SPARQL's STR; a blank node
+    has none, as no value has). Values of one text may still differ as numbers ("5" and
+    "5.0" do not: their texts differ): then the entries are taken as tied, which only
+    asks for more entities, never fewer."""
+    if value is None:
+        return ("null", "")
+    if isinstance(value, Blank):
+        return ("blank", "")
+    return ("text", value.value if isinstance(value, Literal) else str(value))
+
+
+def top(index: OrderIndex, spec: Spec, run: Callable[[Spec], Rows]) -> Rows | None:
+    """The page of `spec` (its row past the page included), asked over ever more of the
+    index's first entities (`run` answers a spec over listed rows); None where the index's
+    entries run out before the page is certain (the full query makes it)."""
+    column = spec.outputs.index(spec.order[0][0])
+    wanted = spec.offset + spec.limit + 1
+    size = min(len(index.entries), max(FIRST, 4 * wanted))
+    while True:
+        entities = list(dict.fromkeys(entity for entity, _ in index.entries[:size]))
+        rows = run(replace(spec, rows_type=None, rows_ids=entities, subtypes=False))
+        if size == len(index.entries) and index.complete:
+            return rows
+        if len(rows) > spec.limit and _before(index, rows[spec.limit], column, size - 1):
+            return rows
+        if size == len(index.entries):
+            return None
+        size = min(len(index.entries), 4 * size)
+
+
+def _before(index: OrderIndex, row: Sequence[object], column: int, last: int) -> bool:
+    """Whether `row` comes strictly before every entry that ties with entry `last`."""
+    position = index.positions.get((str(row[0]), row[column]))
+    return position is not None and position < index.runs[last]
