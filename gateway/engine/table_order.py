@@ -1,7 +1,7 @@
 """A table's top rows without sorting its whole type: an order index per (type, column).
 
-A table ordered by a column of one forward step is, for its first pages, the table of the
-few entities that come first in that column's order. `order_index` asks the store once for
+A table ordered by a column of one forward step (or by the ID, as a table in no asked order
+is) is, for its first pages, the table of the few entities that come first in that order. `order_index` asks the store once for
 the first `PREFIX` entities of the type in the table's own order (the same SPARQL order
 keys `TableQuery.order` writes: nulls last, numbers as numbers, then text, then the ID),
 and the index is kept per open graph. `top` then walks it: it asks the table's own query
@@ -50,29 +50,43 @@ class OrderIndex:
     """Where each pair stands (its first position)."""
 
 
+def first_key(spec: Spec) -> tuple[str, bool]:
+    """The table's first order key: its first order column, else the ID (a table in no
+    asked order is in the order of its columns, the ID first)."""
+    return spec.order[0] if spec.order else ("id", False)
+
+
 def order_spec(spec: Spec) -> Spec:
     """The index's own table: the rows of `spec`'s type and its first order column, in that
     column's order then by ID (`TableQuery.order`'s keys), `PREFIX` of them."""
-    name, descending = spec.order[0]
-    return replace(spec, rows_ids=(), columns={name: spec.columns[name]}, row_computes={}, where=[], group_by=None,
-                   aggregates={}, group_computes={}, having=[], order=[(name, descending)], limit=PREFIX, offset=0,
-                   outputs=["id", name], through={})
+    name = first_key(spec)[0]
+    columns = {name: spec.columns[name]} if name != "id" else {}
+    return replace(spec, rows_ids=(), columns=columns, row_computes={}, where=[], group_by=None, aggregates={},
+                   group_computes={}, having=[], order=spec.order[:1], limit=PREFIX, offset=0,
+                   outputs=["id", *columns], through={})
 
 
 def indexable(spec: Spec, builder: TableQuery) -> bool:
-    """Whether the index can answer `spec`: rows of a type, not grouped, ordered first by a
-    column of one forward step (what one pair per entity and value places), on statements
-    the profile reads as triples (no claims: their values repeat)."""
-    if spec.grouped or spec.rows_type is None or not spec.order or spec.through or builder.claims:
+    """Whether the index can answer `spec`: rows of a type, not grouped, ordered first by the
+    ID or a column of one forward step (what one pair per entity and value places), on
+    statements the profile reads as triples (no claims: their values repeat)."""
+    if spec.grouped or spec.rows_type is None or spec.through or builder.claims:
         return False
-    steps = spec.columns.get(spec.order[0][0])
-    return (steps is not None and len(steps) == 1 and not steps[0].backward and not steps[0].repeat
-            and spec.offset + spec.limit < PREFIX)
+    name = first_key(spec)[0]
+    steps = spec.columns.get(name, ())
+    one_step = len(steps) == 1 and not steps[0].backward and not steps[0].repeat
+    return (name == "id" or one_step) and spec.offset + spec.limit < PREFIX
+
+
+def by_entity(spec: Spec) -> bool:
+    """Whether the ID breaks the first order key's ties next (or is that key): the entries
+    that tie are then those of one entity only."""
+    return len(spec.order) <= 1 or first_key(spec)[0] == "id"
 
 
 def build(rows: Sequence[Sequence[object]], only_key: bool) -> OrderIndex:
     """The index from the answer of `order_spec`'s query (`PREFIX` + 1 rows at most);
-    `only_key`: the column is the table's only order key (the ID breaks its ties next)."""
+    `only_key`: entries tie within one entity only (`by_entity`)."""
     entries = tuple((str(row[0]), row[1] if len(row) > 1 else None) for row in rows[:PREFIX])
     runs: list[int] = []
     for i, (entity, value) in enumerate(entries):
@@ -100,7 +114,8 @@ def top(index: OrderIndex, spec: Spec, run: Callable[[Spec], Rows]) -> Rows | No
     """The page of `spec` (its row past the page included), asked over ever more of the
     index's first entities (`run` answers a spec over listed rows); None where the index's
     entries run out before the page is certain (the full query makes it)."""
-    column = spec.outputs.index(spec.order[0][0])
+    name = first_key(spec)[0]
+    column = spec.outputs.index(name) if name != "id" else None
     wanted = spec.offset + spec.limit + 1
     size = min(len(index.entries), max(FIRST, 4 * wanted))
     while True:
@@ -115,7 +130,7 @@ def top(index: OrderIndex, spec: Spec, run: Callable[[Spec], Rows]) -> Rows | No
         size = min(len(index.entries), 4 * size)
 
 
-def _before(index: OrderIndex, row: Sequence[object], column: int, last: int) -> bool:
+def _before(index: OrderIndex, row: Sequence[object], column: int | None, last: int) -> bool:
     """Whether `row` comes strictly before every entry that ties with entry `last`."""
-    position = index.positions.get((str(row[0]), row[column]))
+    position = index.positions.get((str(row[0]), None if column is None else row[column]))
     return position is not None and position < index.runs[last]

@@ -177,17 +177,18 @@ def _rows(ctx: GraphContext, runner: _Runner, spec: Spec) -> tuple[list[list[obj
 
 
 def _order_index(ctx: GraphContext, runner: _Runner, spec: Spec) -> table_order.OrderIndex:
-    """The order index of the table's type and first order column, made once per open
+    """The order index of the table's type and first order key, made once per open
     graph (per traversal filters and reader's languages: the column's values depend on
     them). Its query sorts the whole type once, without the store's checks (it holds one
     pair per entity and value, and returns `PREFIX` of them); a call that cannot wait for
     it gets `Unavailable` while it goes on for the next one (`GraphContext.memo`)."""
-    name, descending = spec.order[0]
-    (step,) = spec.columns[name]
-    only_key = len(spec.order) == 1
+    name, descending = table_order.first_key(spec)
+    step = spec.columns[name][0] if name != "id" else None
+    only_key = table_order.by_entity(spec)
     ordered = table_order.order_spec(spec)
-    detail = (spec.rows_type or "", str(spec.subtypes), step.predicate, step.language or "", str(descending),
-              str(only_key), ",".join(spec.languages), _filters(runner.plan))
+    detail = (spec.rows_type or "", str(spec.subtypes), step.predicate if step else "id",
+              step.language or "" if step else "", str(descending), str(only_key), ",".join(spec.languages),
+              _filters(runner.plan))
     key: MemoKey[table_order.OrderIndex] = MemoKey("table_order", detail)
 
     def read() -> table_order.OrderIndex:
