@@ -134,3 +134,20 @@ def _before(index: OrderIndex, row: Sequence[object], column: int | None, last: 
     """Whether `row` comes strictly before every entry that ties with entry `last`."""
     position = index.positions.get((str(row[0]), None if column is None else row[column]))
     return position is not None and position < index.runs[last]
+
+
+def narrowed(index: OrderIndex, spec: Spec, check: Spec) -> Spec:
+    """A check's table (`table_warnings`: the count of a tie the page ends in) over the
+    entities the index says hold the tied value, where it holds all of them: the pairs of
+    one text tie, so they stand together in the order, and an entry of another text after
+    them (or the index is the whole type) says none is past the index. Else `check` as it is."""
+    name = first_key(spec)[0]
+    test = next((t for t in check.where if t.op == "tie" and t.subject == name), None)
+    if name == "id" or check.rows_type is None or test is None or test.values[0] is None:
+        return check
+    place = ("text", str(test.values[0]))
+    held = [i for i, (_, value) in enumerate(index.entries) if _place(value) == place]
+    if not held or (held[-1] == len(index.entries) - 1 and not index.complete):
+        return check
+    entities = list(dict.fromkeys(index.entries[i][0] for i in held))
+    return replace(check, rows_type=None, rows_ids=entities, subtypes=False)

@@ -98,11 +98,12 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
         return _answer(ctx, spec, [], unresolved, warnings)
     runner = _Runner(ctx, plan)
     _check_repeats(ctx, plan, spec, runner.unasserted)
-    rows, builder = _rows(ctx, runner, spec)
+    rows, builder, index = _rows(ctx, runner, spec)
     if builder.crossed:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
                         "left out is not counted: widen them to see it")
-    warnings += silences(ctx, runner.checked, spec, rows)
+    checked = runner.checked if index is None else lambda part: runner.checked(table_order.narrowed(index, spec, part))
+    warnings += silences(ctx, checked, spec, rows)
     return _answer(ctx, spec, rows, unresolved, warnings)
 
 
@@ -157,10 +158,12 @@ class _Runner:
             return None
 
 
-def _rows(ctx: GraphContext, runner: _Runner, spec: Spec) -> tuple[list[list[object]], TableQuery]:
-    """The table's page: through the order index of its type and first order column where
-    it can answer (`table_order`: a page of the first entities in that order, the same rows
-    as the full sort's), else by the table's own query over the whole type."""
+def _rows(ctx: GraphContext, runner: _Runner,
+          spec: Spec) -> tuple[list[list[object]], TableQuery, table_order.OrderIndex | None]:
+    """The table's page: through the order index of its type and first order key where it
+    can answer (`table_order`: a page of the first entities in that order, the same rows as
+    the full sort's), else by the table's own query over the whole type; and the index
+    that answered (a tie the page ends in is counted from it)."""
     if checks(ctx.backend) and table_order.indexable(spec, runner.writer()):
         index = _order_index(ctx, runner, spec)
         written: list[TableQuery] = []
@@ -172,8 +175,8 @@ def _rows(ctx: GraphContext, runner: _Runner, spec: Spec) -> tuple[list[list[obj
 
         rows = table_order.top(index, spec, run)
         if rows is not None:
-            return rows, written[-1]
-    return runner.table(spec)
+            return rows, written[-1], index
+    return (*runner.table(spec), None)
 
 
 def _order_index(ctx: GraphContext, runner: _Runner, spec: Spec) -> table_order.OrderIndex:

@@ -147,3 +147,27 @@ def test_tables_the_index_cannot_answer_are_the_full_querys(monkeypatch: pytest.
     ]:
         assert gateway.call("tabulate", arguments).model_dump() == used.full(gateway, arguments)
     assert used.answered == 0
+
+
+@pytest.mark.parametrize("prefix", [40, 10_000])
+def test_a_tie_the_page_ends_in_is_counted_whole(prefix: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tie's rows are counted over the entities the index holds for its value only where
+    it holds them all: 100 items share the top value, and an index of 40 entries holds some."""
+    monkeypatch.setattr(table_order, "PREFIX", prefix)
+    store = ox.Store()
+    for i in range(160):
+        item = ox.NamedNode(f"{X}e{i:03d}")
+        store.add(ox.Quad(item, ox.NamedNode(RDF_TYPE), ox.NamedNode(X + "Item")))
+        store.add(ox.Quad(item, ox.NamedNode(X + "v"), ox.Literal(str(99 if i % 8 < 5 else i % 8))))
+    used = Used(monkeypatch)
+    gateway = Gateway.open(store)
+    queries: list[str] = []
+    gateway.backend.query_log = lambda text, rows: queries.append(text)  # type: ignore[attr-defined]
+    arguments = {"type": X + "Item", "columns": {"v": X + "v"}, "order_by": [{"column": "v", "descending": True}],
+                 "limit": 3}
+    page = gateway.call("tabulate", arguments)
+    assert used.answered == 1
+    (count,) = [q for q in queries if 'STR(?c_v) = "99"' in q]
+    assert ("VALUES ?c_id" in count) == (prefix > 100)  # over the index's entities where it holds them all
+    assert any("100 rows have v = " in w for w in page.warnings)  # type: ignore[attr-defined]
+    assert page.model_dump() == used.full(gateway, arguments)
