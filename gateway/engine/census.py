@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +41,7 @@ import pyoxigraph as ox
 from gateway.backends.base import Quads
 from gateway.engine.census_scan import (
     Counts,
+    FileSource,
     Hashes,
     Known,
     Lookup,
@@ -151,13 +153,57 @@ def count(quads: Quads, source: Source, *, texts: bool, memory: int = 64 << 20) 
     statuses first (index ranges), then every quad once, then the counts per type folded
     out of the counts per set of types. `memory`: the bytes the pass may hold of its
     counts per entity before it puts them in temporary files."""
-    found = Census()
+    return _finish(_pass(source, lambda: _reifiers(quads), texts=texts, memory=memory), quads)
+
+
+@dataclass
+class FileCensus:
+    """The census of N-Triples files read as text while the store loads them
+    (`census_files`), to be finished over the loaded store (`finish_files`)."""
+
+    source: FileSource
+    pending: _Pending | None
+
+
+def census_files(paths: Sequence[Path], *, memory: int, stop: Callable[[], bool] = lambda: False) -> FileCensus:
+    """The counts of these N-Triples files (plain or gzip) from their text, meant to run
+    beside the store's bulk load of the same files into an empty store; `stop` is asked
+    between chunks (the load failed: `Stopped` is raised)."""
+    source = FileSource(paths, stop)
+    pending = _pass(source, lambda: (source.reifiers, source.reified), texts=True, memory=memory)
+    return FileCensus(source, pending if source.canonical else None)
+
+
+def finish_files(counted: FileCensus, ctx: GraphContext) -> Census | None:
+    """The census `census(ctx)` would take, from what `census_files` read; None where the
+    files' text does not count as the store does (a line not spelt as the store writes it,
+    a repeated line: the caller then counts the store)."""
+    quads, local = ctx.backend.capabilities.quads, ctx.backend.capabilities.local_store
+    if counted.pending is None or quads is None or local is None or not ctx.profile.counts_quads_in_process \
+            or counted.source.lines != len(local.store):
+        return None
+    return _finish(counted.pending, quads(None))
+
+
+@dataclass
+class _Pending:
+    """What the pass over the text counted, before the statuses (read from the store) and
+    the folds per type."""
+
+    tally: Tally
+    counts: Counts
+    signature: Lookup
+    ends: list[tuple[Key, ...]]
+    held: bool
+    """Whether the graph holds reifiers (then statements are counted per reifier)."""
+
+
+def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[bytes]]], *, texts: bool,
+          memory: int) -> _Pending:
     tally = Tally(rows_for(memory))
     types = Types(tally)
     source.types(types.lines)
-    reifiers, reified = _reifiers(quads)
-    if reified or reifiers:
-        _count_statuses(quads, found)
+    reifiers, reified = reifiers_of()
     ends, signature, statements = _signatures(types, hashes(reifiers))
     known = Known(
         signature=signature, reifiers=Members(reifiers), statements=statements,
@@ -174,13 +220,21 @@ def count(quads: Quads, source: Source, *, texts: bool, memory: int = 64 << 20) 
         counts.schema_predicates[_token(_TYPE)] += int(np.count_nonzero(~known.reifiers.of(subjects)))
     del types
     source.quads(Scan(known, counts), types_read=types_read)
-    found.entities = Entities(tally, signature, ends)
+    return _Pending(tally, counts, signature, ends, held)
+
+
+def _finish(pending: _Pending, quads: Quads) -> Census:
+    found = Census()
+    if pending.held:
+        _count_statuses(quads, found)
+    counts, ends = pending.counts, pending.ends
+    found.entities = Entities(pending.tally, pending.signature, ends)
     found.text_values = counts.text_values
     found.plain = counts.plain
     found.predicates.update({_iri(p): n for p, n in counts.predicates.items()})
     found.schema_predicates.update({_iri(p): n for p, n in counts.schema_predicates.items()})
     found.blank_values.update({_iri(p): n for p, n in counts.blank_values.items()})
-    _fold_edges(found, counts.edges, ends, statements_held=held)
+    _fold_edges(found, counts.edges, ends, statements_held=pending.held)
     _fold_literals(found, counts.literals, ends)
     return found
 
