@@ -41,7 +41,6 @@ import pyoxigraph as ox
 from gateway.backends.base import Quads
 from gateway.engine.census_scan import (
     Counts,
-    FileSource,
     Hashes,
     Known,
     Lookup,
@@ -56,6 +55,7 @@ from gateway.engine.census_scan import (
     rows_for,
     token,
 )
+from gateway.engine.census_text import FileSource
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
 from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
@@ -123,6 +123,9 @@ class Census:
     schema_predicates: Counter[str] = field(default_factory=Counter)
     """schema_predicate_counts.rq: triples between two IRIs per schema predicate, of
     subjects that are not reifiers."""
+    namespace_keys: Counter[str] | None = None
+    """IRIs per `namespaces.namespace_key`, once for each quad holding them (what
+    `NamespaceFinder.add_quads` counts); None where not counted here."""
 
     @property
     def degrees(self) -> Counter[str]:
@@ -182,7 +185,9 @@ def finish_files(counted: FileCensus, ctx: GraphContext) -> Census | None:
     if counted.pending is None or quads is None or local is None or not ctx.profile.counts_quads_in_process \
             or counted.source.lines != len(local.store):
         return None
-    return _finish(counted.pending, quads(None))
+    found = _finish(counted.pending, quads(None))
+    found.namespace_keys = counted.source.namespace_keys
+    return found
 
 
 @dataclass

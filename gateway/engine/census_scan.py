@@ -16,12 +16,11 @@ entities; under 10⁻⁴ at 10⁸).
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -466,85 +465,6 @@ class Types:
         self.subjects.append(keys)
         self.kinds.append(np.array([numbers.setdefault(row[1], len(numbers)) for row in rows], dtype=np.int64))
         self.tally.add(keys, subjects, counted=False)
-
-
-_IRI = rb'<[^<>"{}|^`\\\x00-\x20]*>'
-_BLANK = rb"_:[^ \n]+"
-_LITERAL = rb'"(?:[^"\\\n\r]|\\.)*"(?:@[a-z]+(?:-[a-z0-9]+)*(?:--(?:ltr|rtl))?|\^\^' + _IRI + rb")?"
-_TERM = b"|".join((_IRI, _BLANK, _LITERAL))
-_STRICT = re.compile(rb"^(" + _IRI + b"|" + _BLANK + rb") (" + _IRI + rb") (" + _TERM
-                     + rb"|<<\( (?:" + _IRI + b"|" + _BLANK + rb") " + _IRI + rb" (?:" + _TERM + rb") \)>>) \.$", re.MULTILINE)
-"""An N-Triples line as the store's own writer spells it (single spaces, no comment, no
-escape in an IRI, lower-case language tags, a triple term one level deep): what it holds
-then hashes as the store's text of the same terms would."""
-_TYPE_LINE = re.compile(rb"^(<[^<][^ ]*>) <" + re.escape(RDF.encode()) + rb"type> (.*) \.$", re.MULTILINE)
-_REIFIES_LINE = re.compile(rb"^(<[^<][^ ]*>|_:[^ ]+) <" + re.escape(RDF.encode()) + rb"reifies> (.*) \.$", re.MULTILINE)
-_NAMED_TRIPLE = re.compile(rb"<<\( (<[^>]*>) (<[^>]*>) (<[^>]*>) \)>>")
-_STRING_TYPED = b'"^^<http://www.w3.org/2001/XMLSchema#string>'
-"""A string written with its datatype: the store writes it without, so its text differs."""
-
-
-class Stopped(Exception):
-    """The load the file census ran beside failed: its counts are not wanted."""
-
-
-class FileSource(Source):
-    """N-Triples files (plain or gzip) read as text while the store loads the same files:
-    the types and reifiers in a first pass, every line in a second. Their counts are the
-    store's only where every line is spelt as the store writes it (`canonical`) and the
-    store holds one quad a line (`lines`: a repeated line is one quad); the caller checks."""
-
-    def __init__(self, paths: Sequence[Path], stop: Callable[[], bool] = lambda: False) -> None:
-        self._paths, self._stop = list(paths), stop
-        self.lines = 0
-        """Non-empty lines read by the second pass."""
-        self.canonical = True
-        self.reifiers: list[bytes] = []
-        """IRI subjects of rdf:reifies, as `census._reifiers` tells them."""
-        self.reified: Counter[bytes] = Counter()
-        """Each reified triple between IRIs (`s p o`) -> its reifiers."""
-
-    def types(self, take: Take) -> None:
-        for text in self._chunks():
-            rows: list[tuple[bytes, bytes]] = _TYPE_LINE.findall(text)
-            if rows:
-                take(b"\n".join(subject + b"\t" + kind for subject, kind in rows))
-            for subject, value in _REIFIES_LINE.findall(text):
-                if subject[:1] == b"<":
-                    self.reifiers.append(subject)
-                triple = _NAMED_TRIPLE.fullmatch(value)
-                if triple is not None:
-                    self.reified[b" ".join(triple.groups())] += 1
-
-    def quads(self, scan: Scan, *, types_read: bool) -> None:
-        for text in self._chunks():
-            rows: list[Row] = _STRICT.findall(text)
-            lines = _lines(text)
-            self.lines += lines
-            if len(rows) != lines or _STRING_TYPED in text:
-                self.canonical = False
-                return  # counted from the store instead
-            scan.rows([row for row in rows if row[0][:1] == b"<"])
-
-    def _chunks(self) -> Iterator[bytes]:
-        for path in self._paths:
-            with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else path.open("rb") as handle:
-                rest = b""
-                while block := handle.read(CHUNK):
-                    if self._stop():
-                        raise Stopped
-                    text = rest + block
-                    cut = text.rfind(b"\n") + 1
-                    rest = text[cut:]
-                    yield text[:cut]
-                if rest:
-                    yield rest
-
-
-def _lines(text: bytes) -> int:
-    """The non-empty lines of whole lines of text."""
-    ends = text.count(b"\n") + (text[-1:] not in (b"", b"\n"))
-    return ends - text.count(b"\n\n") - text.startswith(b"\n")
 
 
 def rows_for(memory: int) -> int:
