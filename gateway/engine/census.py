@@ -179,11 +179,11 @@ def census_files(paths: Sequence[Path], *, memory: int, stop: Callable[[], bool]
 
 def finish_files(counted: FileCensus, ctx: GraphContext) -> Census | None:
     """The census `census(ctx)` would take, from what `census_files` read; None where the
-    files' text does not count as the store does (a line not spelt as the store writes it,
-    a repeated line: the caller then counts the store)."""
+    files' text does not count as the store does (a line not spelt as the store writes it:
+    the caller then counts the store)."""
     quads, local = ctx.backend.capabilities.quads, ctx.backend.capabilities.local_store
     if counted.pending is None or quads is None or local is None or not ctx.profile.counts_quads_in_process \
-            or counted.source.lines != len(local.store):
+            or counted.source.lines - counted.source.repeats != len(local.store):
         return None
     found = _finish(counted.pending, quads(None))
     found.namespace_keys = counted.source.namespace_keys
@@ -209,7 +209,7 @@ def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[b
     types = Types(tally)
     source.types(types.lines)
     reifiers, reified = reifiers_of()
-    ends, signature, statements = _signatures(types, hashes(reifiers))
+    ends, signature, statements = _signatures(types, hashes(reifiers), distinct=source.distinct_types)
     known = Known(
         signature=signature, reifiers=Members(reifiers), statements=statements,
         reified=Lookup(hashes(list(reified)), np.array(list(reified.values()), dtype=np.int64)),
@@ -266,7 +266,7 @@ def _reifiers(quads: Quads) -> tuple[list[bytes], Counter[bytes]]:
     return reifiers, reified
 
 
-def _signatures(types: Types, reifiers: Hashes) -> tuple[list[tuple[Key, ...]], Lookup, Members]:
+def _signatures(types: Types, reifiers: Hashes, *, distinct: bool = False) -> tuple[list[tuple[Key, ...]], Lookup, Members]:
     """(the distinct sets of types entities have, entity -> the index of its set, the
     statements: reifiers and entities typed rdf:Statement): what the pass over every quad
     looks each triple's ends up in, so that a triple costs one count (most entities share
@@ -276,6 +276,9 @@ def _signatures(types: Types, reifiers: Hashes) -> tuple[list[tuple[Key, ...]], 
     kinds = np.concatenate(types.kinds) if types.kinds else np.zeros(0, dtype=np.int64)
     order = np.lexsort((kinds, subjects))
     subjects, kinds = subjects[order], kinds[order]
+    if distinct and len(subjects):
+        kept = np.r_[True, (subjects[1:] != subjects[:-1]) | (kinds[1:] != kinds[:-1])]
+        subjects, kinds = subjects[kept], kinds[kept]
     starts = np.flatnonzero(np.r_[True, subjects[1:] != subjects[:-1]]) if len(subjects) else np.zeros(0, dtype=np.int64)
     sets, first = _sets(kinds, starts)
     ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]

@@ -38,7 +38,7 @@ _XSD_STRING = b"http://www.w3.org/2001/XMLSchema#string"
 _LANG_STRING = RDF + "langString"
 _DIR_LANG_STRING = RDF + "dirLangString"
 _TYPE = ox.NamedNode(RDF + "type")
-_BUCKETS = 64
+BUCKETS = 64
 _ROW_BYTES = 120
 """What one pending entity costs in a `Tally` (hash, count, its IRI's bytes object and
 the list slot holding it), for turning the memory setting into rows."""
@@ -99,6 +99,8 @@ class Tally:
 
     def __init__(self, rows: int) -> None:
         self._rows = max(rows, 1024)
+        self.weight = 1
+        """What each token counts (-1: taken back, for a line counted once too often)."""
         self._pending: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
         self._size = 0
         self._spill: tempfile.TemporaryDirectory[str] | None = None
@@ -108,7 +110,7 @@ class Tally:
         """One count for each of `tokens` (whose hashes are `keys`); none where not `counted`
         (an entity told, with nothing to count yet)."""
         unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        counts = counts.astype(np.int64) if counted else np.zeros(len(unique), dtype=np.int64)
+        counts = counts.astype(np.int64) * self.weight if counted else np.zeros(len(unique), dtype=np.int64)
         self._pending.append((unique, counts, [tokens[i] for i in first.tolist()]))
         self._size += len(unique)
         if self._size > self._rows:
@@ -142,7 +144,7 @@ class Tally:
         if self._spill is None:
             self._spill = tempfile.TemporaryDirectory(prefix="bfsql-census-")
             folder = Path(self._spill.name)
-            self._files = [open(folder / str(n), "w+b") for n in range(_BUCKETS)]  # noqa: SIM115
+            self._files = [open(folder / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
         keys, counts, tokens = rows
         bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
         for n in np.unique(bucket).tolist():
@@ -370,6 +372,10 @@ _TYPES = f"SELECT ?s ?t WHERE {{ {{ ?s <{RDF}type> ?t }} UNION {{ GRAPH ?g {{ ?s
 class Source:
     """What the census reads, as text: every (subject, type) as tab-separated lines, then
     every quad."""
+
+    distinct_types = False
+    """Whether a (subject, type) read twice is one triple (a file's repeated line): else
+    each is a graph's own, as the store's union of graphs gives them."""
 
     reads_types_apart = False
     """Whether `quads` may leave out the rdf:type triples with IRI types, which `types` read."""

@@ -11,12 +11,18 @@ repeated line, which the store holds once) sends the census back to the store.
 from __future__ import annotations
 
 import gzip
+import os
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from pathlib import Path
+from typing import IO, TypeVar
 
-from gateway.engine.census_scan import CHUNK, Row, Scan, Source, Take
+import numpy as np
+
+from gateway.engine.census_scan import BUCKETS, CHUNK, Counts, Hashes, Row, Scan, Source, Take, hashes
 from gateway.engine.namespaces import namespace_key
 from gateway.terms import RDF
 
@@ -30,6 +36,7 @@ _STRICT = re.compile(rb"^(" + _IRI + b"|" + _BLANK + rb") (" + _IRI + rb") (" + 
 escape in an IRI, lower-case language tags, a triple term one level deep): what it holds
 then hashes as the store's text of the same terms would."""
 _TYPE_LINE = re.compile(rb"^(<[^<][^ ]*>) <" + re.escape(RDF.encode()) + rb"type> (.*) \.$", re.MULTILINE)
+_TYPE_MARK, _REIFIES_MARK = f" <{RDF}type> ".encode(), f" <{RDF}reifies> ".encode()
 _REIFIES_LINE = re.compile(rb"^(<[^<][^ ]*>|_:[^ ]+) <" + re.escape(RDF.encode()) + rb"reifies> (.*) \.$", re.MULTILINE)
 _NAMED_TRIPLE = re.compile(rb"<<\( (<[^>]*>) (<[^>]*>) (<[^>]*>) \)>>")
 _STRING_TYPED = b'"^^<http://www.w3.org/2001/XMLSchema#string>'
@@ -44,12 +51,16 @@ class FileSource(Source):
     """N-Triples files (plain or gzip) read as text while the store loads the same files:
     the types and reifiers in a first pass, every line in a second. Their counts are the
     store's only where every line is spelt as the store writes it (`canonical`) and the
-    store holds one quad a line (`lines`: a repeated line is one quad); the caller checks."""
+    store holds one quad a distinct line (`lines`, `repeats`); the caller checks."""
+
+    distinct_types = True
 
     def __init__(self, paths: Sequence[Path], stop: Callable[[], bool] = lambda: False) -> None:
         self._paths, self._stop = list(paths), stop
         self.lines = 0
         """Non-empty lines read by the second pass."""
+        self.repeats = 0
+        """Of those, the lines read before: the store holds each quad once."""
         self.canonical = True
         self.reifiers: list[bytes] = []
         """IRI subjects of rdf:reifies, as `census._reifiers` tells them."""
@@ -59,13 +70,24 @@ class FileSource(Source):
         """Each `namespaces.namespace_key` -> the IRIs in it, once for each line that holds
         them, as `NamespaceFinder.add_quads` counts them over the store."""
         self._keys: dict[bytes, str] = {}
+        self._reifying: set[int] = set()
+        self._lines = _LineHashes()
+        self._file = 0
+        """The index of the file being read."""
 
     def types(self, take: Take) -> None:
         for text in self._chunks():
-            rows: list[tuple[bytes, bytes]] = _TYPE_LINE.findall(text)
+            # A regular expression tried at each line costs as much as the whole second pass:
+            # only the lines naming the predicate are handed to it.
+            lines = text.split(b"\n")
+            rows: list[tuple[bytes, bytes]] = _TYPE_LINE.findall(b"\n".join(x for x in lines if _TYPE_MARK in x))
             if rows:
                 take(b"\n".join(subject + b"\t" + kind for subject, kind in rows))
-            for subject, value in _REIFIES_LINE.findall(text):
+            reifying = [x for x in lines if _REIFIES_MARK in x] if _REIFIES_MARK in text else []
+            for subject, value in _REIFIES_LINE.findall(b"\n".join(reifying)):
+                if (line := hash((subject, value, self._file if b"_:" in subject + value else -1))) in self._reifying:
+                    continue  # a repeated line: the store holds one quad
+                self._reifying.add(line)
                 if subject[:1] == b"<":
                     self.reifiers.append(subject)
                 triple = _NAMED_TRIPLE.fullmatch(value)
@@ -82,25 +104,75 @@ class FileSource(Source):
                 return  # counted from the store instead
             scan.rows([row for row in rows if row[0][:1] == b"<"])
             self._namespaces(rows)
+            self._lines.add(self._hashes([x for x in text.split(b"\n") if x]))
+        repeated = self._lines.repeated()
+        self.repeats = sum(repeated.values())
+        if repeated:
+            self._take_back(scan, repeated)
 
-    def _namespaces(self, rows: list[Row]) -> None:
+    def _hashes(self, lines: list[bytes]) -> Hashes:
+        """Each line's hash; a line with a blank node is its file's own (each file's blank
+        nodes are the store's distinct nodes, however labelled)."""
+        if not any(b"_:" in line for line in lines):
+            return hashes(lines)
+        return np.array([hash((self._file, line)) if b"_:" in line else hash(line) for line in lines], dtype=np.int64)
+
+    def _take_back(self, scan: Scan, repeated: dict[int, int]) -> None:
+        """Count the lines read more than once as many times less as they were repeated:
+        the store holds each quad once. (A third read of the files, only where a line repeats.)"""
+        extra: list[bytes] = []
+        for text in self._chunks():
+            lines = [x for x in text.split(b"\n") if x]
+            for line, key in zip(lines, self._hashes(lines).tolist(), strict=True):
+                if repeated.get(key, 0) > 0:
+                    extra += [line] * repeated.pop(key)
+        rows: list[Row] = _STRICT.findall(b"\n".join(extra))
+        counts, tally = scan.counts, scan.counts.degrees
+        less = Counts(tally)
+        tally.weight = -1
+        try:
+            Scan(scan.known, less).rows([row for row in rows if row[0][:1] == b"<"])
+        finally:
+            tally.weight = 1
+        _less(counts.edges, less.edges)
+        _less(counts.literals, less.literals)
+        _less(counts.predicates, less.predicates)
+        _less(counts.schema_predicates, less.schema_predicates)
+        _less(counts.blank_values, less.blank_values)
+        counts.plain -= less.plain
+        if less.text_values:
+            surplus = Counter(less.text_values)
+            kept = []
+            for value in counts.text_values:
+                if surplus[value] > 0:
+                    surplus[value] -= 1
+                else:
+                    kept.append(value)
+            counts.text_values = kept
+        self._namespaces(rows, weight=-1)
+
+    def _namespaces(self, rows: list[Row], *, weight: int = 1) -> None:
         """Count the IRIs of these lines by namespace key: terms counted first (predicates,
         datatypes, classes and hubs repeat), each key found once and remembered a while."""
-        iris: Counter[bytes] = Counter(row[1] for row in rows)
-        iris.update(row[0] for row in rows if row[0][:1] == b"<")
-        for value in (row[2] for row in rows):
-            iris.update(_object_iris(value))
+        iris: Counter[bytes] = Counter(map(itemgetter(1), rows))
+        iris.update(map(itemgetter(0), rows))  # blank nodes too, left out below
+        for value, n in Counter(map(itemgetter(2), rows)).items():
+            for iri in _object_iris(value):
+                iris[iri] += n
         keys, found = self._keys, self.namespace_keys
         if len(keys) > _KEYS_REMEMBERED:
             keys.clear()
         for iri, n in iris.items():
+            if iri[:1] != b"<":
+                continue
             key = keys.get(iri)
             if key is None:
                 key = keys[iri] = namespace_key(iri[1:-1].decode())
-            found[key] += n
+            found[key] += n * weight
 
     def _chunks(self) -> Iterator[bytes]:
-        for path in self._paths:
+        for n, path in enumerate(self._paths):
+            self._file = n
             with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else path.open("rb") as handle:
                 rest = b""
                 while block := handle.read(CHUNK):
@@ -139,6 +211,69 @@ def _object_iris(value: bytes) -> list[bytes]:
     assert inside is not None  # what _STRICT let through
     subject, predicate, rest = inside.groups()
     return [*([subject] if subject[:1] == b"<" else []), predicate, *_object_iris(rest)]
+
+
+_K = TypeVar("_K")
+
+
+def _less(mine: Counter[_K], theirs: Counter[_K]) -> None:
+    mine.subtract(theirs)
+    for key in [key for key, n in mine.items() if n <= 0]:
+        del mine[key]
+
+
+class _LineHashes:
+    """Every line's hash, to find the lines repeated; put on disk in hash buckets past a
+    few megabytes, so that memory stays flat whatever the number of lines."""
+
+    _HELD = 1 << 20
+
+    def __init__(self) -> None:
+        self._pending: list[Hashes] = []
+        self._size = 0
+        self._spill: tempfile.TemporaryDirectory[str] | None = None
+        self._files: list[IO[bytes]] = []
+
+    def add(self, keys: Hashes) -> None:
+        self._pending.append(keys)
+        self._size += len(keys)
+        if self._size > self._HELD:
+            self._write()
+
+    def repeated(self) -> dict[int, int]:
+        """Each hash read more than once -> how many times more."""
+        if self._spill is None:
+            return _repeats(np.concatenate(self._pending) if self._pending else np.zeros(0, dtype=np.int64))
+        self._write()
+        found: dict[int, int] = {}
+        for handle in self._files:
+            handle.seek(0)
+            parts = []
+            end = os.fstat(handle.fileno()).st_size
+            while handle.tell() < end:
+                parts.append(np.load(handle))
+            found.update(_repeats(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)))
+        self._spill.cleanup()
+        return found
+
+    def _write(self) -> None:
+        if self._spill is None:
+            self._spill = tempfile.TemporaryDirectory(prefix="bfsql-lines-")
+            self._files = [open(Path(self._spill.name) / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
+        keys = np.concatenate(self._pending) if self._pending else np.zeros(0, dtype=np.int64)
+        self._pending, self._size = [], 0
+        bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
+        order = np.argsort(bucket, kind="stable")
+        bounds = np.searchsorted(bucket[order], np.arange(BUCKETS + 1))
+        for n in range(BUCKETS):
+            if bounds[n + 1] > bounds[n]:
+                np.save(self._files[n], keys[order[bounds[n]:bounds[n + 1]]])
+
+
+def _repeats(keys: Hashes) -> dict[int, int]:
+    unique, counts = np.unique(keys, return_counts=True)
+    more = counts > 1
+    return dict(zip(unique[more].tolist(), (counts[more] - 1).tolist(), strict=True))
 
 
 def _lines(text: bytes) -> int:
