@@ -16,6 +16,7 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
 from operator import itemgetter
 from pathlib import Path
 from typing import IO, TypeVar
@@ -23,7 +24,6 @@ from typing import IO, TypeVar
 import numpy as np
 
 from gateway.engine.census_scan import BUCKETS, CHUNK, Counts, Hashes, Row, Scan, Source, Take, hashes
-from gateway.engine.namespaces import namespace_key
 from gateway.terms import RDF
 
 _IRI = rb'<[^<>"{}|^`\\\x00-\x20]*>'
@@ -66,10 +66,7 @@ class FileSource(Source):
         """IRI subjects of rdf:reifies, as `census._reifiers` tells them."""
         self.reified: Counter[bytes] = Counter()
         """Each reified triple between IRIs (`s p o`) -> its reifiers."""
-        self.namespace_keys: Counter[str] = Counter()
-        """Each `namespaces.namespace_key` -> the IRIs in it, once for each line that holds
-        them, as `NamespaceFinder.add_quads` counts them over the store."""
-        self._keys: dict[bytes, str] = {}
+        self._namespaces_found: Counter[bytes] = Counter()
         self._reifying: set[int] = set()
         self._lines = _LineHashes()
         self._file = 0
@@ -104,7 +101,7 @@ class FileSource(Source):
                 return  # counted from the store instead
             scan.rows([row for row in rows if row[0][:1] == b"<"])
             self._namespaces(rows)
-            self._lines.add(self._hashes([x for x in text.split(b"\n") if x]))
+            self._lines.add(self._hashes(_nonempty(text)))
         repeated = self._lines.repeated()
         self.repeats = sum(repeated.values())
         if repeated:
@@ -113,7 +110,7 @@ class FileSource(Source):
     def _hashes(self, lines: list[bytes]) -> Hashes:
         """Each line's hash; a line with a blank node is its file's own (each file's blank
         nodes are the store's distinct nodes, however labelled)."""
-        if not any(b"_:" in line for line in lines):
+        if _BLANK_MARK not in b"\n".join(lines):
             return hashes(lines)
         return np.array([hash((self._file, line)) if b"_:" in line else hash(line) for line in lines], dtype=np.int64)
 
@@ -152,23 +149,29 @@ class FileSource(Source):
         self._namespaces(rows, weight=-1)
 
     def _namespaces(self, rows: list[Row], *, weight: int = 1) -> None:
-        """Count the IRIs of these lines by namespace key: terms counted first (predicates,
-        datatypes, classes and hubs repeat), each key found once and remembered a while."""
-        iris: Counter[bytes] = Counter(map(itemgetter(1), rows))
-        iris.update(map(itemgetter(0), rows))  # blank nodes too, left out below
-        for value, n in Counter(map(itemgetter(2), rows)).items():
-            for iri in _object_iris(value):
-                iris[iri] += n
-        keys, found = self._keys, self.namespace_keys
-        if len(keys) > _KEYS_REMEMBERED:
-            keys.clear()
-        for iri, n in iris.items():
-            if iri[:1] != b"<":
-                continue
-            key = keys.get(iri)
-            if key is None:
-                key = keys[iri] = namespace_key(iri[1:-1].decode())
-            found[key] += n * weight
+        """Count the IRIs of these lines by namespace key: each term counted first
+        (predicates, datatypes, classes and hubs repeat), the keys of the distinct ones cut
+        by one regular expression."""
+        tokens = Counter(chain(map(itemgetter(0), rows), map(itemgetter(1), rows), map(itemgetter(2), rows)))
+        iris: list[bytes] = []
+        counts: list[int] = []
+        for token, n in tokens.items():
+            if token[:1] == b"<" and token[1:2] != b"<":
+                iris.append(token)
+                counts.append(n)
+            elif token[:1] != b"_":  # a literal's datatype, a triple term's IRIs; a blank node holds none
+                for iri in _object_iris(token):
+                    iris.append(iri)
+                    counts.append(n)
+        found = self._namespaces_found
+        for (cut, whole), n in zip(_KEY.findall(b"\n".join(iris)), counts, strict=True):
+            found[cut or whole] += n * weight
+
+    @property
+    def namespace_keys(self) -> Counter[str]:
+        """Each `namespaces.namespace_key` -> the IRIs in it, once for each line that holds
+        them, as `NamespaceFinder.add_quads` counts them over the store."""
+        return Counter({key.decode(): n for key, n in self._namespaces_found.items() if n})
 
     def _chunks(self) -> Iterator[bytes]:
         for n, path in enumerate(self._paths):
@@ -186,7 +189,8 @@ class FileSource(Source):
                     yield rest
 
 
-_KEYS_REMEMBERED = 200_000
+_KEY = re.compile(rb"^<(?:([^>\n]*[/#:](?:[A-Za-z][A-Za-z0-9]*_)?)[^/#:>\n]*|([^>\n]*))>$", re.MULTILINE)
+"""An IRI's `namespaces.namespace_key` (its first group; the second where it has no `/`, `#` or `:`)."""
 _XSD_STRING_IRI = b"<http://www.w3.org/2001/XMLSchema#string>"
 _LANG_IRI, _DIR_LANG_IRI = f"<{RDF}langString>".encode(), f"<{RDF}dirLangString>".encode()
 _INSIDE = re.compile(rb"<<\( (\S+) (<[^>]*>) (.*) \)>>")
@@ -274,6 +278,17 @@ def _repeats(keys: Hashes) -> dict[int, int]:
     unique, counts = np.unique(keys, return_counts=True)
     more = counts > 1
     return dict(zip(unique[more].tolist(), (counts[more] - 1).tolist(), strict=True))
+
+
+_BLANK_MARK = b"_:"
+
+
+def _nonempty(text: bytes) -> list[bytes]:
+    """The non-empty lines of whole lines of text."""
+    lines = text.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines if b"\n\n" not in text and not text.startswith(b"\n") else [x for x in lines if x]
 
 
 def _lines(text: bytes) -> int:
