@@ -99,8 +99,6 @@ class Tally:
 
     def __init__(self, rows: int) -> None:
         self._rows = max(rows, 1024)
-        self.weight = 1
-        """What each token counts (-1: taken back, for a line counted once too often)."""
         self._pending: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
         self._size = 0
         self._spill: tempfile.TemporaryDirectory[str] | None = None
@@ -110,7 +108,7 @@ class Tally:
         """One count for each of `tokens` (whose hashes are `keys`); none where not `counted`
         (an entity told, with nothing to count yet)."""
         unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        counts = counts.astype(np.int64) * self.weight if counted else np.zeros(len(unique), dtype=np.int64)
+        counts = counts.astype(np.int64) if counted else np.zeros(len(unique), dtype=np.int64)
         self._pending.append((unique, counts, [tokens[i] for i in first.tolist()]))
         self._size += len(unique)
         if self._size > self._rows:

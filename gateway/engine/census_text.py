@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO
 
 import numpy as np
 
-from gateway.engine.census_scan import BUCKETS, CHUNK, Counts, Hashes, Row, Scan, Source, Take, hashes
+from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Take, hashes
 from gateway.terms import RDF
 
 _IRI = rb'<[^<>"{}|^`\\\x00-\x20]*>'
@@ -74,9 +74,10 @@ class FileSource(Source):
 
     def types(self, take: Take) -> None:
         for text in self._chunks():
+            lines = _nonempty(text)
+            self._lines.add(self._hashes(lines))
             # A regular expression tried at each line costs as much as the whole second pass:
             # only the lines naming the predicate are handed to it.
-            lines = text.split(b"\n")
             rows: list[tuple[bytes, bytes]] = _TYPE_LINE.findall(b"\n".join(x for x in lines if _TYPE_MARK in x))
             if rows:
                 take(b"\n".join(subject + b"\t" + kind for subject, kind in rows))
@@ -90,22 +91,23 @@ class FileSource(Source):
                 triple = _NAMED_TRIPLE.fullmatch(value)
                 if triple is not None:
                     self.reified[b" ".join(triple.groups())] += 1
+        repeated = self._lines.repeated()
+        self.repeats = sum(repeated.values())
+        self._repeated = np.array(sorted(repeated), dtype=np.int64)
 
     def quads(self, scan: Scan, *, types_read: bool) -> None:
-        for text in self._chunks():
+        seen: set[int] = set()
+        for text, keys in zip(self._chunks(), self._lines.in_order(), strict=True):
             rows: list[Row] = _STRICT.findall(text)
             lines = _lines(text)
             self.lines += lines
             if len(rows) != lines or _STRING_TYPED in text:
                 self.canonical = False
                 return  # counted from the store instead
+            if len(self._repeated):
+                rows = _first_times(rows, keys, self._repeated, seen)
             scan.rows([row for row in rows if row[0][:1] == b"<"])
             self._namespaces(rows)
-            self._lines.add(self._hashes(_nonempty(text)))
-        repeated = self._lines.repeated()
-        self.repeats = sum(repeated.values())
-        if repeated:
-            self._take_back(scan, repeated)
 
     def _hashes(self, lines: list[bytes]) -> Hashes:
         """Each line's hash; a line with a blank node is its file's own (each file's blank
@@ -114,41 +116,7 @@ class FileSource(Source):
             return hashes(lines)
         return np.array([hash((self._file, line)) if b"_:" in line else hash(line) for line in lines], dtype=np.int64)
 
-    def _take_back(self, scan: Scan, repeated: dict[int, int]) -> None:
-        """Count the lines read more than once as many times less as they were repeated:
-        the store holds each quad once. (A third read of the files, only where a line repeats.)"""
-        extra: list[bytes] = []
-        for text in self._chunks():
-            lines = [x for x in text.split(b"\n") if x]
-            for line, key in zip(lines, self._hashes(lines).tolist(), strict=True):
-                if repeated.get(key, 0) > 0:
-                    extra += [line] * repeated.pop(key)
-        rows: list[Row] = _STRICT.findall(b"\n".join(extra))
-        counts, tally = scan.counts, scan.counts.degrees
-        less = Counts(tally)
-        tally.weight = -1
-        try:
-            Scan(scan.known, less).rows([row for row in rows if row[0][:1] == b"<"])
-        finally:
-            tally.weight = 1
-        _less(counts.edges, less.edges)
-        _less(counts.literals, less.literals)
-        _less(counts.predicates, less.predicates)
-        _less(counts.schema_predicates, less.schema_predicates)
-        _less(counts.blank_values, less.blank_values)
-        counts.plain -= less.plain
-        if less.text_values:
-            surplus = Counter(less.text_values)
-            kept = []
-            for value in counts.text_values:
-                if surplus[value] > 0:
-                    surplus[value] -= 1
-                else:
-                    kept.append(value)
-            counts.text_values = kept
-        self._namespaces(rows, weight=-1)
-
-    def _namespaces(self, rows: list[Row], *, weight: int = 1) -> None:
+    def _namespaces(self, rows: list[Row]) -> None:
         """Count the IRIs of these lines by namespace key: each term counted first
         (predicates, datatypes, classes and hubs repeat), the keys of the distinct ones cut
         by one regular expression."""
@@ -165,7 +133,7 @@ class FileSource(Source):
                     counts.append(n)
         found = self._namespaces_found
         for (cut, whole), n in zip(_KEY.findall(b"\n".join(iris)), counts, strict=True):
-            found[cut or whole] += n * weight
+            found[cut or whole] += n
 
     @property
     def namespace_keys(self) -> Counter[str]:
@@ -217,18 +185,23 @@ def _object_iris(value: bytes) -> list[bytes]:
     return [*([subject] if subject[:1] == b"<" else []), predicate, *_object_iris(rest)]
 
 
-_K = TypeVar("_K")
-
-
-def _less(mine: Counter[_K], theirs: Counter[_K]) -> None:
-    mine.subtract(theirs)
-    for key in [key for key, n in mine.items() if n <= 0]:
-        del mine[key]
+def _first_times(rows: list[Row], keys: Hashes, repeated: Hashes, seen: set[int]) -> list[Row]:
+    """These lines (`keys`: their hashes) but those read before: the store holds each quad once."""
+    at = np.flatnonzero(np.isin(keys, repeated))
+    if not len(at):
+        return rows
+    dropped = set()
+    for i, key in zip(at.tolist(), keys[at].tolist(), strict=True):
+        if key in seen:
+            dropped.add(i)
+        seen.add(key)
+    return [row for i, row in enumerate(rows) if i not in dropped] if dropped else rows
 
 
 class _LineHashes:
-    """Every line's hash, to find the lines repeated; put on disk in hash buckets past a
-    few megabytes, so that memory stays flat whatever the number of lines."""
+    """Every line's hash, a chunk at a time: read back in order (`in_order`), and to find
+    the lines repeated; put on disk (in order, and in hash buckets) past a few megabytes,
+    so that memory stays flat whatever the number of lines."""
 
     _HELD = 1 << 20
 
@@ -237,12 +210,28 @@ class _LineHashes:
         self._size = 0
         self._spill: tempfile.TemporaryDirectory[str] | None = None
         self._files: list[IO[bytes]] = []
+        self._chunks: list[Hashes] = []
+        self._order: IO[bytes] | None = None
 
     def add(self, keys: Hashes) -> None:
         self._pending.append(keys)
         self._size += len(keys)
+        if self._order is not None:
+            np.save(self._order, keys)
+        else:
+            self._chunks.append(keys)
         if self._size > self._HELD:
             self._write()
+
+    def in_order(self) -> Iterator[Hashes]:
+        """Each chunk's hashes, as added."""
+        if self._order is None:
+            yield from self._chunks
+            return
+        self._order.seek(0)
+        end = os.fstat(self._order.fileno()).st_size
+        while self._order.tell() < end:
+            yield np.load(self._order)
 
     def repeated(self) -> dict[int, int]:
         """Each hash read more than once -> how many times more."""
@@ -257,13 +246,17 @@ class _LineHashes:
             while handle.tell() < end:
                 parts.append(np.load(handle))
             found.update(_repeats(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)))
-        self._spill.cleanup()
+            handle.truncate(0)  # read once
         return found
 
     def _write(self) -> None:
         if self._spill is None:
             self._spill = tempfile.TemporaryDirectory(prefix="bfsql-lines-")
             self._files = [open(Path(self._spill.name) / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
+            self._order = open(Path(self._spill.name) / "order", "w+b")  # noqa: SIM115
+            for keys in self._chunks:
+                np.save(self._order, keys)
+            self._chunks = []
         keys = np.concatenate(self._pending) if self._pending else np.zeros(0, dtype=np.int64)
         self._pending, self._size = [], 0
         bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly

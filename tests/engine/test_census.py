@@ -21,7 +21,7 @@ import pytest
 
 from gateway.backends.embedded import EmbeddedBackend, load_files
 from gateway.backends.scoped import ScopedBackend
-from gateway.engine import search, statistics
+from gateway.engine import census_text, search, statistics
 from gateway.engine.census import Census, OtherType, census, census_files, count, finish_files
 from gateway.engine.census_scan import QuadSource, StoreSource
 from gateway.engine.context import GraphContext
@@ -287,8 +287,12 @@ def _label(term: object) -> object:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_repeated_lines_count_once_as_the_store_holds_them(seed: int, tmp_path: Path) -> None:
-    """Lines said twice or more (types, reifiers, texts, edges; across files too) are one quad each."""
+def test_repeated_lines_count_once_as_the_store_holds_them(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines said twice or more (types, reifiers, texts, edges; across files too) are one
+    quad each; with the line hashes held or (odd seeds) put on disk."""
+    if seed % 2:
+        monkeypatch.setattr(census_text._LineHashes, "_HELD", 16)
+        monkeypatch.setattr(census_text, "CHUNK", 512)
     rng = random.Random(seed)
     lines = synth.random_graph(rng, 40, 160, reified=True).to_ntriples().splitlines(keepends=True)
     lines += _written(GRAPHS["odd cases"]()).decode().splitlines(keepends=True)
