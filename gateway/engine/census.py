@@ -19,6 +19,11 @@ the same text: `QuadSource`). Counted so only where the store reads its quads in
 (`Profile.counts_quads_in_process`); elsewhere they are SPARQL questions, as
 reifier-only statements and entity types per class always are (a few index reads).
 
+`bfsql load` of N-Triples into an empty store takes the same counts from the files' own
+text while the store loads them (`census_files`, `finish_files`: `census_text`), where
+that text is spelt as the store's writer spells it; the statuses are then read from the
+store.
+
 What is told per entity (degree and types) is `Census.entities`, read a hash bucket at a
 time as its reader goes: the search index keeps only the entities it holds. Memory then
 grows with the entities only by what the pass over every quad looks their ends up in
