@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -37,11 +39,13 @@ from gateway.backends.file_checks import check_files
 from gateway.backends.rdf_files import rdf_sources
 from gateway.deployment_key import KEY_FILE, write_key_file
 from gateway.engine import statistics
-from gateway.engine.census import census
+from gateway.engine.census import Census, FileCensus, census, census_files, finish_files
 from gateway.engine.context import GraphContext
 from gateway.engine.search import SEARCH_FILE, SearchIndex
 from gateway.errors import InvalidInput
 from gateway.profiles.native import NativeProfile
+from gateway.settings import Settings
+from gateway.terms import namespace
 
 
 def load_store(
@@ -56,8 +60,7 @@ def load_store(
             raise InvalidInput(f"{path}: no such file or folder", field="files")
     syntaxes = dict(rdf_sources(sources, rdf_format))
     files = list(syntaxes)
-    # Before the store is touched, and before the scan's thread parses them (it would die on what this refuses).
-    checked = check_files(syntaxes.items())
+    check_files(syntaxes.items())  # before the store is touched
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:  # a file of that name, a folder this user may not write
@@ -81,15 +84,20 @@ def load_store(
         console=console, disable=not show_progress,
     ) as progress:
         task = progress.add_task("load", total=total)
-        scan = reifiers.start(checked, lenient=lenient)
         before = len(store)
+        failed = threading.Event()
+        beside = _census_beside(files, syntaxes, failed) if not before and not lenient else None
         try:
-            report = load_files(store, files, lenient=lenient, bulk=True, checked=True, formats=syntaxes,
-                                progress=lambda n: progress.advance(task, n))
-        except InvalidInput:
-            if len(store) == before:  # refused before any quad went in: the store is as it was
+            # No progress callback: pyoxigraph then reads each file by its path, without the GIL and
+            # without a Python file object between it and the disk; the bar follows the file position.
+            with _following(files, lambda done: progress.update(task, completed=done), show_progress):
+                report = load_files(store, files, lenient=lenient, bulk=True, checked=True, formats=syntaxes)
+        except BaseException as error:
+            failed.set()
+            if isinstance(error, InvalidInput) and len(store) == before:  # refused before any quad went in
                 _restore(directory, previous)
             raise
+        progress.update(task, completed=total)
     store.flush()
     prefixes = {**declared_prefixes(store), **previous.get("prefixes", {})}
     for path, fmt in syntaxes.items():
@@ -105,10 +113,10 @@ def load_store(
     # A large load spends minutes past the bar: say where.
     console.print(f"loaded {report.quads:,} quads in {time.perf_counter() - started:.0f} s")
     with _stage(console, "counted degrees, types and values"):
-        counted = census(context)  # the whole-graph counts of both, in one read
+        counted = _finish_census(beside, context)
     with _stage(console, "made the name index"):
         SearchIndex.build(context, directory / SEARCH_FILE, generation=generation, counted=counted).close()
-    _keep_reifier_scan(directory, store, scan.result(), previous, generation)
+    reifiers.write(directory / reifiers.FILE, _reifier_scan(store), generation)
     with _stage(console, "counted the schema statistics"):  # here, once, not on a process's first describe_schema
         statistics.write(statistics.store_file(directory, context.profile.name), statistics.count(context, counted),
                          generation=generation)
@@ -116,6 +124,29 @@ def load_store(
         used = backend.namespace_graphs()
     write_meta(directory, prefixes, report, generation=generation, namespace_graphs=used)  # last: the side files are in place
     return report
+
+
+def _census_beside(files: Sequence[Path], syntaxes: dict[Path, ox.RdfFormat],
+                   failed: threading.Event) -> Future[FileCensus] | None:
+    """The census of N-Triples files read from their text in a thread while the store bulk-loads
+    them (pyoxigraph lets go of the GIL: the two take two cores); None for other syntaxes,
+    whose text this does not read (the store is counted after the load)."""
+    if not files or any(syntaxes[path] != ox.RdfFormat.N_TRIPLES for path in files):
+        return None
+    executor = ThreadPoolExecutor(1, thread_name_prefix="bfsql-census")
+    try:
+        return executor.submit(census_files, files, memory=Settings().census_memory, stop=failed.is_set)
+    finally:
+        executor.shutdown(wait=False)
+
+
+def _finish_census(beside: Future[FileCensus] | None, context: GraphContext) -> Census | None:
+    """The census read beside the load where its text counts as the store does, else the store's own."""
+    if beside is not None:
+        counted = finish_files(beside.result(), context)
+        if counted is not None:
+            return counted
+    return census(context)  # the whole-graph counts of both, in one read
 
 
 def _remove_stale_temporaries(directory: Path) -> None:
@@ -151,17 +182,67 @@ def _restore(directory: Path, previous: dict[str, Any]) -> None:
         (directory / META_FILE).unlink(missing_ok=True)
 
 
-def _keep_reifier_scan(
-    directory: Path, store: ox.Store, found: reifiers.ReifierScan, previous: dict[str, object], generation: str,
-) -> None:
-    """Keep the reifier-only statements beside the store, so that opening it costs nothing
-    extra. A load onto an earlier one adds to what that kept; the statements are then
-    checked against the whole store (a new file may assert an old reifier's triple)."""
-    path = directory / reifiers.FILE
-    if previous:
-        before = reifiers.read(path, str(previous.get("generation")))
-        if before is None:
-            path.unlink(missing_ok=True)  # the earlier load kept none: the profile asks SPARQL
-            return
-        found = reifiers.ReifierScan([*before.unasserted, *found.unasserted], before.namespaces | found.namespaces)
-    reifiers.write(path, reifiers.unasserted_in(store, found), generation)
+def _reifier_scan(store: ox.Store) -> reifiers.ReifierScan:
+    """The reifier-only statements of the whole store (this load's and earlier ones'), read
+    from its `rdf:reifies` index range once the quads are in: it costs a lookup a reifier,
+    and nothing on a graph without reifiers (the files are not parsed a second time)."""
+    named, triple_term = ox.NamedNode, ox.Triple
+    unasserted: list[tuple[ox.NamedNode, str, str, str]] = []
+    namespaces: set[str] = set()
+    for r, _, t, _ in store.quads_for_pattern(None, reifiers.REIFIES, None):
+        if type(r) is not named:
+            continue
+        namespaces.add(namespace(r.value))
+        if type(t) is triple_term and type(t.subject) is named and type(t.object) is named \
+                and next(iter(store.quads_for_pattern(t.subject, t.predicate, t.object)), None) is None:
+            unasserted.append((r, t.subject.value, t.predicate.value, t.object.value))
+    return reifiers.ReifierScan(unasserted, frozenset(namespaces))
+
+
+_POLL = 0.2
+"""Seconds between two looks at how far the load has read."""
+
+
+@contextmanager
+def _following(files: Sequence[Path], show: Callable[[int], None], enabled: bool) -> Iterator[None]:
+    """Tell `show` the bytes of `files` read so far while the body loads them in order, from
+    the position of the file descriptor the parser holds on each (Linux's /proc/self/fdinfo;
+    elsewhere the bar moves when the load ends)."""
+    stop = threading.Event()
+    sizes = [p.stat().st_size for p in files]
+    names = {os.path.realpath(p): n for n, p in enumerate(files)}
+
+    def follow() -> None:
+        while not stop.wait(_POLL):
+            at = _reading(names)
+            if at is not None:
+                show(sum(sizes[:at[0]]) + at[1])
+
+    watcher = threading.Thread(target=follow, name="bfsql-load-progress", daemon=True)
+    if enabled and Path("/proc/self/fdinfo").is_dir():
+        watcher.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        if watcher.is_alive():
+            watcher.join()
+
+
+def _reading(names: dict[str, int]) -> tuple[int, int] | None:
+    """(the index of the file being read, its descriptor's position), or None when none is open."""
+    try:
+        descriptors = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    for fd in descriptors:
+        try:
+            at = names.get(os.readlink(f"/proc/self/fd/{fd}"))
+            if at is None:
+                continue
+            with open(f"/proc/self/fdinfo/{fd}", encoding="ascii") as info:
+                position = int(info.readline().split()[1])  # its first line: "pos: N"
+        except (OSError, ValueError, IndexError):
+            continue  # closed meanwhile
+        return at, position
+    return None

@@ -19,6 +19,11 @@ the same text: `QuadSource`). Counted so only where the store reads its quads in
 (`Profile.counts_quads_in_process`); elsewhere they are SPARQL questions, as
 reifier-only statements and entity types per class always are (a few index reads).
 
+`bfsql load` of N-Triples into an empty store takes the same counts from the files' own
+text while the store loads them (`census_files`, `finish_files`: `census_text`), where
+that text is spelt as the store's writer spells it; the statuses are then read from the
+store.
+
 What is told per entity (degree and types) is `Census.entities`, read a hash bucket at a
 time as its reader goes: the search index keeps only the entities it holds. Memory then
 grows with the entities only by what the pass over every quad looks their ends up in
@@ -30,8 +35,9 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +60,7 @@ from gateway.engine.census_scan import (
     rows_for,
     token,
 )
+from gateway.engine.census_text import FileSource
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
 from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
@@ -121,6 +128,9 @@ class Census:
     schema_predicates: Counter[str] = field(default_factory=Counter)
     """schema_predicate_counts.rq: triples between two IRIs per schema predicate, of
     subjects that are not reifiers."""
+    namespace_keys: Counter[str] | None = None
+    """IRIs per `namespaces.namespace_key`, once for each quad holding them (what
+    `NamespaceFinder.add_quads` counts); None where not counted here."""
 
     @property
     def degrees(self) -> Counter[str]:
@@ -151,14 +161,60 @@ def count(quads: Quads, source: Source, *, texts: bool, memory: int = 64 << 20) 
     statuses first (index ranges), then every quad once, then the counts per type folded
     out of the counts per set of types. `memory`: the bytes the pass may hold of its
     counts per entity before it puts them in temporary files."""
-    found = Census()
+    return _finish(_pass(source, lambda: _reifiers(quads), texts=texts, memory=memory), quads)
+
+
+@dataclass
+class FileCensus:
+    """The census of N-Triples files read as text while the store loads them
+    (`census_files`), to be finished over the loaded store (`finish_files`)."""
+
+    source: FileSource
+    pending: _Pending | None
+
+
+def census_files(paths: Sequence[Path], *, memory: int, stop: Callable[[], bool] = lambda: False) -> FileCensus:
+    """The counts of these N-Triples files (plain or gzip) from their text, meant to run
+    beside the store's bulk load of the same files into an empty store; `stop` is asked
+    between chunks (the load failed: `Stopped` is raised)."""
+    source = FileSource(paths, stop)
+    pending = _pass(source, lambda: (source.reifiers, source.reified), texts=True, memory=memory)
+    return FileCensus(source, pending if source.canonical else None)
+
+
+def finish_files(counted: FileCensus, ctx: GraphContext) -> Census | None:
+    """The census `census(ctx)` would take, from what `census_files` read; None where the
+    files' text does not count as the store does (a line not spelt as the store writes it:
+    the caller then counts the store)."""
+    quads, local = ctx.backend.capabilities.quads, ctx.backend.capabilities.local_store
+    if counted.pending is None or quads is None or local is None or not ctx.profile.counts_quads_in_process \
+            or counted.source.lines - counted.source.repeats != len(local.store):
+        return None
+    found = _finish(counted.pending, quads(None))
+    found.namespace_keys = counted.source.namespace_keys
+    return found
+
+
+@dataclass
+class _Pending:
+    """What the pass over the text counted, before the statuses (read from the store) and
+    the folds per type."""
+
+    tally: Tally
+    counts: Counts
+    signature: Lookup
+    ends: list[tuple[Key, ...]]
+    held: bool
+    """Whether the graph holds reifiers (then statements are counted per reifier)."""
+
+
+def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[bytes]]], *, texts: bool,
+          memory: int) -> _Pending:
     tally = Tally(rows_for(memory))
     types = Types(tally)
     source.types(types.lines)
-    reifiers, reified = _reifiers(quads)
-    if reified or reifiers:
-        _count_statuses(quads, found)
-    ends, signature, statements = _signatures(types, hashes(reifiers))
+    reifiers, reified = reifiers_of()
+    ends, signature, statements = _signatures(types, hashes(reifiers), distinct=source.distinct_types)
     known = Known(
         signature=signature, reifiers=Members(reifiers), statements=statements,
         reified=Lookup(hashes(list(reified)), np.array(list(reified.values()), dtype=np.int64)),
@@ -174,13 +230,21 @@ def count(quads: Quads, source: Source, *, texts: bool, memory: int = 64 << 20) 
         counts.schema_predicates[_token(_TYPE)] += int(np.count_nonzero(~known.reifiers.of(subjects)))
     del types
     source.quads(Scan(known, counts), types_read=types_read)
-    found.entities = Entities(tally, signature, ends)
+    return _Pending(tally, counts, signature, ends, held)
+
+
+def _finish(pending: _Pending, quads: Quads) -> Census:
+    found = Census()
+    if pending.held:
+        _count_statuses(quads, found)
+    counts, ends = pending.counts, pending.ends
+    found.entities = Entities(pending.tally, pending.signature, ends)
     found.text_values = counts.text_values
     found.plain = counts.plain
     found.predicates.update({_iri(p): n for p, n in counts.predicates.items()})
     found.schema_predicates.update({_iri(p): n for p, n in counts.schema_predicates.items()})
     found.blank_values.update({_iri(p): n for p, n in counts.blank_values.items()})
-    _fold_edges(found, counts.edges, ends, statements_held=held)
+    _fold_edges(found, counts.edges, ends, statements_held=pending.held)
     _fold_literals(found, counts.literals, ends)
     return found
 
@@ -207,7 +271,7 @@ def _reifiers(quads: Quads) -> tuple[list[bytes], Counter[bytes]]:
     return reifiers, reified
 
 
-def _signatures(types: Types, reifiers: Hashes) -> tuple[list[tuple[Key, ...]], Lookup, Members]:
+def _signatures(types: Types, reifiers: Hashes, *, distinct: bool = False) -> tuple[list[tuple[Key, ...]], Lookup, Members]:
     """(the distinct sets of types entities have, entity -> the index of its set, the
     statements: reifiers and entities typed rdf:Statement): what the pass over every quad
     looks each triple's ends up in, so that a triple costs one count (most entities share
@@ -217,6 +281,9 @@ def _signatures(types: Types, reifiers: Hashes) -> tuple[list[tuple[Key, ...]], 
     kinds = np.concatenate(types.kinds) if types.kinds else np.zeros(0, dtype=np.int64)
     order = np.lexsort((kinds, subjects))
     subjects, kinds = subjects[order], kinds[order]
+    if distinct and len(subjects):
+        kept = np.r_[True, (subjects[1:] != subjects[:-1]) | (kinds[1:] != kinds[:-1])]
+        subjects, kinds = subjects[kept], kinds[kept]
     starts = np.flatnonzero(np.r_[True, subjects[1:] != subjects[:-1]]) if len(subjects) else np.zeros(0, dtype=np.int64)
     sets, first = _sets(kinds, starts)
     ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]

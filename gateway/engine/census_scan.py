@@ -38,7 +38,7 @@ _XSD_STRING = b"http://www.w3.org/2001/XMLSchema#string"
 _LANG_STRING = RDF + "langString"
 _DIR_LANG_STRING = RDF + "dirLangString"
 _TYPE = ox.NamedNode(RDF + "type")
-_BUCKETS = 64
+BUCKETS = 64
 _ROW_BYTES = 120
 """What one pending entity costs in a `Tally` (hash, count, its IRI's bytes object and
 the list slot holding it), for turning the memory setting into rows."""
@@ -142,7 +142,7 @@ class Tally:
         if self._spill is None:
             self._spill = tempfile.TemporaryDirectory(prefix="bfsql-census-")
             folder = Path(self._spill.name)
-            self._files = [open(folder / str(n), "w+b") for n in range(_BUCKETS)]  # noqa: SIM115
+            self._files = [open(folder / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
         keys, counts, tokens = rows
         bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
         for n in np.unique(bucket).tolist():
@@ -281,6 +281,10 @@ class Scan:
                 (signature, predicate, _LANG_STRING if kind == _DIR_LANG_STRING else kind)
                 for (_, kind), signature in zip(rows, signatures, strict=True))
 
+    def rows(self, rows: list[Row]) -> None:
+        """Count these (IRI subject, predicate, object) rows, as their N-Triples text."""
+        self._rows(rows)
+
     def _rows(self, rows: list[Row]) -> None:
         iri = [row for row in rows if row[2][0] == 60 and row[2][1] != 60]  # <, but no triple term (<<)
         literal = [row for row in rows if row[2][0] == 34]  # "
@@ -367,6 +371,10 @@ class Source:
     """What the census reads, as text: every (subject, type) as tab-separated lines, then
     every quad."""
 
+    distinct_types = False
+    """Whether a (subject, type) read twice is one triple (a file's repeated line): else
+    each is a graph's own, as the store's union of graphs gives them."""
+
     reads_types_apart = False
     """Whether `quads` may leave out the rdf:type triples with IRI types, which `types` read."""
 
@@ -449,7 +457,10 @@ class Types:
         self.kinds: list[npt.NDArray[np.int64]] = []
 
     def lines(self, text: bytes) -> None:
-        rows: list[tuple[bytes, bytes]] = _PAIR.findall(text)
+        self.rows(_PAIR.findall(text))
+
+    def rows(self, rows: list[tuple[bytes, bytes]]) -> None:
+        """(IRI subject, type) pairs, as their N-Triples text."""
         if not rows:
             return
         subjects = [row[0] for row in rows]

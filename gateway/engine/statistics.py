@@ -127,7 +127,7 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
         term_types=_counts(ctx, "term_type_counts"), unused_terms=_counts(ctx, "unused_term_counts"),
         blank_values=dict(counted.blank_values) if counted is not None else _counts(ctx, "blank_counts"),
         type_literals=_count_type_literals(ctx, counted), authorities=authority_counts(ctx, predicates),
-        namespaces=_count_namespaces(ctx),
+        namespaces=_count_namespaces(ctx, counted),
     )
 
 
@@ -136,12 +136,16 @@ VIRTUOSO_TYPES = "http://www.openlinksw.com/schemas/virtrdf#"
 geo:wktLiteral is its virtrdf:Geometry): no answer shows it, as none holds that IRI."""
 
 
-def _count_namespaces(ctx: GraphContext) -> dict[str, int]:
-    """The namespaces of the prefix map the data holds IRIs in: from its quads, read in
-    process where they can be (any profile: the IRIs are the same), else asked in SPARQL."""
+def _count_namespaces(ctx: GraphContext, counted: Census | None) -> dict[str, int]:
+    """The namespaces of the prefix map the data holds IRIs in: from the census where it
+    counted them, else from its quads read in process where they can be (any profile: the
+    IRIs are the same), else asked in SPARQL."""
     finder = NamespaceFinder({uri for r in ctx.ids.converter.records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)})
     quads = ctx.backend.capabilities.quads
-    if quads is not None:
+    if counted is not None and counted.namespace_keys is not None:
+        for counted_key, times in counted.namespace_keys.items():
+            finder.add_key(counted_key, times)
+    elif quads is not None:
         finder.add_quads(quads(None)(None, None, None))
     else:
         for key, n in ctx.select("namespace_keys", pattern=literal(KEY_PATTERN)):

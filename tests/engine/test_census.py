@@ -8,7 +8,10 @@ named graphs) and a graph of odd cases; then the index and statistics made both 
 
 from __future__ import annotations
 
+import gzip
 import importlib.resources
+import io
+import random
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -16,16 +19,19 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.embedded import EmbeddedBackend, load_files
 from gateway.backends.scoped import ScopedBackend
-from gateway.engine import search, statistics
-from gateway.engine.census import Census, OtherType, census, count
+from gateway.engine import census_text, search, statistics
+from gateway.engine.census import Census, OtherType, census, census_files, count, finish_files
 from gateway.engine.census_scan import QuadSource, StoreSource
 from gateway.engine.context import GraphContext
+from gateway.engine.namespaces import namespace_key
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES
 from gateway.profiles.native import NativeProfile
 from gateway.profiles.reification import ReificationProfile
 from gateway.sparql import iris
+from gateway.terms import term_iris
+from support import synth
 from tests.conftest import DEMO, shared_data
 
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
@@ -224,3 +230,131 @@ def _index_rows(index: search.SearchIndex) -> dict[str, list[tuple[object, ...]]
     db = index._db
     return {table: sorted(db.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
             for table in ("entity", "name", "type", "fulltext")}
+
+
+# -- the census read from the files' text beside the load ---------------------------------------
+def _written(store: ox.Store) -> bytes:
+    """The store's default graph as its own N-Triples writer spells it."""
+    out = io.BytesIO()
+    store.dump(out, format=ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
+    return out.getvalue()
+
+
+def _from_files(paths: list[Path]) -> tuple[Census | None, Census]:
+    """(the census of the files' text, finished over the store they load into; the store's own)."""
+    counted = census_files(paths, memory=64 << 20)
+    store = ox.Store()
+    load_files(store, paths, bulk=True)
+    ctx = context(store)
+    return finish_files(counted, ctx), _counted(ctx)
+
+
+FILE_GRAPHS = ["odd cases", "shacl", "schema.org", "Q42"]
+
+
+@pytest.mark.parametrize("name", FILE_GRAPHS + [f"random {seed}" for seed in range(6)])
+def test_the_files_text_counts_as_the_store(name: str, tmp_path: Path) -> None:
+    """Files spelt as the store writes them (its own dump; support.synth's random RDF 1.2
+    graphs with reifiers, statuses and blank nodes) count the same from their text."""
+    path = tmp_path / "g.nt"
+    if name.startswith("random"):
+        path.write_text(synth.random_graph(random.Random(int(name.split()[1])), 40, 160, reified=True).to_ntriples(),
+                        encoding="utf-8")
+    else:
+        path.write_bytes(_written(GRAPHS[name]()))
+    from_text, from_store = _from_files([path])
+    assert from_text is not None
+    assert _unlabelled(from_text) == _unlabelled(from_store)
+    store = ox.Store()
+    store.load(path=str(path), format=ox.RdfFormat.N_TRIPLES)
+    assert from_text.namespace_keys == Counter(
+        namespace_key(iri) for quad in store for term in quad.triple for iri in term_iris(term))
+
+
+def _unlabelled(found: Census) -> dict[str, object]:
+    """`_fields`, a blank node's label (the store gives each load's its own) left out of the
+    types, and an entity's types in no order (as entity_types.rq gives them)."""
+    fields = _fields(found)
+    del fields["namespace_keys"]  # counted from the text only: compared apart
+    fields["entities"] = sorted((x, n, sorted(kinds)) for x, n, kinds in found.entities)
+    fields["connects"] = sorted(Counter({tuple(_label(t) for t in key): n for key, n in found.connects.items()}).items(),
+                                key=repr)
+    return fields
+
+
+def _label(term: object) -> object:
+    return "_:" if isinstance(term, OtherType) and term.startswith("_:") else term
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_repeated_lines_count_once_as_the_store_holds_them(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines said twice or more (types, reifiers, texts, edges; across files too) are one
+    quad each; with the line hashes held or (odd seeds) put on disk."""
+    if seed % 2:
+        monkeypatch.setattr(census_text._LineHashes, "_HELD", 16)
+        monkeypatch.setattr(census_text, "CHUNK", 512)
+    rng = random.Random(seed)
+    lines = synth.random_graph(rng, 40, 160, reified=True).to_ntriples().splitlines(keepends=True)
+    lines += _written(GRAPHS["odd cases"]()).decode().splitlines(keepends=True)
+    said = lines + rng.sample(lines, len(lines) // 3) + rng.sample(lines, 5)
+    rng.shuffle(said)
+    first, second = tmp_path / "a.nt", tmp_path / "b.nt"
+    first.write_text("".join(said[: len(said) // 2]), encoding="utf-8")
+    second.write_text("".join(said[len(said) // 2:]), encoding="utf-8")
+    from_text, from_store = _from_files([first, second])
+    assert from_text is not None and _unlabelled(from_text) == _unlabelled(from_store)
+
+
+def test_several_files_and_gzip_count_as_one_store(tmp_path: Path) -> None:
+    lines = _written(GRAPHS["odd cases"]()).splitlines(keepends=True)
+    first, second = tmp_path / "a.nt", tmp_path / "b.nt.gz"
+    first.write_bytes(b"".join(lines[: len(lines) // 2]))
+    second.write_bytes(gzip.compress(b"\n" + b"".join(lines[len(lines) // 2:])))
+    from_text, from_store = _from_files([first, second])
+    assert from_text is not None and _unlabelled(from_text) == _unlabelled(from_store)
+
+
+A, P = f"<{EX}a>", f"<{EX}p>"
+
+
+@pytest.mark.parametrize("line", [
+    f'{A} {P} "x"@EN .',  # the store lower-cases a language tag
+    f'{A} {P} "x"^^<{XSD}string> .',  # and writes a plain string without its datatype
+    f"<{EX}\\u0062> {P} {A} .",  # and an IRI unescaped
+    f"{A}  {P} {A} .",
+    f"{A} {P} {A}. # said twice",
+])
+def test_text_not_spelt_as_the_store_is_counted_from_the_store(line: str, tmp_path: Path) -> None:
+    path = tmp_path / "g.nt"
+    path.write_text(f"{A} {P} <{EX}c> .\n{A} <{RDF}type> <{EX}T> .\n{line}\n", encoding="utf-8")
+    from_text, _ = _from_files([path])
+    assert from_text is None
+
+
+def test_a_load_counts_the_same_beside_it_or_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bfsql load` of N-Triples takes the census from their text beside the bulk load; the
+    statistics and index it writes are those of the store counted after it."""
+    from gateway import loading
+
+    path = tmp_path / "g.nt"
+    path.write_text(synth.random_graph(random.Random(7), 60, 300, reified=True).to_ntriples(), encoding="utf-8")
+    beside, after = tmp_path / "beside", tmp_path / "after"
+    taken: list[bool] = []
+    finish = loading.finish_files
+    monkeypatch.setattr(loading, "finish_files", lambda *a: taken.append(True) or finish(*a))
+    loading.load_store([path], beside, show_progress=False)
+    assert taken
+    monkeypatch.setattr(loading, "_census_beside", lambda *a: None)
+    loading.load_store([path], after, show_progress=False)
+    for name in (statistics.store_file(beside, "native").name,):
+        assert _json_without_generation(beside / name) == _json_without_generation(after / name)
+    assert _index_rows(search.SearchIndex.open(beside / search.SEARCH_FILE)) == _index_rows(
+        search.SearchIndex.open(after / search.SEARCH_FILE))
+
+
+def _json_without_generation(path: Path) -> object:
+    import json
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.pop("generation", None)
+    return data

@@ -1,0 +1,292 @@
+"""The census of N-Triples files read from their text, beside the store's bulk load of them.
+
+Counting the store back after the load decodes every term again, about as long as the
+load took to write them. Where the files are N-Triples spelt as the store's own writer
+spells them, their lines are the text `census_scan.Scan` counts, read while pyoxigraph
+loads the same files without the GIL: `bfsql load` then takes about as long as the
+longer of the two. What cannot be told from the text alone (a line spelt otherwise, a
+repeated line, which the store holds once) sends the census back to the store.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
+from operator import itemgetter
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+
+from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Take, hashes
+from gateway.terms import RDF
+
+_IRI = rb'<[^<>"{}|^`\\\x00-\x20]*>'
+_BLANK = rb"_:[^ \n]+"
+_LITERAL = rb'"(?:[^"\\\n\r]|\\.)*"(?:@[a-z]+(?:-[a-z0-9]+)*(?:--(?:ltr|rtl))?|\^\^' + _IRI + rb")?"
+_TERM = b"|".join((_IRI, _BLANK, _LITERAL))
+_STRICT = re.compile(rb"^(" + _IRI + b"|" + _BLANK + rb") (" + _IRI + rb") (" + _TERM
+                     + rb"|<<\( (?:" + _IRI + b"|" + _BLANK + rb") " + _IRI + rb" (?:" + _TERM + rb") \)>>) \.$", re.MULTILINE)
+"""An N-Triples line as the store's own writer spells it (single spaces, no comment, no
+escape in an IRI, lower-case language tags, a triple term one level deep): what it holds
+then hashes as the store's text of the same terms would."""
+_TYPE_LINE = re.compile(rb"^(<[^<][^ ]*>) <" + re.escape(RDF.encode()) + rb"type> (.*) \.$", re.MULTILINE)
+_TYPE_MARK, _REIFIES_MARK = f" <{RDF}type> ".encode(), f" <{RDF}reifies> ".encode()
+_REIFIES_LINE = re.compile(rb"^(<[^<][^ ]*>|_:[^ ]+) <" + re.escape(RDF.encode()) + rb"reifies> (.*) \.$", re.MULTILINE)
+_NAMED_TRIPLE = re.compile(rb"<<\( (<[^>]*>) (<[^>]*>) (<[^>]*>) \)>>")
+_STRING_TYPED = b'"^^<http://www.w3.org/2001/XMLSchema#string>'
+"""A string written with its datatype: the store writes it without, so its text differs."""
+
+
+class Stopped(Exception):
+    """The load the file census ran beside failed: its counts are not wanted."""
+
+
+class FileSource(Source):
+    """N-Triples files (plain or gzip) read as text while the store loads the same files:
+    the types and reifiers in a first pass, every line in a second. Their counts are the
+    store's only where every line is spelt as the store writes it (`canonical`) and the
+    store holds one quad a distinct line (`lines`, `repeats`); the caller checks."""
+
+    distinct_types = True
+
+    def __init__(self, paths: Sequence[Path], stop: Callable[[], bool] = lambda: False) -> None:
+        self._paths, self._stop = list(paths), stop
+        self.lines = 0
+        """Non-empty lines read by the second pass."""
+        self.repeats = 0
+        """Of those, the lines read before: the store holds each quad once."""
+        self.canonical = True
+        self.reifiers: list[bytes] = []
+        """IRI subjects of rdf:reifies, as `census._reifiers` tells them."""
+        self.reified: Counter[bytes] = Counter()
+        """Each reified triple between IRIs (`s p o`) -> its reifiers."""
+        self._namespaces_found: Counter[bytes] = Counter()
+        self._reifying: set[int] = set()
+        self._lines = _LineHashes()
+        self._file = 0
+        """The index of the file being read."""
+
+    def types(self, take: Take) -> None:
+        for text in self._chunks():
+            lines = _nonempty(text)
+            self._lines.add(self._hashes(lines))
+            # A regular expression tried at each line costs as much as the whole second pass:
+            # only the lines naming the predicate are handed to it.
+            rows: list[tuple[bytes, bytes]] = _TYPE_LINE.findall(b"\n".join(x for x in lines if _TYPE_MARK in x))
+            if rows:
+                take(b"\n".join(subject + b"\t" + kind for subject, kind in rows))
+            reifying = [x for x in lines if _REIFIES_MARK in x] if _REIFIES_MARK in text else []
+            for subject, value in _REIFIES_LINE.findall(b"\n".join(reifying)):
+                if (line := hash((subject, value, self._file if b"_:" in subject + value else -1))) in self._reifying:
+                    continue  # a repeated line: the store holds one quad
+                self._reifying.add(line)
+                if subject[:1] == b"<":
+                    self.reifiers.append(subject)
+                triple = _NAMED_TRIPLE.fullmatch(value)
+                if triple is not None:
+                    self.reified[b" ".join(triple.groups())] += 1
+        repeated = self._lines.repeated()
+        self.repeats = sum(repeated.values())
+        self._repeated = np.array(sorted(repeated), dtype=np.int64)
+
+    def quads(self, scan: Scan, *, types_read: bool) -> None:
+        seen: set[int] = set()
+        for text, keys in zip(self._chunks(), self._lines.in_order(), strict=True):
+            rows: list[Row] = _STRICT.findall(text)
+            lines = _lines(text)
+            self.lines += lines
+            if len(rows) != lines or _STRING_TYPED in text:
+                self.canonical = False
+                return  # counted from the store instead
+            if len(self._repeated):
+                rows = _first_times(rows, keys, self._repeated, seen)
+            scan.rows([row for row in rows if row[0][:1] == b"<"])
+            self._namespaces(rows)
+
+    def _hashes(self, lines: list[bytes]) -> Hashes:
+        """Each line's hash; a line with a blank node is its file's own (each file's blank
+        nodes are the store's distinct nodes, however labelled)."""
+        if _BLANK_MARK not in b"\n".join(lines):
+            return hashes(lines)
+        return np.array([hash((self._file, line)) if b"_:" in line else hash(line) for line in lines], dtype=np.int64)
+
+    def _namespaces(self, rows: list[Row]) -> None:
+        """Count the IRIs of these lines by namespace key: each term counted first
+        (predicates, datatypes, classes and hubs repeat), the keys of the distinct ones cut
+        by one regular expression."""
+        tokens = Counter(chain(map(itemgetter(0), rows), map(itemgetter(1), rows), map(itemgetter(2), rows)))
+        iris: list[bytes] = []
+        counts: list[int] = []
+        for token, n in tokens.items():
+            if token[:1] == b"<" and token[1:2] != b"<":
+                iris.append(token)
+                counts.append(n)
+            elif token[:1] != b"_":  # a literal's datatype, a triple term's IRIs; a blank node holds none
+                for iri in _object_iris(token):
+                    iris.append(iri)
+                    counts.append(n)
+        found = self._namespaces_found
+        for (cut, whole), n in zip(_KEY.findall(b"\n".join(iris)), counts, strict=True):
+            found[cut or whole] += n
+
+    @property
+    def namespace_keys(self) -> Counter[str]:
+        """Each `namespaces.namespace_key` -> the IRIs in it, once for each line that holds
+        them, as `NamespaceFinder.add_quads` counts them over the store."""
+        return Counter({key.decode(): n for key, n in self._namespaces_found.items() if n})
+
+    def _chunks(self) -> Iterator[bytes]:
+        for n, path in enumerate(self._paths):
+            self._file = n
+            with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else path.open("rb") as handle:
+                rest = b""
+                while block := handle.read(CHUNK):
+                    if self._stop():
+                        raise Stopped
+                    text = rest + block
+                    cut = text.rfind(b"\n") + 1
+                    rest = text[cut:]
+                    yield text[:cut]
+                if rest:
+                    yield rest
+
+
+_KEY = re.compile(rb"^<(?:([^>\n]*[/#:](?:[A-Za-z][A-Za-z0-9]*_)?)[^/#:>\n]*|([^>\n]*))>$", re.MULTILINE)
+"""An IRI's `namespaces.namespace_key` (its first group; the second where it has no `/`, `#` or `:`)."""
+_XSD_STRING_IRI = b"<http://www.w3.org/2001/XMLSchema#string>"
+_LANG_IRI, _DIR_LANG_IRI = f"<{RDF}langString>".encode(), f"<{RDF}dirLangString>".encode()
+_INSIDE = re.compile(rb"<<\( (\S+) (<[^>]*>) (.*) \)>>")
+
+
+def _object_iris(value: bytes) -> list[bytes]:
+    """The IRIs an object holds (`terms.term_iris`), as `<...>` text: itself, a literal's
+    datatype, those of a triple term (one level deep: the lines read are checked so)."""
+    first = value[:1]
+    if first == b'"':
+        suffix = value[value.rfind(b'"') + 1:]
+        if not suffix:
+            return [_XSD_STRING_IRI]
+        if suffix[:1] == b"@":
+            return [_DIR_LANG_IRI if b"--" in suffix else _LANG_IRI]
+        return [suffix[2:]]
+    if first != b"<":
+        return []  # a blank node
+    if value[1:2] != b"<":
+        return [value]
+    inside = _INSIDE.fullmatch(value)
+    assert inside is not None  # what _STRICT let through
+    subject, predicate, rest = inside.groups()
+    return [*([subject] if subject[:1] == b"<" else []), predicate, *_object_iris(rest)]
+
+
+def _first_times(rows: list[Row], keys: Hashes, repeated: Hashes, seen: set[int]) -> list[Row]:
+    """These lines (`keys`: their hashes) but those read before: the store holds each quad once."""
+    at = np.flatnonzero(np.isin(keys, repeated))
+    if not len(at):
+        return rows
+    dropped = set()
+    for i, key in zip(at.tolist(), keys[at].tolist(), strict=True):
+        if key in seen:
+            dropped.add(i)
+        seen.add(key)
+    return [row for i, row in enumerate(rows) if i not in dropped] if dropped else rows
+
+
+class _LineHashes:
+    """Every line's hash, a chunk at a time: read back in order (`in_order`), and to find
+    the lines repeated; put on disk (in order, and in hash buckets) past a few megabytes,
+    so that memory stays flat whatever the number of lines."""
+
+    _HELD = 1 << 20
+
+    def __init__(self) -> None:
+        self._pending: list[Hashes] = []
+        self._size = 0
+        self._spill: tempfile.TemporaryDirectory[str] | None = None
+        self._files: list[IO[bytes]] = []
+        self._chunks: list[Hashes] = []
+        self._order: IO[bytes] | None = None
+
+    def add(self, keys: Hashes) -> None:
+        self._pending.append(keys)
+        self._size += len(keys)
+        if self._order is not None:
+            np.save(self._order, keys)
+        else:
+            self._chunks.append(keys)
+        if self._size > self._HELD:
+            self._write()
+
+    def in_order(self) -> Iterator[Hashes]:
+        """Each chunk's hashes, as added."""
+        if self._order is None:
+            yield from self._chunks
+            return
+        self._order.seek(0)
+        end = os.fstat(self._order.fileno()).st_size
+        while self._order.tell() < end:
+            yield np.load(self._order)
+
+    def repeated(self) -> dict[int, int]:
+        """Each hash read more than once -> how many times more."""
+        if self._spill is None:
+            return _repeats(np.concatenate(self._pending) if self._pending else np.zeros(0, dtype=np.int64))
+        self._write()
+        found: dict[int, int] = {}
+        for handle in self._files:
+            handle.seek(0)
+            parts = []
+            end = os.fstat(handle.fileno()).st_size
+            while handle.tell() < end:
+                parts.append(np.load(handle))
+            found.update(_repeats(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)))
+            handle.truncate(0)  # read once
+        return found
+
+    def _write(self) -> None:
+        if self._spill is None:
+            self._spill = tempfile.TemporaryDirectory(prefix="bfsql-lines-")
+            self._files = [open(Path(self._spill.name) / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
+            self._order = open(Path(self._spill.name) / "order", "w+b")  # noqa: SIM115
+            for keys in self._chunks:
+                np.save(self._order, keys)
+            self._chunks = []
+        keys = np.concatenate(self._pending) if self._pending else np.zeros(0, dtype=np.int64)
+        self._pending, self._size = [], 0
+        bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
+        order = np.argsort(bucket, kind="stable")
+        bounds = np.searchsorted(bucket[order], np.arange(BUCKETS + 1))
+        for n in range(BUCKETS):
+            if bounds[n + 1] > bounds[n]:
+                np.save(self._files[n], keys[order[bounds[n]:bounds[n + 1]]])
+
+
+def _repeats(keys: Hashes) -> dict[int, int]:
+    unique, counts = np.unique(keys, return_counts=True)
+    more = counts > 1
+    return dict(zip(unique[more].tolist(), (counts[more] - 1).tolist(), strict=True))
+
+
+_BLANK_MARK = b"_:"
+
+
+def _nonempty(text: bytes) -> list[bytes]:
+    """The non-empty lines of whole lines of text."""
+    lines = text.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines if b"\n\n" not in text and not text.startswith(b"\n") else [x for x in lines if x]
+
+
+def _lines(text: bytes) -> int:
+    """The non-empty lines of whole lines of text."""
+    ends = text.count(b"\n") + (text[-1:] not in (b"", b"\n"))
+    return ends - text.count(b"\n\n") - text.startswith(b"\n")
+
+
