@@ -1,17 +1,29 @@
 """Load time and memory per triple: in memory (`Gateway.open(FILE)`) and on disk (`bfsql load`).
 
+    PYTHONPATH=. python -m bench.loads --serving [--graphs typed-1M,typed-3M,hpo,ncbitaxon]
+
 Each measurement runs in a fresh child process, so one load's memory does not hide in
 another's: *in memory* is the resident set added by bulk-loading the file into an
 in-memory pyoxigraph store, per quad; *on disk* is `bfsql load`'s two steps timed
 apart (the bulk load, then the search index it builds over labels) and the store
 directory's size per quad.
+
+*Serving* (`--serving` alone, or with the rest): the resident set a bare pyoxigraph
+in-memory store takes for the file (`Store.load`, the store's own floor) against
+`Gateway.open(FILE)`'s, after the open and after a search_entities, a describe_schema
+and a 2-hop bfs_query (the search index, the counts and the statistics they build), each
+in its own child process, one after the other in the same run; the target is the gateway
+at most `MAX_SERVING_RATIO` times the bare store.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench import report
@@ -20,6 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Load time and memory per triple"
 MAX_BYTES_PER_TRIPLE = 400
 MIN_TRIPLES_PER_S = 100_000
+MAX_SERVING_RATIO = 1.3
+"""`Gateway.open(FILE)` serving, after its first calls, at most this multiple of the bare store's bytes a quad."""
+SERVING = "### Serving from memory: the gateway against the bare store"
 
 _CHILD = """
 import json, os, resource, shutil, sys, tempfile, time
@@ -113,5 +128,126 @@ def run(output: Path, files: list[tuple[str, Path]], *, scratch: Path) -> None:
         f"- memory per loaded triple in memory ≤ {MAX_BYTES_PER_TRIPLE} bytes: at most {worst_memory:.0f} — {memory_verdict}",
         f"- on-disk load ≥ {MIN_TRIPLES_PER_S:,} triples/s: at least {worst_rate:,.0f} — {rate_verdict}",
         "",
+        *serving(files),
     ]
     report.write_section(output, SECTION, "\n".join(lines))
+
+
+_SERVING_CHILD = """
+import json, os, resource, sys, time
+sys.path.insert(0, {root!r})
+import pyoxigraph as ox
+from gateway.api import Gateway  # imported before the first reading: code is not data
+from gateway.errors import Unavailable
+
+def rss() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+def ready(call, *args, **fields):
+    while True:  # a large graph's index may take longer than a call waits for it
+        try:
+            return call(*args, **fields)
+        except Unavailable:
+            time.sleep(1)
+
+path = {path!r}
+before = rss()
+found = dict()
+started = time.perf_counter()
+if {gateway!r}:
+    gateway = Gateway.open(path)
+    store = gateway.backend.store
+else:
+    store = ox.Store()
+    store.load(path=path, format=ox.RdfFormat.from_extension(path.rsplit(".", 1)[-1]))
+found.update(quads=len(store), open_s=time.perf_counter() - started, open=rss() - before)
+if {gateway!r}:
+    labels = store.query("SELECT ?l WHERE {{ ?x <http://www.w3.org/2000/01/rdf-schema#label> ?l }} LIMIT 1")
+    label = next((str(row[0].value) for row in labels), "name")
+    seed = next(iter(store.quads_for_pattern(None, None, None, None))).subject.value
+    started = time.perf_counter()
+    ready(gateway.search_entities, label, limit=5)
+    ready(gateway.describe_schema)
+    ready(gateway.bfs_query, seeds=[gateway.ids.to_id(seed)], max_hops=2, topology_only=True)
+    found.update(calls_s=time.perf_counter() - started, calls=rss() - before)
+found["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+print(json.dumps(found))
+"""
+
+
+def measure_serving(path: Path, *, gateway: bool) -> dict[str, float]:
+    code = _SERVING_CHILD.format(root=str(ROOT), path=str(path), gateway=gateway)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def serving(files: Sequence[tuple[str, Path]]) -> list[str]:
+    """The serving table: per file the bare store, then the gateway, in fresh child processes."""
+    lines = [
+        SERVING,
+        "",
+        ("Each in a fresh child process, the bare store and the gateway one after the other per graph "
+         "(bench/loads.py `--serving`). *Bare*: `pyoxigraph.Store().load(FILE)`, the store's own in-memory floor. "
+         "*Gateway*: `Gateway.open(FILE)`, resident memory added after the open, then after a search_entities "
+         "(a label of the graph), a describe_schema and a 2-hop topology_only bfs_query; *peak*: the highest "
+         "resident set above the start."),
+        "",
+        ("| graph | quads | bare B/quad | gateway open B/quad | after the calls B/quad | after / bare "
+         "| peak B/quad | open s | calls s |"),
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    worst = 0.0
+    for name, path in files:
+        bare = measure_serving(path, gateway=False)
+        served = measure_serving(path, gateway=True)
+        quads = served["quads"]
+        ratio = served["calls"] / bare["open"]
+        worst = max(worst, ratio)
+        print(f"  {name}: bare {bare['open'] / quads:.0f} B/quad, gateway {served['calls'] / quads:.0f} "
+              f"({ratio:.2f}x)", flush=True)
+        lines.append(
+            f"| {name} | {quads:,} | {bare['open'] / quads:.0f} | {served['open'] / quads:.0f} "
+            f"| {served['calls'] / quads:.0f} | {ratio:.2f}× | {served['peak'] / quads:.0f} "
+            f"| {served['open_s']:.1f} | {served['calls_s']:.1f} |"
+        )
+    verdict = report.record("loading", f"in-memory serving ≤ {MAX_SERVING_RATIO}× the bare store's bytes a quad",
+                            f"at most {worst:.2f}×", worst <= MAX_SERVING_RATIO)
+    return [*lines, "", f"- in-memory serving ≤ {MAX_SERVING_RATIO}× the bare store: at most {worst:.2f}× — {verdict}", ""]
+
+
+def graphs(names: Sequence[str]) -> list[tuple[str, Path]]:
+    """The named graphs' files, made (and cached) where they are not yet."""
+    from bench import floors
+    from support import datasets
+
+    cache = ROOT / "bench" / ".cache"
+    made: dict[str, Callable[[], tuple[str, Path]]] = {
+        "typed-1M": lambda: ("typed 1M relationships", floors.generate(1_000_000, reified=False, typed=True)),
+        "typed-3M": lambda: ("typed 3M relationships", floors.generate(3_000_000, reified=False, typed=True)),
+        "hpo": lambda: ("HPO annotations", datasets.prepare("hpo-annotations", cache)),
+        "ncbitaxon": lambda: ("NCBITaxon", datasets.prepare("ncbitaxon", cache)),
+    }
+    return [made[name]() for name in names]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--serving", action="store_true", help="only the serving table (the rest of the section kept)")
+    parser.add_argument("--graphs", default="typed-1M,typed-3M,hpo,ncbitaxon", help="comma-separated graphs for --serving")
+    report.output_arguments(parser, ROOT / "bench" / "RESULTS.md")
+    args = parser.parse_args(argv)
+    if not args.serving:
+        parser.error("the whole stage runs from `python -m bench --only loads`; here, --serving")
+    table = "\n".join(serving(graphs(args.graphs.split(","))))
+    print(table)
+    if not args.no_write:
+        old = args.output.read_text(encoding="utf-8") if args.output.is_file() else ""
+        section = re.search(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", old, re.DOTALL | re.MULTILINE)
+        kept = section.group(0).split(SERVING)[0].rstrip("\n") if section else SECTION
+        report.write_section(args.output, SECTION, f"{kept}\n\n{table}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -25,6 +25,7 @@ import logging
 import os
 import re
 import sqlite3
+import tempfile
 import threading
 import unicodedata
 from collections import Counter, defaultdict
@@ -51,7 +52,7 @@ SEARCH_FILE = "search.sqlite"
 """The index a store directory made by `bfsql load` keeps beside its data."""
 
 FORMAT = 8
-"""The index layout (`PRAGMA user_version`); an older index file is rebuilt in memory."""
+"""The index layout (`PRAGMA user_version`); an older index file is rebuilt (in a scratch file)."""
 SCHEMA = """
 CREATE TABLE entity(id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, label TEXT, label_lang TEXT,
                     entity_type TEXT NOT NULL, degree INTEGER NOT NULL, sitelinks INTEGER NOT NULL);
@@ -80,8 +81,8 @@ SEARCH_INDEX: MemoKey[EntitySearch] = MemoKey("search_index")
 def search_index(ctx: GraphContext) -> EntitySearch:
     """The graph's name index, as its profile finds names (`Profile.entity_searcher`:
     Wikidata's own EntitySearch on its query service, label lookups on a graph too large to
-    index); by default the store's index file when it has one, else one built in memory,
-    once per graph."""
+    index); by default the store's index file when it has one, else one built in a
+    scratch file (`SearchIndex.write`), once per graph."""
 
     def local_index() -> SearchIndex:
         directory = ctx.backend.capabilities.directory
@@ -228,20 +229,43 @@ class SearchIndex:
     @classmethod
     def build(cls, ctx: GraphContext, path: Path | None = None, *, generation: str | None = None,
               counted: Census | None = None) -> SearchIndex:
-        """Every name in the graph in a new index (`collect`, then `write`): in memory unless
-        `path`, for the store's `generation`; degrees, types and text values from the store's
+        """Every name in the graph in a new index (`collect`, then `write`): in the file
+        `path`, for the store's `generation`, else in a scratch file; degrees, types and text values from the store's
         `census` where one is given or can be taken."""
         return cls.write(collect(ctx, counted), path, generation=generation)
 
     @classmethod
     def write(cls, entries: Iterable[Entry], path: Path | None = None, *, generation: str | None = None) -> SearchIndex:
-        """An index of `entries` (each entity once), in memory unless `path`: made beside it
-        and moved into place whole, for the store's `generation`. The entries are read as
-        they come: none is kept once its rows are written."""
-        building = path.with_name(f".{path.name}.{os.getpid()}") if path is not None else None
-        if building is not None:
-            building.unlink(missing_ok=True)
-        db = sqlite3.connect(str(building) if building else ":memory:", check_same_thread=False)
+        """An index of `entries` (each entity once) in the file `path`, made beside it and
+        moved into place whole, for the store's `generation`; without `path`, in a scratch
+        file (`_scratch`). The entries are read as they come: none is kept once its rows
+        are written."""
+        if path is None:
+            return cls._scratch(entries, generation)
+        building = path.with_name(f".{path.name}.{os.getpid()}")
+        building.unlink(missing_ok=True)
+        db = cls._fill(sqlite3.connect(str(building), check_same_thread=False), entries, generation)
+        building.replace(path)
+        return cls(db)
+
+    @classmethod
+    def _scratch(cls, entries: Iterable[Entry], generation: str | None) -> SearchIndex:
+        """An index in a temporary file whose name is gone once it is written, not in memory:
+        a graph's names held in SQLite's memory took as much again as the store (1.4 GB
+        beside NCBITaxon's 1.6 GB, bench/RESULTS.md); from a file only SQLite's small page
+        cache is resident, the rest read through the system's file cache. The open
+        connection keeps the file until it closes: once built, nothing is left behind,
+        whether the process ends or dies."""
+        handle, name = tempfile.mkstemp(prefix="bfsql-search-", suffix=".sqlite")
+        os.close(handle)
+        try:
+            db = cls._fill(sqlite3.connect(name, check_same_thread=False), entries, generation)
+        finally:
+            Path(name).unlink(missing_ok=True)
+        return cls(db)
+
+    @staticmethod
+    def _fill(db: sqlite3.Connection, entries: Iterable[Entry], generation: str | None) -> sqlite3.Connection:
         db.executescript(SCHEMA)
         # A fresh file the build replaces whole: no journal, rows inserted in batches.
         db.execute("PRAGMA journal_mode = OFF")
@@ -259,9 +283,7 @@ class SearchIndex:
             db.executescript(INDEXES)
             db.execute("INSERT INTO made_for VALUES (?)", (generation,))
             db.execute(f"PRAGMA user_version = {FORMAT}")
-        if building is not None and path is not None:
-            building.replace(path)
-        return cls(db)
+        return db
 
     @property
     def format(self) -> int:
