@@ -45,7 +45,6 @@ from gateway.engine.search import SEARCH_FILE, SearchIndex
 from gateway.errors import InvalidInput
 from gateway.profiles.native import NativeProfile
 from gateway.settings import Settings
-from gateway.terms import namespace
 
 
 def load_store(
@@ -116,7 +115,7 @@ def load_store(
         counted = _finish_census(beside, context)
     with _stage(console, "made the name index"):
         SearchIndex.build(context, directory / SEARCH_FILE, generation=generation, counted=counted).close()
-    reifiers.write(directory / reifiers.FILE, _reifier_scan(store), generation)
+    reifiers.write(directory / reifiers.FILE, reifiers.in_store(store), generation)  # this load's and earlier ones'
     with _stage(console, "counted the schema statistics"):  # here, once, not on a process's first describe_schema
         statistics.write(statistics.store_file(directory, context.profile.name), statistics.count(context, counted),
                          generation=generation)
@@ -180,23 +179,6 @@ def _restore(directory: Path, previous: dict[str, Any]) -> None:
                    generation=previous.get("generation"), namespace_graphs=previous.get("namespace_graphs"))
     else:
         (directory / META_FILE).unlink(missing_ok=True)
-
-
-def _reifier_scan(store: ox.Store) -> reifiers.ReifierScan:
-    """The reifier-only statements of the whole store (this load's and earlier ones'), read
-    from its `rdf:reifies` index range once the quads are in: it costs a lookup a reifier,
-    and nothing on a graph without reifiers (the files are not parsed a second time)."""
-    named, triple_term = ox.NamedNode, ox.Triple
-    unasserted: list[tuple[ox.NamedNode, str, str, str]] = []
-    namespaces: set[str] = set()
-    for r, _, t, _ in store.quads_for_pattern(None, reifiers.REIFIES, None):
-        if type(r) is not named:
-            continue
-        namespaces.add(namespace(r.value))
-        if type(t) is triple_term and type(t.subject) is named and type(t.object) is named \
-                and next(iter(store.quads_for_pattern(t.subject, t.predicate, t.object)), None) is None:
-            unasserted.append((r, t.subject.value, t.predicate.value, t.object.value))
-    return reifiers.ReifierScan(unasserted, frozenset(namespaces))
 
 
 _POLL = 0.2

@@ -87,15 +87,21 @@ def _quads(paths: Sequence[tuple[Path, ox.RdfFormat]], lenient: bool) -> Iterato
             yield from ox.parse(handle, format=fmt, lenient=lenient)  # type: ignore[arg-type]
 
 
-def unasserted_in(store: ox.Store, found: ReifierScan) -> ReifierScan:
-    """`found` with only the statements whose triple no graph of `store` asserts."""
-    graphs = [ox.DefaultGraph(), *store.named_graphs()]
-    named, quad = ox.NamedNode, ox.Quad
-
-    def asserted(s: str, p: str, o: str) -> bool:
-        return any(quad(named(s), named(p), named(o), g) in store for g in graphs)
-
-    return ReifierScan([row for row in found.unasserted if not asserted(*row[1:])], found.namespaces)
+def in_store(store: ox.Store) -> ReifierScan:
+    """The reifier-only statements of the whole store, read from its `rdf:reifies` index
+    range once the quads are in (what `scan` finds in files, without parsing them again):
+    a lookup a reifier, nothing on a graph without reifiers."""
+    named, triple_term = ox.NamedNode, ox.Triple
+    unasserted: list[tuple[ox.NamedNode, str, str, str]] = []
+    namespaces: set[str] = set()
+    for r, _, t, _ in store.quads_for_pattern(None, REIFIES, None):
+        if type(r) is not named:
+            continue
+        namespaces.add(namespace(r.value))
+        if type(t) is triple_term and type(t.subject) is named and type(t.object) is named \
+                and next(iter(store.quads_for_pattern(t.subject, t.predicate, t.object)), None) is None:
+            unasserted.append((r, t.subject.value, t.predicate.value, t.object.value))
+    return ReifierScan(unasserted, frozenset(namespaces))
 
 
 class Scanned:
