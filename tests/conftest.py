@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -21,11 +22,21 @@ DEMO = ROOT / "data" / "sherlock.trig"
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+_SCRATCH: list[str] = []
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A test run leaves nothing behind in the temp directory (a thousand runs left a thousand pairs)."""
+    for directory in _SCRATCH:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Keep the deployment key (scan cursors) and the statistics cache of the gateways and
     servers the tests start out of the user's home: the test run's own, shared by every process."""
-    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="bfsql-test-data-")
-    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="bfsql-test-cache-")
+    for variable, prefix in (("XDG_DATA_HOME", "bfsql-test-data-"), ("XDG_CACHE_HOME", "bfsql-test-cache-")):
+        os.environ[variable] = tempfile.mkdtemp(prefix=prefix)
+        _SCRATCH.append(os.environ[variable])
     os.environ.pop("BFSQL_CURSOR_KEY", None)
     # `answer` on every surface: a scripted chat-completions server (tests/llm_server.py) is
     # the configured model of every gateway and server the tests start.
