@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import gzip
 import io
+import mimetypes
 import re
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -66,7 +68,8 @@ def syntax_named(name: str) -> ox.RdfFormat:
 def rdf_sources(paths: Sequence[Path], given: ox.RdfFormat | None = None) -> list[tuple[Path, ox.RdfFormat]]:
     """Each file with its syntax: a file named is read as `given`, else as its extension
     says; a folder's files (not those in its subfolders, nor hidden ones) are those whose
-    extension names a syntax, and with `given`, also those whose extension names none."""
+    extension names a syntax, and with `given`, also those whose extension names none and
+    that are not known to be something else (`FolderContents`)."""
     found: list[tuple[Path, ox.RdfFormat]] = []
     for path in paths:
         if path.is_dir():
@@ -78,18 +81,86 @@ def rdf_sources(paths: Sequence[Path], given: ox.RdfFormat | None = None) -> lis
     return found
 
 
+# A file of these media types may hold RDF under another name (`notes.txt` of N-Triples,
+# `graph.json` of JSON-LD): `--rdf-format` reads it. A file of any other type the system
+# knows (`.py`, `.csv`, `.png`) holds no RDF, and is passed over even with `--rdf-format`.
+_MAYBE_RDF_TYPES = frozenset({"text/plain", "application/json", "application/xml", "text/xml",
+                              "application/octet-stream"})
+_LISTED = 4
+"""Names a line lists of each kind before it counts the rest."""
+
+
+@dataclass(frozen=True)
+class FolderContents:
+    """What reading a folder makes of each thing in it."""
+
+    read: list[tuple[Path, ox.RdfFormat]]
+    unnamed: list[Path]
+    """Files whose extension names no RDF syntax, left out (`--rdf-format` reads them)."""
+    foreign: list[Path]
+    """Files of a type that is not RDF (`mimetypes` knows their extension), left out."""
+    folders: list[Path]
+    """Subfolders, not read."""
+
+    @classmethod
+    def of(cls, folder: Path, given: ox.RdfFormat | None) -> FolderContents:
+        entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+        read: list[tuple[Path, ox.RdfFormat]] = []
+        unnamed: list[Path] = []
+        foreign: list[Path] = []
+        for path in (p for p in entries if p.is_file()):
+            named = _extension_format(path)
+            if named is not None:
+                read.append((path, named))
+            elif not _may_hold_rdf(path):
+                foreign.append(path)
+            elif given is not None:
+                read.append((path, given))
+            else:
+                unnamed.append(path)
+        return cls(read, unnamed, foreign, [p for p in entries if p.is_dir()])
+
+    def left_out(self) -> str | None:
+        """What was not read, in one line; None when everything was."""
+        parts = []
+        if self.unnamed:
+            parts.append(f"{_names(self.unnamed)}: no RDF syntax has {'its' if len(self.unnamed) == 1 else 'their'} "
+                         f"extension; name it with --rdf-format ({', '.join(SYNTAXES)})")
+        if self.foreign:
+            parts.append(f"{_names(self.foreign)}: not RDF")
+        if self.folders:
+            parts.append(f"{_names(self.folders, '/')}: subfolders are not read; give each as well")
+        return "; ".join(parts) or None
+
+
+def _may_hold_rdf(path: Path) -> bool:
+    media_type, _ = mimetypes.guess_type(path.name)
+    return media_type is None or media_type in _MAYBE_RDF_TYPES
+
+
+def _names(paths: Sequence[Path], mark: str = "") -> str:
+    shown = ", ".join(p.name + mark for p in paths[:_LISTED])
+    return shown + (f" and {len(paths) - _LISTED} more" if len(paths) > _LISTED else "")
+
+
+def left_out(paths: Sequence[Path], given: ox.RdfFormat | None = None) -> list[str]:
+    """For each folder among `paths`, the line saying what in it is not read (`FolderContents`)."""
+    lines = []
+    for path in paths:
+        if path.is_dir() and (line := FolderContents.of(path, given).left_out()):
+            lines.append(f"{path}: left out {line}")
+    return lines
+
+
 def _folder_files(folder: Path, given: ox.RdfFormat | None) -> list[tuple[Path, ox.RdfFormat]]:
-    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
-    found = [(p, fmt) for p in files if (fmt := _extension_format(p) or given) is not None]
-    if not found:
-        others = ", ".join(p.name for p in files[:5]) + (" ..." if len(files) > 5 else "")
+    contents = FolderContents.of(folder, given)
+    if not contents.read:
+        what = contents.left_out()
         raise InvalidInput(
             f"{folder}: neither a store directory (`bfsql load FILE... --store DIR` makes one) nor a folder of RDF "
-            f"files ({', '.join(sorted(FORMATS))}, optionally .gz)"
-            + (f"; it holds {others}: name their syntax with --rdf-format ({', '.join(SYNTAXES)})" if files else
-               "; it is empty"), field="path")
-    return found
-
+            f"files ({', '.join(sorted(FORMATS))}, optionally .gz); " + (f"it holds {what}" if what else "it is empty"),
+            field="path")
+    return contents.read
 
 
 _PARSER_PREFIX = re.compile(r"^Parser error (?:at|between) [^:]*: ")

@@ -167,7 +167,8 @@ def _endpoint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint", default=None, metavar="URL|NAME", help=ENDPOINT_HELP)
     parser.add_argument("--endpoints", default=None, metavar="FILE", help=ENDPOINTS_HELP)
     parser.add_argument("--profile", default=None, choices=PROFILES,
-                        help="the endpoint's statement model (default: the endpoints file's, else native)")
+                        help="the statement model of the data or endpoint; auto detects it (default: the endpoints "
+                             "file's, else native)")
 
 
 def _local_path(text: str) -> Path:
@@ -210,7 +211,8 @@ def _open_local(sources: Sequence[Path], args: argparse.Namespace) -> Gateway:
     from gateway.surfaces.sources import open_data
 
     gateway = open_data(sources or [demo_path()], lenient=args.lenient, say=_say,
-                        rdf_format=args.rdf_format if sources else None)  # the demo graph's own syntax
+                        rdf_format=args.rdf_format if sources else None,  # the demo graph's own syntax
+                        profile=getattr(args, "profile", None))
     for warning in gateway.load_warnings():
         _say(warning)
     return gateway
@@ -240,14 +242,14 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace) -> int:
-    from gateway.backends.rdf_files import syntax_named
+    from gateway.backends.rdf_files import left_out, syntax_named
     from gateway.loading import load_store
 
     given = syntax_named(args.rdf_format) if args.rdf_format else None
     report = load_store(args.files, args.store, lenient=args.lenient, rdf_format=given)
     print(json.dumps({"store": str(args.store), "quads": report.quads, "files": report.files}, indent=2))
-    for warning in report.warnings():
-        print(f"bfsql: {warning}", file=sys.stderr)
+    for warning in [*left_out(args.files, given), *report.warnings()]:
+        _say(warning)
     return 0
 
 

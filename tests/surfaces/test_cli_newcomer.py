@@ -1,0 +1,112 @@
+"""What a newcomer trips on with their own data: an option that must not be dropped
+(`--profile` over files), what a folder leaves out, damaged store directories, loose
+RDF read leniently, the demo's commands as they will run. Each through the real command,
+on third-party files (Wikidata's exports, the demo's Python sources as non-RDF)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx2
+
+from gateway import Gateway
+from tests.conftest import ROOT, shared_data
+from tests.surfaces.conftest import start_server
+
+BFSQL = [sys.executable, "-m", "gateway.surfaces.cli"]
+WIKIDATA = ["Q42.ttl", "Q24628793.ttl"]
+
+
+def bfsql(*args: str, cwd: Path = ROOT, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*BFSQL, *args], capture_output=True, text=True, cwd=cwd, timeout=300, input=stdin,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def said(ran: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in ran.stderr.splitlines() if line.startswith("bfsql: ")]
+
+
+def wikidata_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for name in WIKIDATA:
+        shutil.copy(shared_data("wikidata", name), folder / name)
+    return folder
+
+
+# -- 1. --profile over local data ----------------------------------------------------------
+def test_profile_is_applied_to_a_file_and_a_folder(tmp_path: Path) -> None:
+    folder = wikidata_folder(tmp_path)
+    for data in (folder / WIKIDATA[0], folder):
+        ran = bfsql("query", "describe_schema", "--data", str(data), "--profile", "wikidata")
+        assert ran.returncode == 0, ran.stderr
+        answer = json.loads(ran.stdout)
+        assert answer["profile"] == "wikidata"
+        files = [data] if data.is_file() else sorted(folder.iterdir())
+        with Gateway.open(files[0], profile="wikidata") if len(files) == 1 else _several(files) as oracle:
+            expected = oracle.describe_schema().model_dump(mode="json", exclude_none=True)
+        # A Store opened by the API holds no file's prefix lines: the prefixes are not the profile's.
+        assert {**answer, "prefixes": None} == {**expected, "prefixes": None}
+
+
+def _several(files: list[Path]) -> Gateway:
+    """The files read into one store by pyoxigraph itself, as the Python API opens a Store."""
+    import pyoxigraph as ox
+
+    store = ox.Store()
+    for path in files:
+        store.bulk_load(path=str(path), format=ox.RdfFormat.TURTLE)
+    return Gateway.open(store, profile="wikidata")
+
+
+def test_serve_applies_profile_to_a_file(tmp_path: Path) -> None:
+    path = shared_data("wikidata", WIKIDATA[0])
+    served = start_server(tmp_path, str(path), "--profile", "wikidata")
+    try:
+        answer = httpx2.post(f"{served.url}/v1/tools/describe_schema", json={}, timeout=60).json()
+    finally:
+        served.stop()
+    assert answer["profile"] == "wikidata"
+
+
+# -- 2. what a folder leaves out -----------------------------------------------------------
+def test_a_folder_says_what_it_leaves_out(tmp_path: Path) -> None:
+    folder = wikidata_folder(tmp_path)
+    shutil.copy(folder / WIKIDATA[1], folder / "Q24628793.wd")
+    (folder / WIKIDATA[1]).unlink()
+    shutil.copy(ROOT / "gateway" / "demos" / "sherlock.py", folder / "notes.py")
+    (folder / "sub").mkdir()
+    shutil.copy(folder / WIKIDATA[0], folder / "sub" / "again.ttl")
+    ran = bfsql("query", "describe_schema", "--data", str(folder))
+    assert ran.returncode == 0, ran.stderr
+    left = [line for line in said(ran) if "left out" in line]
+    assert len(left) == 1, ran.stderr
+    assert "Q24628793.wd" in left[0] and "--rdf-format" in left[0]
+    assert "notes.py: not RDF" in left[0] and "sub/" in left[0]
+    with Gateway.open(folder / WIKIDATA[0]) as oracle:
+        assert json.loads(ran.stdout) == oracle.describe_schema().model_dump(mode="json", exclude_none=True)
+
+    # --rdf-format reads the unnamed file, never the Python one; the line still names what is left out.
+    read = bfsql("query", "describe_schema", "--data", str(folder), "--rdf-format", "turtle")
+    assert read.returncode == 0, read.stderr
+    left = [line for line in said(read) if "left out" in line]
+    assert len(left) == 1 and "Q24628793.wd" not in left[0] and "notes.py" in left[0]
+
+    loaded = bfsql("load", str(folder), "--store", str(tmp_path / "store"))
+    assert loaded.returncode == 0, loaded.stderr
+    assert sum("left out" in line and "Q24628793.wd" in line for line in said(loaded)) == 1
+
+
+def test_a_folder_of_python_files_is_no_rdf(tmp_path: Path) -> None:
+    folder = tmp_path / "code"
+    shutil.copytree(ROOT / "gateway" / "demos", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for extra in ([], ["--rdf-format", "turtle"]):
+        ran = bfsql("query", "describe_schema", "--data", str(folder), *extra)
+        assert ran.returncode == 2, ran.stderr
+        assert "not RDF" in ran.stderr and "sherlock.py" in ran.stderr
+        assert "line " not in ran.stderr and "Traceback" not in ran.stderr
