@@ -44,7 +44,7 @@ from gateway.backends.file_checks import check_files, read_errors
 from gateway.backends.namespaces import graphs_using
 from gateway.backends.rdf_files import rdf_format, rdf_sources, syntax_error_text
 from gateway.backends.results import tsv_text
-from gateway.backends.store_directory import META_FILE, read_meta
+from gateway.backends.store_directory import META_FILE, STORE_DIR, read_meta, store_trouble
 from gateway.errors import InvalidInput, UpstreamError
 from gateway.sparql import template
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph, line_text
@@ -53,7 +53,6 @@ _PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
 _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
 _TRUE, _FALSE = ox.Literal(True), ox.Literal(False)
 _CHECKS = {name: ox.NamedNode(name) for name in (deadlines.ALIVE, deadlines.HELD)}
-STORE_DIR = "store"
 logger = logging.getLogger("gateway.store")
 
 
@@ -85,18 +84,7 @@ def is_store_directory(directory: Path) -> bool:
 def store_error(directory: Path, error: Exception) -> InvalidInput:
     """An error of the store's engine, in the gateway's words (the engine's own, on the debug log)."""
     logger.debug("%s: the store's engine said: %s", directory, error)
-    text = str(error)
-    if "lock" in text.lower():
-        why = ("another process is writing to this store (a `bfsql load` still running?): wait for it to end, "
-               "or load into another directory")
-    elif "No such file" in text and "Corruption" not in text:
-        why = "not a store directory (`bfsql load FILE... --store DIR` makes one)"
-    elif "Permission denied" in text:
-        why = "the store's files cannot be read or written by this user"
-    else:
-        why = ("the store's files are damaged or are not an Oxigraph store's: load the data again into a new "
-               "directory (`bfsql load FILE... --store DIR`)")
-    return InvalidInput(f"{directory}: {why}", field="path")
+    return store_trouble(directory, error)
 
 
 def scan_prefixes(path: Path) -> dict[str, str]:
