@@ -34,21 +34,29 @@ def open_data(
     for path in paths:
         if not path.exists():
             raise InvalidInput(f"{path}: no such file, folder or store directory", field="path")
-    if len(paths) == 1 and (given is None or is_bundle(paths[0]) or is_store_directory(paths[0])):
-        gateway = open_bundle(paths[0], lenient=lenient, **options)
-    else:
-        alone = [p for p in paths if p.is_dir() and (is_bundle(p) or is_store_directory(p))]
-        if alone:
-            raise InvalidInput(f"{alone[0]}: a store or bundle directory is opened alone, not with other data "
-                               "(`bfsql load FILE... --store DIR` adds files to a store)", field="path")
-        gateway = _open_files(paths, lenient=lenient, given=given, **options)
-    for line in left_out([p for p in paths if not (is_bundle(p) or is_store_directory(p))], given):
+    gateway = _open(paths, lenient=lenient, given=given, **options)
+    for line in left_out([p for p in paths if not _whole(p)], given):
         say(line)
     backend = gateway.backend
     if isinstance(backend, EmbeddedBackend) and backend.directory is None and (
             len(backend.report.files) > 1 or any(p.is_dir() for p in paths)):
         say(loaded_line(paths, backend.report.files, backend.report.quads, lenient=lenient, rdf_format=rdf_format))
     return gateway
+
+
+def _whole(path: Path) -> bool:
+    """A store or bundle directory: opened as one, never read as a folder of files."""
+    return path.is_dir() and (is_bundle(path) or is_store_directory(path))
+
+
+def _open(paths: Sequence[Path], *, lenient: bool, given: Any, **options: Any) -> Gateway:
+    if len(paths) == 1 and (given is None or _whole(paths[0])):
+        return open_bundle(paths[0], lenient=lenient, **options)
+    alone = [p for p in paths if _whole(p)]
+    if alone:
+        raise InvalidInput(f"{alone[0]}: a store or bundle directory is opened alone, not with other data "
+                           "(`bfsql load FILE... --store DIR` adds files to a store)", field="path")
+    return _open_files(paths, lenient=lenient, given=given, **options)
 
 
 def _open_files(paths: Sequence[Path], *, lenient: bool, given: Any, **options: Any) -> Gateway:

@@ -110,3 +110,23 @@ def test_a_folder_of_python_files_is_no_rdf(tmp_path: Path) -> None:
         assert ran.returncode == 2, ran.stderr
         assert "not RDF" in ran.stderr and "sherlock.py" in ran.stderr
         assert "line " not in ran.stderr and "Traceback" not in ran.stderr
+
+
+# -- 4. --format: the output on query, the older spelling of --rdf-format elsewhere ----------
+def test_format_on_load_is_the_older_spelling_of_rdf_format(tmp_path: Path) -> None:
+    folder = wikidata_folder(tmp_path)
+    for name in WIKIDATA:
+        (folder / name).rename(folder / name.replace(".ttl", ".wd"))
+    older = bfsql("load", str(folder), "--format", "turtle", "--store", str(tmp_path / "older"))
+    newer = bfsql("load", str(folder), "--rdf-format", "turtle", "--store", str(tmp_path / "newer"))
+    assert older.returncode == newer.returncode == 0, older.stderr + newer.stderr
+    assert json.loads(older.stdout)["quads"] == json.loads(newer.stdout)["quads"] > 0
+    assert [line for line in said(older) if "--rdf-format" in line] == [
+        "bfsql: --format names the files' RDF syntax here: spell it --rdf-format (on `bfsql query`, --format is the "
+        "output's format)"]
+    assert not [line for line in said(newer) if "--format" in line]
+
+
+def test_an_rdf_syntax_given_as_query_format_points_to_rdf_format() -> None:
+    ran = bfsql("query", "describe_schema", "--format", "turtle")
+    assert ran.returncode == 2 and "no output format" in ran.stderr and "--rdf-format" in ran.stderr
