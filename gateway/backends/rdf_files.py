@@ -11,6 +11,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from xml.parsers import expat
 
 import pyoxigraph as ox
 
@@ -164,19 +165,30 @@ def _folder_files(folder: Path, given: ox.RdfFormat | None) -> list[tuple[Path, 
 
 
 _PARSER_PREFIX = re.compile(r"^Parser error (?:at|between) [^:]*: ")
-_LENIENT_ACCEPTS = re.compile(r"\bIRI\b|subtag|language tag", re.I)
+_LENIENT_ACCEPTS = re.compile(r"Invalid IRI|IRI code point|subtag|language tag", re.I)
 """What a lenient parse lets through (pyoxigraph 0.5): IRIs it does not check, language tags."""
+_BAD_IRI = re.compile(r"Invalid IRI|IRI code point", re.I)
+_SHOWN = 80
+_REASON = 240
+"""Characters of the parser's own words a message keeps (it may quote a whole file)."""
+"""Characters of an offending IRI a message quotes."""
 
 
-def syntax_error_text(path: Path, error: SyntaxError, *, lenient: bool) -> str:
-    """The parser's error at its real position: `file: line L column C: what`, with the hint
-    of a lenient load only where a lenient load takes what was refused.
+def syntax_error_text(path: Path, error: SyntaxError, *, lenient: bool, fmt: ox.RdfFormat | None = None) -> str:
+    """The parser's error at its real position: `file: line L column C: what`, with the
+    IRI it refused, the hint of a lenient load only where a lenient load takes what was
+    refused, and the syntax the file was read as where `--rdf-format` chose it (`fmt`
+    other than its extension's).
 
     pyoxigraph's lenient parse takes a line break inside a "short" string, but does not
     count it: the column of a later error then runs on from the string's line (line 3000
     column 850 on a line of 40 characters). Its column counts characters from that line's
-    start, line breaks included, so the real position is found by reading that far."""
+    start, line breaks included, so the real position is found by reading that far. Its
+    RDF/XML reader gives no position: where the file is not well-formed XML, expat's is."""
     reason = _PARSER_PREFIX.sub("", str(error.args[0]) if error.args else str(error))
+    reason = " ".join(reason.split())  # one line: a reader may quote a file's text, line breaks and all
+    if len(reason) > _REASON:
+        reason = reason[: _REASON - 1] + "…"
     where = ""
     if isinstance(error.lineno, int) and isinstance(error.offset, int) and error.lineno > 0 and error.offset > 0:
         line, column = _real_position(path, error.lineno, error.offset)
@@ -184,8 +196,56 @@ def syntax_error_text(path: Path, error: SyntaxError, *, lenient: bool) -> str:
         if line != error.lineno:
             reason += (f" (a lenient load reads a string on across line breaks: one opened on line {error.lineno} "
                        "may lack its closing quote)")
+        elif _BAD_IRI.search(reason) and (iri := _span(path, error)):
+            reason += f" in {iri}"
+    elif fmt == ox.RdfFormat.RDF_XML and (place := _xml_error(path)):
+        where = place
     hint = " (a lenient load, --lenient, may accept it)" if not lenient and _LENIENT_ACCEPTS.search(reason) else ""
+    if fmt is not None and fmt != _extension_format(path):
+        hint += f" (read as {_syntax_name(fmt)}, as --rdf-format says: is the file in that syntax?)"
     return f"{path.name}: {where}{reason}{hint}"
+
+
+def _syntax_name(fmt: ox.RdfFormat) -> str:
+    return next((name for name, known in SYNTAXES.items() if known == fmt), fmt.name)
+
+
+def _span(path: Path, error: SyntaxError) -> str | None:
+    """The text between the error's start and end on one line (the IRI a parser refused)."""
+    end = getattr(error, "end_offset", None)
+    if (getattr(error, "end_lineno", None) != error.lineno or not isinstance(end, int) or error.offset is None
+            or error.lineno is None):
+        return None
+    text = _line(path, error.lineno)
+    if text is None:
+        return None
+    span = text[error.offset - 1: end - 1]
+    return span if len(span) <= _SHOWN else span[: _SHOWN - 1] + "…"
+
+
+def _line(path: Path, number: int) -> str | None:
+    try:
+        with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb") as handle:
+            for _ in range(number - 1):
+                if not handle.readline():
+                    return None
+            return handle.readline().decode("utf-8", errors="replace")
+    except (OSError, EOFError, zlib.error):
+        return None
+
+
+def _xml_error(path: Path) -> str | None:
+    """`line L column C: ` where expat finds the file is not well-formed XML; None if it is."""
+    parser = expat.ParserCreate()
+    try:
+        with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb") as handle:
+            parser.ParseFile(handle)
+    except expat.ExpatError as failed:
+        what = re.sub(r"^not well-formed \((.*)\)$", r"\1", expat.ErrorString(failed.code) or "")
+        return f"line {failed.lineno} column {failed.offset + 1}: not well-formed XML ({what}); "
+    except (OSError, EOFError, zlib.error):
+        return None
+    return None
 
 
 def _real_position(path: Path, line: int, column: int) -> tuple[int, int]:
@@ -201,3 +261,25 @@ def _real_position(path: Path, line: int, column: int) -> tuple[int, int]:
         return line, column
     breaks = ahead.count("\n")
     return (line, column) if not breaks else (line + breaks, len(ahead) - ahead.rfind("\n"))
+
+
+def first_places(paths: Sequence[Path], iris: Sequence[str]) -> dict[str, str]:
+    """Where each IRI is first written as `<IRI>` in `paths` (`file line L column C`): the
+    place of an IRI a lenient load kept. An IRI written otherwise (relative, prefixed,
+    escaped, in RDF/XML or JSON-LD) has none."""
+    places: dict[str, str] = {}
+    wanted = {f"<{iri}>".encode(): iri for iri in iris}
+    for path in paths:
+        try:
+            with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb") as handle:
+                for number, line in enumerate(handle, 1):
+                    for written, iri in list(wanted.items()):
+                        if (at := line.find(written)) >= 0:
+                            column = len(line[:at].decode("utf-8", errors="replace")) + 1
+                            places[iri] = f"{path.name} line {number} column {column}"
+                            del wanted[written]
+                    if not wanted:
+                        return places
+        except (OSError, EOFError, zlib.error):
+            continue
+    return places
