@@ -166,6 +166,9 @@ def configure_logging() -> None:
     """The log on stderr, every line of it through `gateway.redaction` (an endpoint's
     credentials never reach it, whichever logger a line comes from)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Its start and stop, said once per session manager: /mcp runs two (stateless, and one
+    # keeping a handshake-era client's session), so each said twice. The start line names /mcp.
+    logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
     redaction.guard_logging()
 
 

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx2
+import pyoxigraph as ox
+import pytest
 
 from gateway import Gateway
 from tests.conftest import ROOT, shared_data
@@ -65,13 +68,26 @@ def _several(files: list[Path]) -> Gateway:
 
 
 def test_serve_applies_profile_to_a_file(tmp_path: Path) -> None:
+    """And, on the same server: the start is logged once, and /sparql says a syntax error
+    at pyoxigraph's own position, with what is written there."""
     path = shared_data("wikidata", WIKIDATA[0])
     served = start_server(tmp_path, str(path), "--profile", "wikidata")
+    query = "SELECT ?s WHERE {\n  ?s ?p ?o .\n  FILTR(?o)\n}"
     try:
         answer = httpx2.post(f"{served.url}/v1/tools/describe_schema", json={}, timeout=60).json()
+        refused = httpx2.get(f"{served.url}/sparql", params={"query": query}, timeout=60)
+        log = served.log_text()
     finally:
         served.stop()
     assert answer["profile"] == "wikidata"
+    assert log.count("session manager started") <= 1, log
+    with pytest.raises(SyntaxError) as oracle:
+        ox.Store().query(query)
+    line, column = map(int, re.search(r"at (\d+):(\d+)", str(oracle.value)).groups())  # type: ignore[union-attr]
+    written = query.split("\n")[line - 1][column - 1:].split()[0]
+    detail = refused.json()["detail"]
+    assert refused.status_code == 400 and f"line {line} column {column}, at `{written}`: expected " in detail
+    assert "error at" not in detail and "[_]" not in detail
 
 
 # -- 2. what a folder leaves out -----------------------------------------------------------
@@ -130,3 +146,51 @@ def test_format_on_load_is_the_older_spelling_of_rdf_format(tmp_path: Path) -> N
 def test_an_rdf_syntax_given_as_query_format_points_to_rdf_format() -> None:
     ran = bfsql("query", "describe_schema", "--format", "turtle")
     assert ran.returncode == 2 and "no output format" in ran.stderr and "--rdf-format" in ran.stderr
+
+
+# -- 6. rough edges -----------------------------------------------------------------------
+def test_the_demo_says_how_to_run_bfsql_when_it_is_not_on_path(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "bfsql"
+    if not script.is_file():
+        pytest.skip(f"{script} is absent: this environment has no console script beside its Python")
+    bare = {**os.environ, "PYTHONPATH": str(ROOT),
+            "PATH": os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                                    if p and not (Path(p) / "bfsql").exists())}
+    off = subprocess.run([*BFSQL, "demo"], capture_output=True, text=True, cwd=tmp_path, timeout=300, env=bare)
+    assert off.returncode == 0, off.stderr
+    tail = off.stdout.rsplit("\nNext:\n", 1)[1]
+    assert "not on your PATH" in tail and str(script) in tail and "activate" in tail
+    on = subprocess.run([*BFSQL, "demo"], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                        env={**bare, "PATH": f"{script.parent}{os.pathsep}{bare['PATH']}"})
+    assert on.returncode == 0 and "not on your PATH" not in on.stdout
+
+
+def test_a_stopword_alone_does_not_match_a_search() -> None:
+    """Every hit for "The Woman" holds "woman" in its own data (the demo's Irene Adler by
+    her synonym); before, "the" alone matched rel:Injures as well as the real hits."""
+    ran = bfsql("query", "search_entities", '{"query": "The Woman", "limit": 10}')
+    assert ran.returncode == 0, ran.stderr
+    hits = json.loads(ran.stdout)["results"]
+    assert hits and hits[0]["id"] == "wiki:Irene_Adler"
+    with Gateway.open(ROOT / "data" / "sherlock.trig") as oracle:
+        for hit in hits:
+            data = oracle.describe_entity(id=hit["id"]).model_dump_json().casefold()
+            assert "woman" in data, hit
+
+
+def test_mcp_says_once_that_stdin_is_not_mcp() -> None:
+    ran = bfsql("mcp", stdin="hello\nlist tools\n")
+    assert ran.returncode == 0 and ran.stdout == ""
+    assert [line for line in said(ran) if "JSON-RPC" in line] == [
+        "bfsql: stdin holds something other than MCP's JSON-RPC messages, which this command reads (an MCP client "
+        "starts it: docs/mcp.md); for one call from a shell, use `bfsql query TOOL JSON`"]
+
+
+def test_the_graph_description_says_what_it_counts() -> None:
+    path = shared_data("wikidata", "Q24628793.ttl")  # no ontology header: described by its counts
+    ran = bfsql("query", "describe_schema", "--data", str(path))
+    answer = json.loads(ran.stdout)
+    counted = answer["statements"]["total"]
+    triples = len(list(ox.parse(path=str(path), format=ox.RdfFormat.TURTLE)))
+    assert counted < triples  # what made "N statements" read as a wrong triple count
+    assert answer["graph_description"].startswith(f"an RDF graph of {counted:,} relationships between entities (")
