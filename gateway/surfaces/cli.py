@@ -15,6 +15,9 @@ names no RDF syntax are read as `--rdf-format NAME` says (turtle, ntriples, ...)
 is the output of `query` (json, or a picture); on load, serve and mcp it is an older
 spelling of `--rdf-format`, still taken, with a line on stderr saying so.
 
+What a folder leaves out (unnamed extensions, files that are not RDF, subfolders) is said
+on stderr. `--profile NAME` is the statement model of the data or the endpoint alike.
+
 `--endpoints FILE` (default: $BFSQL_ENDPOINTS) names endpoints and their settings
 (`gateway.backends.endpoint_file`); a command given no data and no `--endpoint` uses the
 file's only endpoint.
