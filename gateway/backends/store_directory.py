@@ -57,15 +57,17 @@ def store_trouble(directory: Path, error: Exception) -> InvalidInput:
                "or load into another directory")
     elif "Permission denied" in text:
         why = "the store's files cannot be read or written by this user"
+    elif (directory / STORE_DIR).is_dir() and not (directory / META_FILE).is_file():
+        # No quad goes in before meta.json says a load is under way: the store is empty or
+        # whole, and loading the same files again (a set of quads) completes it.
+        why = (f"the last `bfsql load` into this directory did not finish (the {META_FILE} a load writes as it "
+               "begins is missing), so its data may be incomplete: run the same load again")
     else:
         why = f"this store directory is damaged: {_damage(directory, text)}; {_rebuild(directory)}"
     return InvalidInput(f"{directory}: {why}", field="path")
 
 
 def _damage(directory: Path, text: str) -> str:
-    if (directory / STORE_DIR).is_dir() and not (directory / META_FILE).is_file():
-        return (f"its {META_FILE}, which `bfsql load` writes first, is missing (a load stopped as it began, or the "
-                "file was removed)")
     if _CHECKSUM.search(text):
         return "a data file does not match its checksum (a disk error, or a copy taken while a load was writing)"
     if _MISSING.search(text):
