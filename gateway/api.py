@@ -43,7 +43,8 @@ Answer = TypeVar("Answer", bound=BaseModel)
 _DEFAULT_GRAPH_HELD: MemoKey[bool] = MemoKey("default_graph")
 
 
-def _profile(name: str, backend: Backend) -> type[Profile]:
+def profile_named(name: str, backend: Backend) -> type[Profile]:
+    """The statement model `name` names ("auto": the one `backend`'s data is in)."""
     if name == "auto":
         name = detect_profile(backend)
     return profile_class(name)
@@ -153,7 +154,7 @@ class Gateway:
             backend = EmbeddedBackend.open(source, lenient=lenient, in_memory=in_memory)
         backend.prefixes.update(prefixes or {})
         backend.configured_prefixes.update(prefixes or {})
-        return cls(backend, settings=settings, profile=_profile(profile or "native", backend))
+        return cls(backend, settings=settings, profile=profile_named(profile or "native", backend))
 
     @classmethod
     def connect(
@@ -189,7 +190,7 @@ class Gateway:
         else:
             config = EndpointConfig(url_or_config, **fields)
         backend = RemoteBackend(config)
-        return cls(backend, settings=settings, profile=_profile(profile, backend))
+        return cls(backend, settings=settings, profile=profile_named(profile, backend))
 
     @classmethod
     def connect_named(

@@ -42,9 +42,9 @@ from gateway.backends.base import (
 )
 from gateway.backends.file_checks import check_files, read_errors
 from gateway.backends.namespaces import graphs_using
-from gateway.backends.rdf_files import rdf_format, rdf_sources, syntax_error_text
+from gateway.backends.rdf_files import first_places, rdf_format, rdf_sources, syntax_error_text
 from gateway.backends.results import tsv_text
-from gateway.backends.store_directory import META_FILE, read_meta
+from gateway.backends.store_directory import META_FILE, STORE_DIR, read_meta, store_trouble
 from gateway.errors import InvalidInput, UpstreamError
 from gateway.sparql import template
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph, line_text
@@ -53,7 +53,6 @@ _PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
 _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
 _TRUE, _FALSE = ox.Literal(True), ox.Literal(False)
 _CHECKS = {name: ox.NamedNode(name) for name in (deadlines.ALIVE, deadlines.HELD)}
-STORE_DIR = "store"
 logger = logging.getLogger("gateway.store")
 
 
@@ -67,10 +66,15 @@ class LoadReport:
     invalid_language_tags: dict[str, int] = field(default_factory=dict)
     odd_iris: int = 0
     """IRIs that no query can name (spaces, control characters, brackets: lenient mode)."""
+    odd_iri_examples: list[str] = field(default_factory=list)
+    """The first few of them, each with where a file first writes it (`first_places`)."""
 
     def warnings(self) -> list[str]:
+        named = f": {'; '.join(self.odd_iri_examples)}" + (
+            f" and {self.odd_iris - len(self.odd_iri_examples)} more" if self.odd_iris > len(self.odd_iri_examples)
+            else "") if self.odd_iri_examples else ""
         odd = [f"kept {self.odd_iris} IRI(s) a strict parser refuses (spaces, control characters or brackets in them, "
-               "lenient mode): answers show them escaped, and no walk can go on from them"] if self.odd_iris else []
+               f"lenient mode): answers show them escaped, and no walk can go on from them{named}"] if self.odd_iris else []
         return odd + [
             f"kept {count} literal(s) with the invalid language tag {tag!r} (lenient mode)"
             for tag, count in sorted(self.invalid_language_tags.items())
@@ -85,18 +89,7 @@ def is_store_directory(directory: Path) -> bool:
 def store_error(directory: Path, error: Exception) -> InvalidInput:
     """An error of the store's engine, in the gateway's words (the engine's own, on the debug log)."""
     logger.debug("%s: the store's engine said: %s", directory, error)
-    text = str(error)
-    if "lock" in text.lower():
-        why = ("another process is writing to this store (a `bfsql load` still running?): wait for it to end, "
-               "or load into another directory")
-    elif "No such file" in text and "Corruption" not in text:
-        why = "not a store directory (`bfsql load FILE... --store DIR` makes one)"
-    elif "Permission denied" in text:
-        why = "the store's files cannot be read or written by this user"
-    else:
-        why = ("the store's files are damaged or are not an Oxigraph store's: load the data again into a new "
-               "directory (`bfsql load FILE... --store DIR`)")
-    return InvalidInput(f"{directory}: {why}", field="path")
+    return store_trouble(directory, error)
 
 
 def scan_prefixes(path: Path) -> dict[str, str]:
@@ -494,7 +487,7 @@ def load_files(
                     with _open_counting(path, progress) as handle:
                         load(handle, format=fmt, lenient=lenient)
         except SyntaxError as error:
-            raise InvalidInput(syntax_error_text(path, error, lenient=lenient), field="path") from None
+            raise InvalidInput(syntax_error_text(path, error, lenient=lenient, fmt=fmt), field="path") from None
         except MemoryError:
             raise InvalidInput(f"{path.name}: a term in it is larger than the parser takes (16 MiB)",
                                field="path") from None
@@ -502,7 +495,22 @@ def load_files(
     if lenient:
         report.invalid_language_tags = invalid_language_tags(store)
         report.odd_iris = odd_iris(store)
+        if report.odd_iris:
+            report.odd_iri_examples = odd_iri_examples(store, paths)
     return report
+
+
+def odd_iri_examples(store: ox.Store, paths: Sequence[Path]) -> list[str]:
+    """The first few IRIs no query can name, escaped as answers show them, each with its place."""
+    solutions = store.query(template("native/odd_iri_examples"), use_default_graph_as_union=True)
+    assert isinstance(solutions, ox.QuerySolutions)  # a SELECT
+    found = [str(solution["x"].value) for solution in solutions]
+    places = first_places(paths, found)
+    return [f"<{_escaped(iri)}>" + (f" ({places[iri]})" if iri in places else "") for iri in found]
+
+
+def _escaped(iri: str) -> str:
+    return "".join(f"\\u{ord(c):04X}" if c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F else c for c in iri)
 
 
 def odd_iris(store: ox.Store) -> int:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import gzip
 import io
+import mimetypes
 import re
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from xml.parsers import expat
 
 import pyoxigraph as ox
 
@@ -66,7 +69,8 @@ def syntax_named(name: str) -> ox.RdfFormat:
 def rdf_sources(paths: Sequence[Path], given: ox.RdfFormat | None = None) -> list[tuple[Path, ox.RdfFormat]]:
     """Each file with its syntax: a file named is read as `given`, else as its extension
     says; a folder's files (not those in its subfolders, nor hidden ones) are those whose
-    extension names a syntax, and with `given`, also those whose extension names none."""
+    extension names a syntax, and with `given`, also those whose extension names none and
+    that are not known to be something else (`FolderContents`)."""
     found: list[tuple[Path, ox.RdfFormat]] = []
     for path in paths:
         if path.is_dir():
@@ -78,34 +82,113 @@ def rdf_sources(paths: Sequence[Path], given: ox.RdfFormat | None = None) -> lis
     return found
 
 
+# A file of these media types may hold RDF under another name (`notes.txt` of N-Triples,
+# `graph.json` of JSON-LD): `--rdf-format` reads it. A file of any other type the system
+# knows (`.py`, `.csv`, `.png`) holds no RDF, and is passed over even with `--rdf-format`.
+_MAYBE_RDF_TYPES = frozenset({"text/plain", "application/json", "application/xml", "text/xml",
+                              "application/octet-stream"})
+_LISTED = 4
+"""Names a line lists of each kind before it counts the rest."""
+
+
+@dataclass(frozen=True)
+class FolderContents:
+    """What reading a folder makes of each thing in it."""
+
+    read: list[tuple[Path, ox.RdfFormat]]
+    unnamed: list[Path]
+    """Files whose extension names no RDF syntax, left out (`--rdf-format` reads them)."""
+    foreign: list[Path]
+    """Files of a type that is not RDF (`mimetypes` knows their extension), left out."""
+    folders: list[Path]
+    """Subfolders, not read."""
+
+    @classmethod
+    def of(cls, folder: Path, given: ox.RdfFormat | None) -> FolderContents:
+        entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+        read: list[tuple[Path, ox.RdfFormat]] = []
+        unnamed: list[Path] = []
+        foreign: list[Path] = []
+        for path in (p for p in entries if p.is_file()):
+            named = _extension_format(path)
+            if named is not None:
+                read.append((path, named))
+            elif not _may_hold_rdf(path):
+                foreign.append(path)
+            elif given is not None:
+                read.append((path, given))
+            else:
+                unnamed.append(path)
+        return cls(read, unnamed, foreign, [p for p in entries if p.is_dir()])
+
+    def left_out(self) -> str | None:
+        """What was not read, in one line; None when everything was."""
+        parts = []
+        if self.unnamed:
+            parts.append(f"{_names(self.unnamed)}: no RDF syntax has {'its' if len(self.unnamed) == 1 else 'their'} "
+                         f"extension; name it with --rdf-format ({', '.join(SYNTAXES)})")
+        if self.foreign:
+            parts.append(f"{_names(self.foreign)}: not RDF")
+        if self.folders:
+            parts.append(f"{_names(self.folders, '/')}: subfolders are not read; give each as well")
+        return "; ".join(parts) or None
+
+
+def _may_hold_rdf(path: Path) -> bool:
+    media_type, _ = mimetypes.guess_type(path.name)
+    return media_type is None or media_type in _MAYBE_RDF_TYPES
+
+
+def _names(paths: Sequence[Path], mark: str = "") -> str:
+    shown = ", ".join(p.name + mark for p in paths[:_LISTED])
+    return shown + (f" and {len(paths) - _LISTED} more" if len(paths) > _LISTED else "")
+
+
+def left_out(paths: Sequence[Path], given: ox.RdfFormat | None = None) -> list[str]:
+    """For each folder among `paths`, the line saying what in it is not read (`FolderContents`)."""
+    lines = []
+    for path in paths:
+        if path.is_dir() and (line := FolderContents.of(path, given).left_out()):
+            lines.append(f"{path}: left out {line}")
+    return lines
+
+
 def _folder_files(folder: Path, given: ox.RdfFormat | None) -> list[tuple[Path, ox.RdfFormat]]:
-    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
-    found = [(p, fmt) for p in files if (fmt := _extension_format(p) or given) is not None]
-    if not found:
-        others = ", ".join(p.name for p in files[:5]) + (" ..." if len(files) > 5 else "")
+    contents = FolderContents.of(folder, given)
+    if not contents.read:
+        what = contents.left_out()
         raise InvalidInput(
             f"{folder}: neither a store directory (`bfsql load FILE... --store DIR` makes one) nor a folder of RDF "
-            f"files ({', '.join(sorted(FORMATS))}, optionally .gz)"
-            + (f"; it holds {others}: name their syntax with --rdf-format ({', '.join(SYNTAXES)})" if files else
-               "; it is empty"), field="path")
-    return found
-
+            f"files ({', '.join(sorted(FORMATS))}, optionally .gz); " + (f"it holds {what}" if what else "it is empty"),
+            field="path")
+    return contents.read
 
 
 _PARSER_PREFIX = re.compile(r"^Parser error (?:at|between) [^:]*: ")
-_LENIENT_ACCEPTS = re.compile(r"\bIRI\b|subtag|language tag", re.I)
+_LENIENT_ACCEPTS = re.compile(r"Invalid IRI|IRI code point|subtag|language tag", re.I)
 """What a lenient parse lets through (pyoxigraph 0.5): IRIs it does not check, language tags."""
+_BAD_IRI = re.compile(r"Invalid IRI|IRI code point", re.I)
+_SHOWN = 80
+_REASON = 240
+"""Characters of the parser's own words a message keeps (it may quote a whole file)."""
+"""Characters of an offending IRI a message quotes."""
 
 
-def syntax_error_text(path: Path, error: SyntaxError, *, lenient: bool) -> str:
-    """The parser's error at its real position: `file: line L column C: what`, with the hint
-    of a lenient load only where a lenient load takes what was refused.
+def syntax_error_text(path: Path, error: SyntaxError, *, lenient: bool, fmt: ox.RdfFormat | None = None) -> str:
+    """The parser's error at its real position: `file: line L column C: what`, with the
+    IRI it refused, the hint of a lenient load only where a lenient load takes what was
+    refused, and the syntax the file was read as where `--rdf-format` chose it (`fmt`
+    other than its extension's).
 
     pyoxigraph's lenient parse takes a line break inside a "short" string, but does not
     count it: the column of a later error then runs on from the string's line (line 3000
     column 850 on a line of 40 characters). Its column counts characters from that line's
-    start, line breaks included, so the real position is found by reading that far."""
+    start, line breaks included, so the real position is found by reading that far. Its
+    RDF/XML reader gives no position: where the file is not well-formed XML, expat's is."""
     reason = _PARSER_PREFIX.sub("", str(error.args[0]) if error.args else str(error))
+    reason = " ".join(reason.split())  # one line: a reader may quote a file's text, line breaks and all
+    if len(reason) > _REASON:
+        reason = reason[: _REASON - 1] + "…"
     where = ""
     if isinstance(error.lineno, int) and isinstance(error.offset, int) and error.lineno > 0 and error.offset > 0:
         line, column = _real_position(path, error.lineno, error.offset)
@@ -113,8 +196,56 @@ def syntax_error_text(path: Path, error: SyntaxError, *, lenient: bool) -> str:
         if line != error.lineno:
             reason += (f" (a lenient load reads a string on across line breaks: one opened on line {error.lineno} "
                        "may lack its closing quote)")
+        elif _BAD_IRI.search(reason) and (iri := _span(path, error)):
+            reason += f" in {iri}"
+    elif fmt == ox.RdfFormat.RDF_XML and (place := _xml_error(path)):
+        where = place
     hint = " (a lenient load, --lenient, may accept it)" if not lenient and _LENIENT_ACCEPTS.search(reason) else ""
+    if fmt is not None and fmt != _extension_format(path):
+        hint += f" (read as {_syntax_name(fmt)}, as --rdf-format says: is the file in that syntax?)"
     return f"{path.name}: {where}{reason}{hint}"
+
+
+def _syntax_name(fmt: ox.RdfFormat) -> str:
+    return next((name for name, known in SYNTAXES.items() if known == fmt), fmt.name)
+
+
+def _span(path: Path, error: SyntaxError) -> str | None:
+    """The text between the error's start and end on one line (the IRI a parser refused)."""
+    end = getattr(error, "end_offset", None)
+    if (getattr(error, "end_lineno", None) != error.lineno or not isinstance(end, int) or error.offset is None
+            or error.lineno is None):
+        return None
+    text = _line(path, error.lineno)
+    if text is None:
+        return None
+    span = text[error.offset - 1: end - 1]
+    return span if len(span) <= _SHOWN else span[: _SHOWN - 1] + "…"
+
+
+def _line(path: Path, number: int) -> str | None:
+    try:
+        with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb") as handle:
+            for _ in range(number - 1):
+                if not handle.readline():
+                    return None
+            return handle.readline().decode("utf-8", errors="replace")
+    except (OSError, EOFError, zlib.error):
+        return None
+
+
+def _xml_error(path: Path) -> str | None:
+    """`line L column C: ` where expat finds the file is not well-formed XML; None if it is."""
+    parser = expat.ParserCreate()
+    try:
+        with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb") as handle:
+            parser.ParseFile(handle)
+    except expat.ExpatError as failed:
+        what = re.sub(r"^not well-formed \((.*)\)$", r"\1", expat.ErrorString(failed.code) or "")
+        return f"line {failed.lineno} column {failed.offset + 1}: not well-formed XML ({what}); "
+    except (OSError, EOFError, zlib.error):
+        return None
+    return None
 
 
 def _real_position(path: Path, line: int, column: int) -> tuple[int, int]:
@@ -130,3 +261,25 @@ def _real_position(path: Path, line: int, column: int) -> tuple[int, int]:
         return line, column
     breaks = ahead.count("\n")
     return (line, column) if not breaks else (line + breaks, len(ahead) - ahead.rfind("\n"))
+
+
+def first_places(paths: Sequence[Path], iris: Sequence[str]) -> dict[str, str]:
+    """Where each IRI is first written as `<IRI>` in `paths` (`file line L column C`): the
+    place of an IRI a lenient load kept. An IRI written otherwise (relative, prefixed,
+    escaped, in RDF/XML or JSON-LD) has none."""
+    places: dict[str, str] = {}
+    wanted = {f"<{iri}>".encode(): iri for iri in iris}
+    for path in paths:
+        try:
+            with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb") as handle:
+                for number, line in enumerate(handle, 1):
+                    for written, iri in list(wanted.items()):
+                        if (at := line.find(written)) >= 0:
+                            column = len(line[:at].decode("utf-8", errors="replace")) + 1
+                            places[iri] = f"{path.name} line {number} column {column}"
+                            del wanted[written]
+                    if not wanted:
+                        return places
+        except (OSError, EOFError, zlib.error):
+            continue
+    return places

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -51,3 +54,27 @@ Next:
       the command an MCP client starts for itself: docs/mcp.md configures Claude Desktop, Cursor and VS Code with it
   bfsql query describe_schema --data YOUR_FILE.ttl
       your own data: RDF files, a folder of them, or a store `bfsql load FILE... --store DIR` makes""")
+    note = off_path_note()
+    if note:
+        print(note)
+
+
+def off_path_note() -> str | None:
+    """How to run `bfsql` where typing it finds none (after the README's set-up, it is in
+    .venv/bin and not on the PATH until the environment is activated); None where it is found."""
+    found = shutil.which("bfsql")
+    script = Path(sys.executable).parent / "bfsql"
+    if found or not script.is_file():
+        return None
+    activate = script.parent / "activate"
+    how = f", or first `source {shlex.quote(_near(activate))}`" if activate.is_file() else ""
+    return (f"\n(`bfsql` is not on your PATH: type {shlex.quote(_near(script))} where these say bfsql{how}, "
+            "or `pipx install .` for good)")
+
+
+def _near(path: Path) -> str:
+    """`path` from the working directory when it is below it (.venv/bin/bfsql), else whole."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

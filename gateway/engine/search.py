@@ -69,6 +69,13 @@ _LABEL, _ALT = 0, 1
 SCORES = EXACT_SCORES
 """The exact grades' scores; a prefix scores between 0.7 and 0.8, full text below 0.7."""
 _PREFIX, _FULL_TEXT = 4, 5
+STOPWORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "in", "into", "is", "it", "of", "on", "or",
+    "that", "the", "this", "to", "was", "with", "der", "die", "das", "und", "von", "le", "la", "les", "de", "des", "du",
+    "et", "el", "los", "las", "y", "il", "di",
+})
+"""Words too common to make a full-text match on their own, where a query has others
+(English, and the articles and conjunctions of German, French, Spanish and Italian)."""
 _POSSESSIVE = re.compile(r"(\w)['\u2019]s\b")
 _PUNCTUATION = re.compile(r"[^\w]+")
 _READABLE = re.compile(r"[^\W\d_]{3,}")
@@ -313,8 +320,11 @@ class SearchIndex:
             if norm and len(found) < limit:
                 self._prefixes(found, names, norm, limit, type_clause, type_args)
             words = [f'"{word}"' for word in norm.split()]
-            # Every word first; then, to fill the answer, any of them (ranked lower by BM25).
-            for match in dict.fromkeys((" ".join(words), " OR ".join(words))):
+            # Every word first; then, to fill the answer, any of them (ranked lower by BM25),
+            # stopwords left out: "the" alone matches most descriptions, so a name holding
+            # only it would rank level with a real match of the query's other words.
+            content = [f'"{word}"' for word in norm.split() if word not in STOPWORDS] or words
+            for match in dict.fromkeys((" ".join(words), " OR ".join(content))):
                 if match and len(found) < limit:
                     self._full_text(found, match, limit, type_clause, type_args)
             ranked = sorted(found.items(), key=lambda item: (*item[1].order, item[0]))[:limit]

@@ -11,8 +11,12 @@
     bfsql import-bundle DIR --out FILE     a JSON-lines property-graph bundle as RDF 1.2 TriG
 
 Several files, or folders of them, are read into memory together; files whose extension
-names no RDF syntax are read as `--rdf-format NAME` says (turtle, ntriples, ...; also
-spelt `--format` on load, serve and mcp, where it names nothing else).
+names no RDF syntax are read as `--rdf-format NAME` says (turtle, ntriples, ...). `--format`
+is the output of `query` (json, or a picture); on load, serve and mcp it is an older
+spelling of `--rdf-format`, still taken, with a line on stderr saying so.
+
+What a folder leaves out (unnamed extensions, files that are not RDF, subfolders) is said
+on stderr. `--profile NAME` is the statement model of the data or the endpoint alike.
 
 `--endpoints FILE` (default: $BFSQL_ENDPOINTS) names endpoints and their settings
 (`gateway.backends.endpoint_file`); a command given no data and no `--endpoint` uses the
@@ -32,6 +36,7 @@ from pathlib import Path
 from gateway import redaction
 from gateway.api import Gateway
 from gateway.backends.endpoint_file import ENDPOINTS_VARIABLE, endpoints_path, resolve_endpoint
+from gateway.backends.rdf_files import SYNTAXES
 from gateway.errors import GatewayError, InvalidInput
 from gateway.pictures import FORMATS
 from gateway.resources import demo_path, package_version
@@ -82,8 +87,8 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--compact", action="store_true", help="print one line of JSON")
     query.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
                        help="time the call may take (default 30, at most 300)")
-    query.add_argument("--format", default="json", choices=["json", *FORMATS],
-                       help="json, or a picture of a walking tool's answer (dot, graphml, mermaid, svg)")
+    query.add_argument("--format", default="json", type=_output_format, metavar="{json," + ",".join(FORMATS) + "}",
+                       help="the output: json, or a picture of a walking tool's answer (dot, graphml, mermaid, svg)")
     query.set_defaults(run=_query)
 
     load = commands.add_parser("load", help="bulk-load RDF files into an on-disk store directory")
@@ -91,8 +96,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="Turtle, TriG, N-Triples, N-Quads, RDF/XML, JSON-LD (optionally .gz), or folders of them")
     load.add_argument("--store", type=Path, required=True, help="the store directory to create or extend")
     load.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
-    load.add_argument("--rdf-format", "--format", dest="rdf_format", default=None, metavar="NAME",
-                      help="the files' syntax, where a file's extension names none (turtle, ntriples, ...)")
+    _rdf_format_option(load, "the files' syntax, where a file's extension names none (turtle, ntriples, ...)")
     load.set_defaults(run=_load)
 
     demo = commands.add_parser("demo", help="a guided walk through the demo graph (or the book's medlit session)")
@@ -106,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout")
     mcp.add_argument("source", nargs="*", type=_local_path, default=[], metavar="PATH", help=SOURCE_HELP)
     mcp.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
-    mcp.add_argument("--rdf-format", "--format", dest="rdf_format", default=None, metavar="NAME", help=RDF_FORMAT_HELP)
+    _rdf_format_option(mcp, RDF_FORMAT_HELP)
     _endpoint_options(mcp)
     mcp.set_defaults(run=_mcp)
 
@@ -118,8 +122,7 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="serve the HTTP tool API and /sparql (default: the demo graph on 127.0.0.1:8000)")
     serve.add_argument("source", nargs="*", type=_local_path, default=[], metavar="PATH", help=SOURCE_HELP)
-    serve.add_argument("--rdf-format", "--format", dest="rdf_format", default=None, metavar="NAME",
-                       help=RDF_FORMAT_HELP)
+    _rdf_format_option(serve, RDF_FORMAT_HELP)
     serve.add_argument("--host", default="127.0.0.1", help="the address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="the port to bind (default: 8000)")
     serve.add_argument("--readers", type=Path, default=None, help="a readers file: bearer tokens and the graphs they read")
@@ -163,11 +166,35 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rdf-format", dest="rdf_format", default=None, metavar="NAME", help=RDF_FORMAT_HELP)
 
 
+class _OlderSpelling(argparse.Action):
+    """`--format` where it names the RDF syntax: taken, and said to be `--rdf-format` (on
+    `query`, `--format` is the output's format, so one spelling for both misleads)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        _say(f"{option_string} names the files' RDF syntax here: spell it --rdf-format (on `bfsql query`, "
+             "--format is the output's format)")
+        setattr(namespace, self.dest, values)
+
+
+def _rdf_format_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--rdf-format", dest="rdf_format", default=None, metavar="NAME", help=help)
+    parser.add_argument("--format", dest="rdf_format", action=_OlderSpelling, metavar="NAME", help=argparse.SUPPRESS)
+
+
 def _endpoint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint", default=None, metavar="URL|NAME", help=ENDPOINT_HELP)
     parser.add_argument("--endpoints", default=None, metavar="FILE", help=ENDPOINTS_HELP)
     parser.add_argument("--profile", default=None, choices=PROFILES,
-                        help="the endpoint's statement model (default: the endpoints file's, else native)")
+                        help="the statement model of the data or endpoint; auto detects it (default: the endpoints "
+                             "file's, else native)")
+
+
+def _output_format(text: str) -> str:
+    if text in ("json", *FORMATS):
+        return text
+    syntax = " (the data's RDF syntax is --rdf-format)" if text.lower().replace("-", "") in SYNTAXES else ""
+    raise argparse.ArgumentTypeError(f"{text!r} is no output format: json, {', '.join(FORMATS)}{syntax}")
 
 
 def _local_path(text: str) -> Path:
@@ -210,7 +237,8 @@ def _open_local(sources: Sequence[Path], args: argparse.Namespace) -> Gateway:
     from gateway.surfaces.sources import open_data
 
     gateway = open_data(sources or [demo_path()], lenient=args.lenient, say=_say,
-                        rdf_format=args.rdf_format if sources else None)  # the demo graph's own syntax
+                        rdf_format=args.rdf_format if sources else None,  # the demo graph's own syntax
+                        profile=getattr(args, "profile", None))
     for warning in gateway.load_warnings():
         _say(warning)
     return gateway
@@ -240,14 +268,14 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace) -> int:
-    from gateway.backends.rdf_files import syntax_named
+    from gateway.backends.rdf_files import left_out, syntax_named
     from gateway.loading import load_store
 
     given = syntax_named(args.rdf_format) if args.rdf_format else None
     report = load_store(args.files, args.store, lenient=args.lenient, rdf_format=given)
     print(json.dumps({"store": str(args.store), "quads": report.quads, "files": report.files}, indent=2))
-    for warning in report.warnings():
-        print(f"bfsql: {warning}", file=sys.stderr)
+    for warning in [*left_out(args.files, given), *report.warnings()]:
+        _say(warning)
     return 0
 
 

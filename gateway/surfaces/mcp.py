@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import json
 import logging
+import sys
 import threading
 import warnings
 from collections.abc import Callable
@@ -293,6 +294,47 @@ def run_stdio(gateway: Gateway) -> None:
 
     async def serve() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            await server.run(_SaysNonMcp(read), write, server.create_initialization_options())
 
     anyio.run(serve)
+
+
+class _SaysNonMcp:
+    """stdin's messages, passed on as read; the first line that is no JSON-RPC message is
+    said on stderr once (the SDK drops it without a word, so a person typing at the
+    command, or a shell piping text to it, saw nothing at all)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.told = False
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self.inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        item = await self.inner.receive()
+        if isinstance(item, Exception) and not self.told:
+            self.told = True
+            print("bfsql: stdin holds something other than MCP's JSON-RPC messages, which this command reads (an MCP "
+                  "client starts it: docs/mcp.md); for one call from a shell, use `bfsql query TOOL JSON`",
+                  file=sys.stderr, flush=True)
+        return item
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def __aiter__(self) -> _SaysNonMcp:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _SaysNonMcp:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -71,8 +71,8 @@ class ServeConfig:
     """An endpoints file (`gateway.backends.endpoint_file`): each worker reads it, and the
     secrets it names, itself; with no `endpoint`, its only endpoint is served."""
     profile: str | None = None
-    """The remote store's statement model (see `Gateway.connect`); None: the endpoints
-    file's, else native."""
+    """The statement model of the data or remote store (see `Gateway.connect`); None: the
+    endpoints file's, else native."""
     prefixes: str | None = None
     """A file of prefixes to add to the data's own (JSON, or Turtle/SPARQL prefix lines)."""
     host: str = "127.0.0.1"
@@ -145,7 +145,7 @@ def build_app(config: ServeConfig, *, tell: bool = True) -> FastAPI:
         # RDF files, folders of them, a store directory or a JSON-lines bundle, as `bfsql query --data` takes them.
         say = (lambda line: logger.info("%s", line)) if tell else (lambda line: None)
         gateway = open_data(sources, lenient=config.lenient, rdf_format=config.rdf_format, say=say,
-                            prefixes=prefixes, in_memory=in_memory, settings=settings)
+                            prefixes=prefixes, in_memory=in_memory, settings=settings, profile=config.profile)
         if in_memory:
             logger.info("%s: copied into memory (--on-disk keeps it on disk)", source)
     for warning in gateway.load_warnings():
@@ -166,6 +166,9 @@ def configure_logging() -> None:
     """The log on stderr, every line of it through `gateway.redaction` (an endpoint's
     credentials never reach it, whichever logger a line comes from)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Its start and stop, said once per session manager: /mcp runs two (stateless, and one
+    # keeping a handshake-era client's session), so each said twice. The start line names /mcp.
+    logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
     redaction.guard_logging()
 
 

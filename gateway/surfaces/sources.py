@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gateway.api import Gateway
+from gateway.api import Gateway, profile_named
 from gateway.backends.embedded import EmbeddedBackend, is_store_directory
-from gateway.backends.rdf_files import rdf_sources, syntax_named
+from gateway.backends.rdf_files import left_out, rdf_sources, syntax_named
 from gateway.errors import InvalidInput
 from gateway.importers.bundle import is_bundle, open_bundle
 from gateway.resources import demo_path
@@ -26,21 +26,17 @@ def open_data(
     say: Callable[[str], None] = lambda line: None, **options: Any,
 ) -> Gateway:
     """A gateway over `sources` (none: the demo graph); `options` as `open_bundle` takes them
-    (prefixes, settings, in_memory). `say` is given the line naming what several files or
-    a folder were read into, and the `bfsql load` command that keeps them in a store."""
+    (prefixes, settings, in_memory, profile). `say` is given the line naming what several files or
+    a folder were read into, and the `bfsql load` command that keeps them in a store, and
+    what in a folder was left out."""
     given = syntax_named(rdf_format) if rdf_format else None
     paths = list(sources) or [demo_path()]
     for path in paths:
         if not path.exists():
             raise InvalidInput(f"{path}: no such file, folder or store directory", field="path")
-    if len(paths) == 1 and given is None:
-        gateway = open_bundle(paths[0], lenient=lenient, **options)
-    else:
-        alone = [p for p in paths if p.is_dir() and (is_bundle(p) or is_store_directory(p))]
-        if alone:
-            raise InvalidInput(f"{alone[0]}: a store or bundle directory is opened alone, not with other data "
-                               "(`bfsql load FILE... --store DIR` adds files to a store)", field="path")
-        gateway = _open_files(paths, lenient=lenient, given=given, **options)
+    gateway = _open(paths, lenient=lenient, given=given, **options)
+    for line in left_out([p for p in paths if not _whole(p)], given):
+        say(line)
     backend = gateway.backend
     if isinstance(backend, EmbeddedBackend) and backend.directory is None and (
             len(backend.report.files) > 1 or any(p.is_dir() for p in paths)):
@@ -48,12 +44,28 @@ def open_data(
     return gateway
 
 
+def _whole(path: Path) -> bool:
+    """A store or bundle directory: opened as one, never read as a folder of files."""
+    return path.is_dir() and (is_bundle(path) or is_store_directory(path))
+
+
+def _open(paths: Sequence[Path], *, lenient: bool, given: Any, **options: Any) -> Gateway:
+    if len(paths) == 1 and (given is None or _whole(paths[0])):
+        return open_bundle(paths[0], lenient=lenient, **options)
+    alone = [p for p in paths if _whole(p)]
+    if alone:
+        raise InvalidInput(f"{alone[0]}: a store or bundle directory is opened alone, not with other data "
+                           "(`bfsql load FILE... --store DIR` adds files to a store)", field="path")
+    return _open_files(paths, lenient=lenient, given=given, **options)
+
+
 def _open_files(paths: Sequence[Path], *, lenient: bool, given: Any, **options: Any) -> Gateway:
     backend = EmbeddedBackend.open_files(rdf_sources(paths, given), lenient=lenient)
     prefixes = options.get("prefixes") or {}
     backend.prefixes.update(prefixes)
     backend.configured_prefixes.update(prefixes)
-    return Gateway(backend, settings=options.get("settings"))
+    return Gateway(backend, settings=options.get("settings"),
+                   profile=profile_named(options.get("profile") or "native", backend))
 
 
 def loaded_line(paths: Sequence[Path], files: Sequence[str], quads: int, *, lenient: bool,

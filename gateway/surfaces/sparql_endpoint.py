@@ -168,6 +168,33 @@ def run_query(store: ox.Store, request: dict[str, Any]) -> tuple[dict[str, Any],
     return {"media": media}, body
 
 
+_PARSER_SAID = re.compile(r"error at (\d+):(\d+): expected (?:one of )?(.*)", re.S)
+_PARSER_WORDS = {"[_]": None, "IRI parsing failed": "a valid IRI"}
+"""The parser's names for what it expected, in plain words (None: an internal rule, left out)."""
+
+
+def syntax_said(query: str, message: str) -> str:
+    """pyoxigraph's `error at 3:10: expected one of ",", "}", [_]` in plain words: the line
+    and column (its column counts characters), what is written there, and what could have
+    been; its own words where they are in another shape."""
+    said = _PARSER_SAID.fullmatch(message.strip())
+    if said is None:
+        return message
+    line, column = int(said.group(1)), int(said.group(2))
+    lines = query.split("\n")
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    token = re.match(r"\s*(\S{1,30})", text[column - 1:])
+    if token:
+        where = f"at `{token.group(1)}`"
+    elif line >= len(lines) or not "".join(lines[line:]).strip():
+        where = "at the end of the query"
+    else:
+        where = "at the end of the line"
+    wanted = [_PARSER_WORDS.get(name, name) for name in said.group(3).split(", ")]
+    expected = " or ".join(w.strip('"') if w.startswith('"') else w for w in wanted if w) or "more of the query"
+    return f"line {line} column {column}, {where}: expected {expected}"
+
+
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 """A character XML 1.0 does not allow: Oxigraph writes such a literal as it is, which no
 XML parser reads."""
@@ -263,7 +290,8 @@ class SparqlEndpoint:
         if refused == "syntax":
             if text.looks_like_update:
                 raise Problem(403, "read_only", "this endpoint is read-only: SPARQL Update is not accepted", "query")
-            raise Problem(400, "malformed_query", f"the query is not valid SPARQL: {header['message']}", "query")
+            raise Problem(400, "malformed_query", f"the query is not valid SPARQL: {syntax_said(query, header['message'])}",
+                          "query")
         if refused == "not_acceptable":
             why = f"{header['why']}; it" if "why" in header else "this answer"
             raise Problem(406, "not_acceptable", f"{why} is available as " + ", ".join(header["offers"]))

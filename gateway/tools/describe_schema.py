@@ -247,4 +247,6 @@ def _description(ctx: GraphContext, total: int, estimated: Estimates | None) -> 
         return f"{len(names)} ontologies and datasets: {'; '.join(names[:HEADERS_NAMED])}{more}"
     if estimated is not None:
         return estimated.description
-    return f"an RDF graph of {total} statements"
+    # Said as what it counts: the file's triple count is larger (names, types, values).
+    return (f"an RDF graph of {total:,} relationships between entities (each one triple or one statement; names, "
+            "types and literal values are not counted)")
