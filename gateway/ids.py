@@ -1,9 +1,14 @@
 """Canonical IDs: every ID in and out of the gateway passes through one `IdMapper`.
 
 Input may be a CURIE (any case of a known prefix, or a prefix synonym), a full IRI
-(or a URL synonym of one, such as ``https://www.wikidata.org/wiki/Q42``), an IRI in
-angle brackets, or, for predicates and types, a bare local name that is unambiguous in
-the graph. Output is the canonical CURIE, or the whole IRI when no prefix covers it.
+(in either scheme, http or https, of its namespace), an IRI in angle brackets (never read
+as a CURIE), or, for predicates and types, a bare local name that is unambiguous in the
+graph. Output is the canonical CURIE, or the whole IRI when no prefix covers it.
+
+One ID names one IRI, up to its http/https spelling (`same_iri`): a page or document
+about an entity (``https://www.wikidata.org/wiki/Q42``) is another node, never shown under
+the entity's CURIE; `gateway.authorities` reads such a URL as the entity's ID on input
+(docs/canonical-ids.md, "One ID, one node").
 
 Validation happens here, before anything can reach SPARQL text: an ID that cannot be
 an IRI raises `InvalidInput` naming the field; a well-formed ID the gateway cannot map
@@ -108,6 +113,10 @@ def converter_for(extra_prefixes: tuple[tuple[str, str], ...]) -> Prefixes:
     `http://schema.org/Monday` in data that declares `http://schema.org/`), and the
     store's prefix name is read as a synonym (`sdo:Monday`). A registry entry never
     renames a namespace nor takes a prefix already given.
+
+    A record's URI prefix synonyms other than its namespace's http/https spelling (a
+    page's, a resolver's: `_other_resources`) are left out: an IRI there is another
+    resource than the one the CURIE names.
 
     `curies.chain` would merge these layers otherwise: the first layer's prefix and
     spelling both lead (`sdo:Monday` as the ID), and a registry entry whose prefix is taken
@@ -260,6 +269,8 @@ class IdMapper:
                 cached = iri[len(self.vocabulary) :]
             else:
                 cached = self.converter.compress(iri, passthrough=True) or iri
+                if cached.partition(":")[2].startswith("//"):
+                    cached = iri  # `wd://x` would be read back as a URL of the scheme `wd`
                 # `data:Q1`, an IRI of the scheme `data`, where the data's `data:` is a prefix
                 bracketed = cached == iri and self._read_as_curie(iri)
             if not cached.isascii() or _FORBIDDEN.search(cached):
@@ -301,7 +312,7 @@ class IdMapper:
             return [to_id(iri) for iri in iris]
         prefix, cut = head + ":", len(namespace)
         return [prefix + iri[cut:] if iri.startswith(namespace) and iri.isascii() and not _FORBIDDEN.search(iri)
-                else to_id(iri) for iri in iris]
+                and not iri.startswith("//", cut) else to_id(iri) for iri in iris]
 
     @cached_property
     def _leaf_namespaces(self) -> frozenset[str]:
