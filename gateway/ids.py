@@ -124,15 +124,17 @@ def converter_for(extra_prefixes: tuple[tuple[str, str], ...]) -> Prefixes:
     `ps:`). So the layers are laid by the rules above.
     """
     records = [curies.Record(**r) for r in load_prefix_records()]  # type: ignore[arg-type]
-    pages = {uri for record in records for uri in _other_resources(record)}
+    owners = {uri: record.prefix for record in records for uri in _other_resources(record)}
     for record in records:
-        record.uri_prefix_synonyms = [u for u in record.uri_prefix_synonyms if u not in pages]
+        record.uri_prefix_synonyms = [u for u in record.uri_prefix_synonyms if u not in owners]
     for prefix, uri in extra_prefixes:
         if prefix and _is_usable_namespace(uri):
             records = _with_data_prefix(records, prefix, uri)
     chosen = frozenset(name.casefold() for r in records for name in (r.prefix, *r.prefix_synonyms))
-    taken = pages - {uri for r in records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)}
-    return Prefixes([*records, *_registry_records(records, taken)], chosen=chosen)
+    taken = set(owners) - {uri for r in records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)}
+    kept = {r.prefix for r in records}
+    pages = {page: owners[page] for page in sorted(taken) if owners[page] in kept}
+    return Prefixes([*records, *_registry_records(records, taken)], chosen=chosen, pages=pages)
 
 
 def same_iri(one: str, other: str) -> bool:
@@ -190,9 +192,14 @@ class Prefixes(curies.Converter):
     casefolded), as against those only the registry gives: a misspelt prefix is told
     with the chosen ones."""
 
-    def __init__(self, records: list[curies.Record], *, chosen: frozenset[str]) -> None:
+    def __init__(self, records: list[curies.Record], *, chosen: frozenset[str],
+                 pages: Mapping[str, str] | None = None) -> None:
         super().__init__(records, strict=False)
         self.chosen = chosen
+        self.pages = dict(pages or {})
+        """Namespace of pages about IDs -> the prefix of the IDs' own namespace
+        (`https://www.wikidata.org/wiki/` -> `wd`): read as that ID where the graph holds
+        no such page (`IdMapper.spellings`), never compressed to it."""
 
 
 def _is_usable_namespace(uri: str) -> bool:
@@ -243,13 +250,27 @@ class IdMapper:
 
     def spellings(self, iri: str) -> list[str]:
         """The same IRI in the other spellings of its namespace (`https://schema.org/X` for
-        `http://schema.org/X`), for data that uses a spelling its prefixes do not declare."""
+        `http://schema.org/X`), for data that uses a spelling its prefixes do not declare;
+        for a page about an ID (`https://www.wikidata.org/wiki/Q42`), the ID's IRI in each
+        spelling, tried where the graph holds no such page (never the other way round: an
+        entity's ID never reaches a page about it)."""
+        for page, prefix in self._pages:
+            if iri.startswith(page):
+                own = self._expansions[prefix] + iri[len(page) :]
+                return [own, *self.spellings(own)]
         for forms in self._spelled_several_ways:
             for form in forms:
                 if iri.startswith(form):
                     rest = iri[len(form) :]
                     return [other + rest for other in forms if other != form]
         return []
+
+    @cached_property
+    def _pages(self) -> list[tuple[str, str]]:
+        """(namespace of pages, prefix of their IDs), longest page namespace first."""
+        pages = self.converter.pages if isinstance(self.converter, Prefixes) else {}
+        found = [(page, prefix) for page, prefix in pages.items() if prefix in self._expansions]
+        return sorted(found, key=lambda pair: -len(pair[0]))
 
     @cached_property
     def _spelled_several_ways(self) -> list[tuple[str, ...]]:

@@ -126,9 +126,10 @@ def test_douglas_adams_and_his_data_document(tmp_path: Path) -> None:
     document = gateway.describe_entity(DOCUMENT + "Q42")
     assert document.id != "wd:Q42" and document.entity_type == "schema:Dataset"
     assert gateway.describe_entity("wd:Q42").label == "Douglas Adams"
-    # Its page is no node here: the URL is read as the item's ID, and said so.
-    page = gateway.describe_entity("https://www.wikidata.org/wiki/Q42")
-    assert page.id == "wd:Q42" and page.warnings == ['"https://www.wikidata.org/wiki/Q42" identifies wd:Q42']
+    # Its page is no node here: the URL is read as the item's ID.
+    assert not store.query("ASK { <https://www.wikidata.org/wiki/Q42> ?p ?o }")
+    assert gateway.describe_entity("https://www.wikidata.org/wiki/Q42").id == "wd:Q42"
+    assert gateway.bfs_query(seeds=["https://www.wikidata.org/wiki/Q42"], max_hops=0).seeds == ["wd:Q42"]
 
 
 def test_the_https_spelling_of_an_item_is_still_its_id(tmp_path: Path) -> None:
@@ -191,3 +192,22 @@ def test_any_iris_under_any_prefixes_get_ids_of_their_own(
         assert back is not None and same_iri(back, iri), (iri, shown, back)
     # The batch path (a closure's IDs, by the first one's namespace) shows the same IDs.
     assert IdMapper(ids.converter, vocabulary=vocabulary).to_ids(valid) == [ids.to_id(iri) for iri in valid]
+
+
+def test_a_page_the_graph_holds_is_its_own_node(tmp_path: Path) -> None:
+    """A page about an item, when the graph says things about it, is that node: its whole
+    IRI reaches it, and the item's ID still reaches the item (whichever has more data)."""
+    page = "https://www.wikidata.org/wiki/Q54872"
+    path = tmp_path / "with-page.ttl"
+    path.write_text(shared_data("wikidata", "small_dump.ttl").read_text(encoding="utf-8")
+                    + f'\n<{page}> <http://schema.org/inLanguage> "en" ; <http://schema.org/about> wd:Q54872 .\n',
+                    encoding="utf-8")
+    gateway, store = Gateway.open(path), store_of(path)
+    assert_one_id_one_node(gateway, nodes(store))
+    assert gateway.ids.to_id(page) == page
+    for iri, shown in ((page, page), (WD + "Q54872", "wd:Q54872")):
+        described = gateway.describe_entity(shown)
+        properties, relationships = expected_description(store, iri, gateway.ids)
+        assert described.id == shown and set(described.properties or {}) == properties
+        assert Counter({(r.predicate, r.direction): r.count for r in described.relationships or []}) == relationships
+        assert gateway.bfs_query(seeds=[shown], max_hops=0).seeds == [shown]
