@@ -290,7 +290,7 @@ class IdMapper:
                 cached = iri[len(self.vocabulary) :]
             else:
                 cached = self.converter.compress(iri, passthrough=True) or iri
-                if cached.partition(":")[2].startswith("//"):
+                if cached != iri and cached.startswith("//", cached.find(":") + 1):
                     cached = iri  # `wd://x` would be read back as a URL of the scheme `wd`
                 # `data:Q1`, an IRI of the scheme `data`, where the data's `data:` is a prefix
                 bracketed = cached == iri and self._read_as_curie(iri)
@@ -403,8 +403,8 @@ class IdMapper:
     def _read_as_curie(self, iri: str) -> bool:
         """Whether an IRI written as it is would be read back as a CURIE (its scheme is a
         prefix here and no `//` follows it)."""
-        scheme, colon, rest = iri.partition(":")
-        return bool(colon) and not rest.startswith("//") and self.knows_prefix(scheme)
+        colon = iri.find(":")
+        return colon > 0 and not iri.startswith("//", colon + 1) and self.knows_prefix(iri[:colon])
 
     def _iri(self, text: str) -> str:
         """An IRI in angle brackets: itself, in its namespace's standard spelling."""
