@@ -1,9 +1,14 @@
 """Canonical IDs: every ID in and out of the gateway passes through one `IdMapper`.
 
 Input may be a CURIE (any case of a known prefix, or a prefix synonym), a full IRI
-(or a URL synonym of one, such as ``https://www.wikidata.org/wiki/Q42``), an IRI in
-angle brackets, or, for predicates and types, a bare local name that is unambiguous in
-the graph. Output is the canonical CURIE, or the whole IRI when no prefix covers it.
+(in either scheme, http or https, of its namespace), an IRI in angle brackets (never read
+as a CURIE), or, for predicates and types, a bare local name that is unambiguous in the
+graph. Output is the canonical CURIE, or the whole IRI when no prefix covers it.
+
+One ID names one IRI, up to its http/https spelling (`same_iri`): a page or document
+about an entity (``https://www.wikidata.org/wiki/Q42``) is another node, never shown under
+the entity's CURIE; `gateway.authorities` reads such a URL as the entity's ID on input
+(docs/canonical-ids.md, "One ID, one node").
 
 Validation happens here, before anything can reach SPARQL text: an ID that cannot be
 an IRI raises `InvalidInput` naming the field; a well-formed ID the gateway cannot map
@@ -109,17 +114,46 @@ def converter_for(extra_prefixes: tuple[tuple[str, str], ...]) -> Prefixes:
     store's prefix name is read as a synonym (`sdo:Monday`). A registry entry never
     renames a namespace nor takes a prefix already given.
 
+    A record's URI prefix synonyms other than its namespace's http/https spelling (a
+    page's, a resolver's: `_other_resources`) are left out: an IRI there is another
+    resource than the one the CURIE names.
+
     `curies.chain` would merge these layers otherwise: the first layer's prefix and
     spelling both lead (`sdo:Monday` as the ID), and a registry entry whose prefix is taken
     joins that record as another spelling of it (payswarm's namespace read as Wikidata's
     `ps:`). So the layers are laid by the rules above.
     """
     records = [curies.Record(**r) for r in load_prefix_records()]  # type: ignore[arg-type]
+    owners = {uri: record.prefix for record in records for uri in _other_resources(record)}
+    for record in records:
+        record.uri_prefix_synonyms = [u for u in record.uri_prefix_synonyms if u not in owners]
     for prefix, uri in extra_prefixes:
         if prefix and _is_usable_namespace(uri):
             records = _with_data_prefix(records, prefix, uri)
     chosen = frozenset(name.casefold() for r in records for name in (r.prefix, *r.prefix_synonyms))
-    return Prefixes([*records, *_registry_records(records)], chosen=chosen)
+    taken = set(owners) - {uri for r in records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)}
+    kept = {r.prefix for r in records}
+    pages = {page: owners[page] for page in sorted(taken) if owners[page] in kept}
+    return Prefixes([*records, *_registry_records(records, taken)], chosen=chosen, pages=pages)
+
+
+def same_iri(one: str, other: str) -> bool:
+    """Whether two IRIs (or namespaces) are one written in two schemes, http and https: the
+    only spellings an ID merges. Any other URL form of an ID (Wikidata's
+    `https://www.wikidata.org/wiki/Q42` page, DBpedia's `/page/`, a resolver's) names another
+    resource, which a graph may hold beside the entity with statements of its own."""
+    if one == other:
+        return True
+    scheme, sep, rest = one.partition("://")
+    other_scheme, other_sep, other_rest = other.partition("://")
+    return bool(sep and other_sep) and rest == other_rest and {scheme, other_scheme} <= {"http", "https"}
+
+
+def _other_resources(record: curies.Record) -> list[str]:
+    """The URI prefix synonyms of a prefix-map record that are no spelling of its namespace
+    (`same_iri`): read by `gateway.authorities` as URL forms of an ID, never compressed to
+    the ID, so that two nodes of one graph never share one."""
+    return [uri for uri in record.uri_prefix_synonyms if not same_iri(uri, record.uri_prefix)]
 
 
 def _with_data_prefix(records: list[curies.Record], prefix: str, uri: str) -> list[curies.Record]:
@@ -137,11 +171,13 @@ def _with_data_prefix(records: list[curies.Record], prefix: str, uri: str) -> li
     return records
 
 
-def _registry_records(records: list[curies.Record]) -> list[curies.Record]:
+def _registry_records(records: list[curies.Record], taken: set[str]) -> list[curies.Record]:
     """The registry's entries for namespaces `records` lack, under prefixes (in any case)
-    they do not use."""
+    they do not use. Not for the `taken` ones either (the project map's other resources of
+    an ID: a registry prefix for Wikidata's pages would read `wikidata:Q42`, a synonym of
+    `wd:`, as the page)."""
     names = {name.casefold() for r in records for name in (r.prefix, *r.prefix_synonyms)}
-    namespaces = {uri for r in records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)}
+    namespaces = {uri for r in records for uri in (r.uri_prefix, *r.uri_prefix_synonyms)} | taken
     added = []
     for prefix, uri in registry_prefixes():
         if prefix.casefold() not in names and uri not in namespaces:
@@ -156,9 +192,14 @@ class Prefixes(curies.Converter):
     casefolded), as against those only the registry gives: a misspelt prefix is told
     with the chosen ones."""
 
-    def __init__(self, records: list[curies.Record], *, chosen: frozenset[str]) -> None:
+    def __init__(self, records: list[curies.Record], *, chosen: frozenset[str],
+                 pages: Mapping[str, str] | None = None) -> None:
         super().__init__(records, strict=False)
         self.chosen = chosen
+        self.pages = dict(pages or {})
+        """Namespace of pages about IDs -> the prefix of the IDs' own namespace
+        (`https://www.wikidata.org/wiki/` -> `wd`): read as that ID where the graph holds
+        no such page (`IdMapper.spellings`), never compressed to it."""
 
 
 def _is_usable_namespace(uri: str) -> bool:
@@ -209,13 +250,27 @@ class IdMapper:
 
     def spellings(self, iri: str) -> list[str]:
         """The same IRI in the other spellings of its namespace (`https://schema.org/X` for
-        `http://schema.org/X`), for data that uses a spelling its prefixes do not declare."""
+        `http://schema.org/X`), for data that uses a spelling its prefixes do not declare;
+        for a page about an ID (`https://www.wikidata.org/wiki/Q42`), the ID's IRI in each
+        spelling, tried where the graph holds no such page (never the other way round: an
+        entity's ID never reaches a page about it)."""
+        for page, prefix in self._pages:
+            if iri.startswith(page):
+                own = self._expansions[prefix] + iri[len(page) :]
+                return [own, *self.spellings(own)]
         for forms in self._spelled_several_ways:
             for form in forms:
                 if iri.startswith(form):
                     rest = iri[len(form) :]
                     return [other + rest for other in forms if other != form]
         return []
+
+    @cached_property
+    def _pages(self) -> list[tuple[str, str]]:
+        """(namespace of pages, prefix of their IDs), longest page namespace first."""
+        pages = self.converter.pages if isinstance(self.converter, Prefixes) else {}
+        found = [(page, prefix) for page, prefix in pages.items() if prefix in self._expansions]
+        return sorted(found, key=lambda pair: -len(pair[0]))
 
     @cached_property
     def _spelled_several_ways(self) -> list[tuple[str, ...]]:
@@ -230,12 +285,19 @@ class IdMapper:
         known = self._out
         cached = known.get(iri)
         if cached is None:
+            bracketed = False
             if self.vocabulary and iri.startswith(self.vocabulary) and _BARE.match(iri[len(self.vocabulary) :]):
                 cached = iri[len(self.vocabulary) :]
             else:
                 cached = self.converter.compress(iri, passthrough=True) or iri
+                if cached != iri and cached.startswith("//", cached.find(":") + 1):
+                    cached = iri  # `wd://x` would be read back as a URL of the scheme `wd`
+                # `data:Q1`, an IRI of the scheme `data`, where the data's `data:` is a prefix
+                bracketed = cached == iri and self._read_as_curie(iri)
             if not cached.isascii() or _FORBIDDEN.search(cached):
                 cached = shown(cached)
+            if bracketed:
+                cached = f"<{cached}>"
             if len(known) >= ID_CACHE_SIZE:
                 known = self._out = {}  # replaced, not cleared: a call reading the old one keeps it
             known[iri] = cached
@@ -271,7 +333,7 @@ class IdMapper:
             return [to_id(iri) for iri in iris]
         prefix, cut = head + ":", len(namespace)
         return [prefix + iri[cut:] if iri.startswith(namespace) and iri.isascii() and not _FORBIDDEN.search(iri)
-                else to_id(iri) for iri in iris]
+                and not iri.startswith("//", cut) else to_id(iri) for iri in iris]
 
     @cached_property
     def _leaf_namespaces(self) -> frozenset[str]:
@@ -310,8 +372,8 @@ class IdMapper:
 
         Raises `InvalidInput` when the value cannot be an ID at all.
         """
-        text = _id_text(value, field)
-        iri = self._expand(text)
+        text, bracketed = _id_text(value, field)
+        iri = self._iri(text) if bracketed else self._expand(text)
         if iri is None and allow_local_name and ":" not in text:
             matches = self._local_names.get(text) or self._local_names.get(text.lower()) or []
             if len(matches) > 1:
@@ -338,14 +400,27 @@ class IdMapper:
             return None
         return "a bare name, not an ID; use search_entities to find the ID"
 
+    def _read_as_curie(self, iri: str) -> bool:
+        """Whether an IRI written as it is would be read back as a CURIE (its scheme is a
+        prefix here and no `//` follows it)."""
+        colon = iri.find(":")
+        return colon > 0 and not iri.startswith("//", colon + 1) and self.knows_prefix(iri[:colon])
+
+    def _iri(self, text: str) -> str:
+        """An IRI in angle brackets: itself, in its namespace's standard spelling."""
+        found = self.converter.parse_uri(text) if _SCHEME.match(text) else None
+        return text if found is None else self._expansions[found.prefix] + found.identifier
+
     def _expand(self, text: str) -> str | None:
         if _SCHEME.match(text):
             scheme = text.split(":", 1)[0].lower()
-            if text[len(scheme) + 1 :].startswith("//") or scheme in _OPAQUE_SCHEMES:
+            url = text[len(scheme) + 1 :].startswith("//")
+            # A prefix the data or the map chose is read as one before a scheme of the same
+            # name (the data's `@prefix data:` makes `data:Q1` a CURIE, not a data URI).
+            if url or (scheme in _OPAQUE_SCHEMES and not self.knows_prefix(scheme)):
                 # What Converter.standardize_uri gives, without the prefix map it makes
                 # anew on every call (1.4 ms with the default prefixes).
-                found = self.converter.parse_uri(text)
-                return text if found is None else self._expansions[found.prefix] + found.identifier
+                return self._iri(text)
         if ":" not in text:
             if self.vocabulary and _BARE.match(text):
                 return self.vocabulary + text
@@ -358,16 +433,17 @@ class IdMapper:
         return namespace + local if namespace is not None else None
 
 
-def _id_text(value: object, field: str) -> str:
-    """An input ID as text to map: escapes the gateway shows read back, angle brackets taken off."""
+def _id_text(value: object, field: str) -> tuple[str, bool]:
+    """An input ID as text to map: escapes the gateway shows read back, angle brackets taken
+    off (and whether there were: an IRI in them is never read as a CURIE)."""
     text = check_id_text(value, field)
     if "\\" in text:  # an ID as the gateway shows it, with its invisible characters escaped
         text = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
     if text.startswith("<") and text.endswith(">"):
-        return check_id_text(text[1:-1], field)
+        return check_id_text(text[1:-1], field), True
     if "<" in text or ">" in text:
         raise InvalidInput(f"{field}: {_show(text)} is not an IRI or CURIE", field=field)
-    return text
+    return text, False
 
 
 def check_id_text(value: object, field: str) -> str:

@@ -157,9 +157,11 @@ def identified(
 
 def told(ctx: GraphContext, canonical: CanonicalId | None, seed: str, entities: Sequence[str]) -> str:
     """`"MeSH:D003480" identifies DBPedia:Cushing's_disease`, or the entities counted and
-    named (the first `NAMED`) when there are several."""
-    name = canonical.curie if canonical is not None else ctx.ids.to_id(seed)
+    named (the first `NAMED`) when there are several. A page URL of the entity's own ID
+    (`https://www.wikidata.org/wiki/Q42` for wd:Q42) is told as written: its CURIE would
+    say the entity identifies itself."""
     shown = [ctx.ids.to_id(x) for x in entities[:NAMED]]
+    name = canonical.curie if canonical is not None and canonical.curie not in shown else ctx.ids.to_id(seed)
     if len(entities) == 1:
         return f'"{name}" identifies {shown[0]}'
     more = f" and {len(entities) - NAMED} more" if len(entities) > NAMED else ""

@@ -198,7 +198,7 @@ def suggest_ids(ctx: GraphContext, seeds: Seeds, field: str, warnings: list[str]
 def _prefix_note(ctx: GraphContext, name: str) -> str:
     """For an ID read as an IRI of its own scheme: that no prefix of that name is known."""
     prefix, _, rest = name.partition(":")
-    if rest and not rest.startswith("//") and not ctx.ids.knows_prefix(prefix):
+    if rest and not name.startswith("<") and not rest.startswith("//") and not ctx.ids.knows_prefix(prefix):
         near = ctx.ids.near_prefixes(prefix)
         hint = f"; did you mean the prefix {', '.join(near)}?" if near else ""
         return f" (no prefix {prefix!r} is known here: it was read as an IRI{hint})"

@@ -22,7 +22,7 @@ from gateway.engine.context import GraphContext, quoted
 from gateway.engine.identified import NORMALIZED, identified, identifying
 from gateway.engine.walk import WalkResult
 from gateway.errors import InvalidInput
-from gateway.ids import Resolution, check_iri
+from gateway.ids import Resolution, check_iri, same_iri
 from gateway.profiles.base import HopPlan
 from gateway.sparql import iris, writable
 from gateway.terms import Literal
@@ -141,7 +141,10 @@ def present_seeds(
     held = dict.fromkeys(known, True) | _held(ctx, asked, plan, held_read)
     present = {i for i in iris_ if i in held}
     # A spelling held only as an identifier node is no synonym: what links it is looked up.
-    synonyms = _synonyms(ctx, {other: iri for other, iri in spelled.items() if held.get(other)}, present)
+    # A seed with data of its own is read in another spelling only of its http/https form
+    # (a page about an ID, a node of its own, never becomes the ID's entity).
+    synonyms = _synonyms(ctx, {other: iri for other, iri in spelled.items()
+                               if held.get(other) and (not held.get(iri) or same_iri(other, iri))}, present)
     # A seed absent, or held only as the object (or the subject) of identity links: a
     # canonical ID some entities may carry. One question for all of them.
     looked_up = [i for i in iris_ if i not in synonyms and not held.get(i, False) and i not in looked_up_before]

@@ -354,7 +354,7 @@ def test_every_form_of_an_entity_id_is_one_id(q42: Gateway) -> None:
     forms = [
         "https://www.wikidata.org/wiki/Q42",
         "http://www.wikidata.org/entity/Q42",
-        "https://www.wikidata.org/wiki/Special:EntityData/Q42",
+        "https://www.wikidata.org/entity/Q42",
         "wd:Q42",
         "WD:Q42",
         "<http://www.wikidata.org/entity/Q42>",
@@ -363,6 +363,8 @@ def test_every_form_of_an_entity_id_is_one_id(q42: Gateway) -> None:
         assert q42.bfs_query(seeds=[form], max_hops=0).seeds == ["wd:Q42"]
     described = q42.describe_entities(forms)
     assert [e.id for e in described.entities] == ["wd:Q42"] and described.unresolved == []
+    # Its data document is another node (tests/test_ids_distinct.py).
+    assert q42.describe_entity("https://www.wikidata.org/wiki/Special:EntityData/Q42").id == "data:Q42"
 
 
 @pytest.mark.parametrize("name", ["P69", "wdt:P69", "http://www.wikidata.org/prop/direct/P69", "p69"])
