@@ -57,6 +57,7 @@ from gateway.engine.census_scan import (
     Tally,
     Types,
     hashes,
+    pairs_for,
     rows_for,
     token,
 )
@@ -211,7 +212,7 @@ class _Pending:
 def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[bytes]]], *, texts: bool,
           memory: int) -> _Pending:
     tally = Tally(rows_for(memory))
-    types = Types(tally)
+    types = Types(tally, pairs_for(memory))
     source.types(types.lines)
     reifiers, reified = reifiers_of()
     ends, signature, statements = _signatures(types, hashes(reifiers), distinct=source.distinct_types)
@@ -225,9 +226,9 @@ def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[b
     del reifiers, reified
     counts = Counts(tally)
     types_read = source.reads_types_apart and all(t[:1] == b"<" for t in types.numbers)
-    if types_read and types.subjects:  # schema_predicate_counts.rq's rdf:type, from the types read
-        subjects = np.concatenate(types.subjects)
-        counts.schema_predicates[_token(_TYPE)] += int(np.count_nonzero(~known.reifiers.of(subjects)))
+    if types_read and len(types.pairs):  # schema_predicate_counts.rq's rdf:type, from the types read
+        counts.schema_predicates[_token(_TYPE)] += sum(
+            int(np.count_nonzero(~known.reifiers.of(subjects))) for subjects, _ in types.pairs.buckets())
     del types
     source.quads(Scan(known, counts), types_read=types_read)
     return _Pending(tally, counts, signature, ends, held)
@@ -275,28 +276,46 @@ def _signatures(types: Types, reifiers: Hashes, *, distinct: bool = False) -> tu
     """(the distinct sets of types entities have, entity -> the index of its set, the
     statements: reifiers and entities typed rdf:Statement): what the pass over every quad
     looks each triple's ends up in, so that a triple costs one count (most entities share
-    a few sets). Index 0 is untyped, 1 an untyped reifier."""
+    a few sets). Index 0 is untyped, 1 an untyped reifier. Read a hash bucket of the types
+    at a time: what is held past them is the answer, 16 bytes a typed entity."""
     names: list[Key] = [_iri(t) if t[:1] == b"<" else OtherType(t.decode()) for t in types.numbers]
-    subjects = np.concatenate(types.subjects) if types.subjects else np.zeros(0, dtype=np.int64)
-    kinds = np.concatenate(types.kinds) if types.kinds else np.zeros(0, dtype=np.int64)
+    statement = types.numbers.get(_token(_RDF_STATEMENT))
+    sets: dict[tuple[int, ...], int] = {}
+    entities: list[Hashes] = []
+    numbers: list[npt.NDArray[np.int64]] = []
+    typed: list[Hashes] = []
+    for subjects, kinds in types.pairs.buckets():
+        found, of_each = _bucket_sets(subjects, kinds, sets, distinct=distinct)
+        entities.append(found)
+        numbers.append(of_each + 2)
+        if statement is not None:
+            typed.append(subjects[kinds == statement])
+    ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,), *(tuple(names[k] for k in kinds) for kinds in sets)]
+    keys = np.concatenate(entities) if entities else np.zeros(0, dtype=np.int64)  # sorted: see Pairs.buckets
+    values = np.concatenate(numbers) if numbers else np.zeros(0, dtype=np.int64)
+    del entities, numbers
+    if len(reifiers):  # a typed reifier's types stand for it: the first is kept
+        keys, at = np.unique(np.concatenate([keys, reifiers]), return_index=True)
+        values = np.concatenate([values, np.ones(len(reifiers), dtype=np.int64)])[at]
+    statements = Members.of_hashes(np.concatenate([reifiers, *typed]))
+    return ends, Lookup(keys, values, ordered=True), statements
+
+
+def _bucket_sets(subjects: Hashes, kinds: npt.NDArray[np.int64], sets: dict[tuple[int, ...], int], *,
+                 distinct: bool) -> tuple[Hashes, npt.NDArray[np.int64]]:
+    """(the entities of these (subject, type) rows, sorted, and each one's set of types as
+    its number in `sets`, which gains the sets not seen before)."""
     order = np.lexsort((kinds, subjects))
     subjects, kinds = subjects[order], kinds[order]
     if distinct and len(subjects):
         kept = np.r_[True, (subjects[1:] != subjects[:-1]) | (kinds[1:] != kinds[:-1])]
         subjects, kinds = subjects[kept], kinds[kept]
     starts = np.flatnonzero(np.r_[True, subjects[1:] != subjects[:-1]]) if len(subjects) else np.zeros(0, dtype=np.int64)
-    sets, first = _sets(kinds, starts)
-    ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]
+    local, first = _sets(kinds, starts)
     bounds = np.r_[starts, len(kinds)]
-    for group in first.tolist():
-        ends.append(tuple(names[k] for k in kinds[bounds[group]:bounds[group + 1]].tolist()))
-    entities = subjects[starts]
-    keys = np.concatenate([entities, reifiers])  # a typed reifier's types stand for it: the first is kept
-    values = np.concatenate([sets + 2, np.ones(len(reifiers), dtype=np.int64)])
-    unique, at = np.unique(keys, return_index=True)
-    statement = types.numbers.get(_token(_RDF_STATEMENT))
-    typed = subjects[kinds == statement] if statement is not None else subjects[:0]
-    return ends, Lookup(unique, values[at]), Members.of_hashes(np.concatenate([reifiers, typed]))
+    number = np.array([sets.setdefault(tuple(kinds[bounds[g]:bounds[g + 1]].tolist()), len(sets)) for g in first.tolist()],
+                      dtype=np.int64)
+    return subjects[starts], number[local] if len(local) else np.zeros(0, dtype=np.int64)
 
 
 def _sets(kinds: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
