@@ -64,12 +64,19 @@ from gateway.engine.census_scan import (
 from gateway.engine.census_text import FileSource
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
-from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
+from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term, from_oxigraph
 
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
 _REIFIES = ox.NamedNode(RDF + "reifies")
 _TYPE = RDF + "type"
+TERM_CLASSES = frozenset({
+    RDF + "Property", RDFS + "Class", *(OWL + name for name in (
+        "ObjectProperty", "DatatypeProperty", "AnnotationProperty", "SymmetricProperty", "TransitiveProperty",
+        "FunctionalProperty", "InverseFunctionalProperty", "Ontology")),
+    "http://rdfs.org/ns/void#Dataset"})
+"""The classes of vocabulary terms type_counts.rq leaves out (its NOT IN list; the oracle
+tests compare the two)."""
 TEXT_LENGTH = 200
 """The longest text value searched (text_values.rq's STRLEN bound)."""
 
@@ -129,6 +136,9 @@ class Census:
     schema_predicates: Counter[str] = field(default_factory=Counter)
     """schema_predicate_counts.rq: triples between two IRIs per schema predicate, of
     subjects that are not reifiers."""
+    type_counts: Counter[str] = field(default_factory=Counter)
+    """type_counts.rq: IRI entities per IRI type, the term classes (`TERM_CLASSES`) and the
+    entities that are types themselves left out."""
     namespace_keys: Counter[str] | None = None
     """IRIs per `namespaces.namespace_key`, once for each quad holding them (what
     `NamespaceFinder.add_quads` counts); None where not counted here."""
@@ -183,13 +193,14 @@ def census_files(paths: Sequence[Path], *, memory: int, stop: Callable[[], bool]
     return FileCensus(source, pending if source.canonical else None)
 
 
-def finish_files(counted: FileCensus, ctx: GraphContext) -> Census | None:
+def finish_files(counted: FileCensus, ctx: GraphContext, held: int | None = None) -> Census | None:
     """The census `census(ctx)` would take, from what `census_files` read; None where the
     files' text does not count as the store does (a line not spelt as the store writes it:
-    the caller then counts the store)."""
+    the caller then counts the store). `held`: the quads the store holds, where the caller
+    has counted them (counting them is a scan of the store)."""
     quads, local = ctx.backend.capabilities.quads, ctx.backend.capabilities.local_store
     if counted.pending is None or quads is None or local is None or not ctx.profile.counts_quads_in_process \
-            or counted.source.lines - counted.source.repeats != len(local.store):
+            or counted.source.lines - counted.source.repeats != (len(local.store) if held is None else held):
         return None
     found = _finish(counted.pending, quads(None))
     found.namespace_keys = counted.source.namespace_keys
@@ -207,6 +218,8 @@ class _Pending:
     ends: list[tuple[Key, ...]]
     held: bool
     """Whether the graph holds reifiers (then statements are counted per reifier)."""
+    classes: Hashes
+    """Every IRI used as a type, once."""
 
 
 def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[bytes]]], *, texts: bool,
@@ -224,6 +237,7 @@ def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[b
     )
     held = bool(reifiers or reified)
     del reifiers, reified
+    classes = np.unique(hashes([t for t in (*types.numbers, *types.others) if t[:1] == b"<" and t[1:2] != b"<"]))
     counts = Counts(tally)
     types_read = source.reads_types_apart and all(t[:1] == b"<" for t in types.numbers)
     if types_read and len(types.pairs):  # schema_predicate_counts.rq's rdf:type, from the types read
@@ -231,7 +245,7 @@ def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[b
             int(np.count_nonzero(~known.reifiers.of(subjects))) for subjects, _ in types.pairs.buckets())
     del types
     source.quads(Scan(known, counts), types_read=types_read)
-    return _Pending(tally, counts, signature, ends, held)
+    return _Pending(tally, counts, signature, ends, held, classes)
 
 
 def _finish(pending: _Pending, quads: Quads) -> Census:
@@ -247,6 +261,19 @@ def _finish(pending: _Pending, quads: Quads) -> Census:
     found.blank_values.update({_iri(p): n for p, n in counts.blank_values.items()})
     _fold_edges(found, counts.edges, ends, statements_held=pending.held)
     _fold_literals(found, counts.literals, ends)
+    found.type_counts = _type_counts(pending.signature, ends, pending.classes)
+    return found
+
+
+def _type_counts(signature: Lookup, ends: list[tuple[Key, ...]], classes: Hashes) -> Counter[str]:
+    """type_counts.rq from the entities' sets of types: the entities of each set, but those
+    that are a type themselves (a class is no instance), counted once for each IRI type
+    in the set (a set read from several graphs may name a type twice)."""
+    entities = signature.per_value(len(ends)) - np.bincount(signature.of(classes), minlength=len(ends))
+    found: Counter[str] = Counter()
+    for kinds, n in zip(ends[2:], entities[2:].tolist(), strict=True):
+        for kind in {k for k in kinds if isinstance(k, str) and not isinstance(k, OtherType)} - TERM_CLASSES if n else ():
+            found[kind] += n
     return found
 
 

@@ -97,6 +97,10 @@ class Lookup:
         at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
         return np.where(self._keys[at] == keys, self._values[at], 0)
 
+    def per_value(self, size: int) -> npt.NDArray[np.int64]:
+        """How many terms have each number, 0 to `size` - 1."""
+        return np.bincount(self._values, minlength=size).astype(np.int64)
+
 
 class Tally:
     """Counts per IRI, by hash: added a chunk at a time, summed when they pile up, and put
@@ -220,6 +224,8 @@ _LINE = re.compile(rb"^(<[^<][^ ]*>) ([^ ]+) (.*) \.$", re.MULTILINE)
 """An N-Triples line whose subject is an IRI: (subject, predicate, object)."""
 _PAIR = re.compile(rb"^(<[^<][^\t]*>)\t(.*)$", re.MULTILINE)
 """A (subject, object) TSV line whose subject is an IRI."""
+_OTHER_PAIR = re.compile(rb"^_:[^\t\n]*\t(.*)$", re.MULTILINE)
+"""A (subject, object) TSV line whose subject is a blank node: its object."""
 _WRITTEN = (b"<", b'"', b"_")
 """How an IRI, a literal in full and a blank node begin (a triple term too: <<)."""
 
@@ -528,9 +534,13 @@ class Types:
         self.tally = tally
         self.numbers: dict[bytes, int] = {}
         self.pairs = Pairs(rows)
+        self.others: set[bytes] = set()
+        """The types of subjects that are no IRI: a class of blank nodes is a type too."""
 
     def lines(self, text: bytes) -> None:
         self.rows(_PAIR.findall(text))
+        if b"_:" in text:
+            self.others.update(_OTHER_PAIR.findall(text))
 
     def rows(self, rows: list[tuple[bytes, bytes]]) -> None:
         """(IRI subject, type) pairs, as their N-Triples text."""

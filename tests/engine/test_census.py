@@ -46,6 +46,9 @@ ex:a a ex:Person, ex:Person ; ex:knows ex:b, ex:a ; ex:name "Ann"@en, "Ann"@en--
 ex:b a "a literal type", _:t ; ex:knows ex:c .
 ex:c ex:knows ex:r ; ex:age 41 .
 ex:Person a ex:Class ; ex:label "Person" .
+ex:Shape a ex:Class .
+ex:Prop a rdf:Property .
+ex:Ann a ex:Person, ex:Class .
 ex:r rdf:reifies <<( ex:a ex:knows ex:b )>> ; bfs:truthStatus bfs:asserted_true ; ex:says ex:c ; ex:text "a sentence" .
 ex:s a rdf:Statement ; ex:text "old style" ; ex:about ex:a .
 ex:r2 rdf:reifies <<( ex:b ex:knows ex:c )>> ; a ex:Claim ; ex:says ex:a .
@@ -133,6 +136,8 @@ def test_each_count_equals_its_template(graph: GraphContext) -> None:
     assert dict(found.schema_predicates) == {p: int(n.value) for p, n in graph.select(
         "schema_predicate_counts", predicate_values=iris(SCHEMA_PREDICATES)) if int(n.value)}
     assert dict(found.type_literals) == {(t, p, dt): int(n.value) for t, p, dt, n in graph.select("type_literals")}
+    assert dict(found.type_counts) == {
+        iri: int(n.value) for t, n in graph.select("type_counts") if (iri := statistics._iri(t)) is not None}
     # A type that is no IRI groups apart in SPARQL and is told as no type: compare so.
     told = Counter[tuple[object, ...]]()
     for (p, st, ot), n in found.connects.items():
