@@ -385,3 +385,16 @@ def test_the_text_census_counts_the_same_with_its_types_on_disk(seed: int, tmp_p
     from_text = finish_files(counted, ctx)
     assert written and from_text is not None
     assert _unlabelled(from_text) == _unlabelled(_counted(ctx))
+
+
+def test_the_namespace_keys_of_any_iri_text(tmp_path: Path) -> None:
+    """Oracle: `namespace_key` itself, on IRIs ending in separators, letters, digits and
+    underscores in every order (random, seeded), as a load's text gives them."""
+    rng = random.Random(5)
+    objects = list(dict.fromkeys(EX + "".join(rng.choice("ab_Z9/#:.") for _ in range(rng.randint(0, 12)))
+                                 for _ in range(3000)))  # a line said twice is one quad
+    path = tmp_path / "g.nt"
+    path.write_text("".join(f"<{EX}s> <{EX}p> <{iri}> .\n" for iri in objects), encoding="utf-8")
+    expected = Counter(namespace_key(iri) for iri in objects)
+    expected[namespace_key(EX + "s")] += len(objects) * 2  # the subject and the predicate of each line
+    assert census_files([path], memory=64 << 20).source.namespace_keys == expected
