@@ -25,10 +25,11 @@ that text is spelt as the store's writer spells it; the statuses are then read f
 store.
 
 What is told per entity (degree and types) is `Census.entities`, read a hash bucket at a
-time as its reader goes: the search index keeps only the entities it holds. Memory then
-grows with the entities only by what the pass over every quad looks their ends up in
-(16 bytes a typed entity: its hash and its set of types) and the types' own pass (12
-bytes a type triple while it runs).
+time as its reader goes: the search index keeps only the entities it holds. The types'
+own pass puts its (subject, type) rows on disk in hash buckets past a quarter of the
+memory setting (`census_scan.Pairs`) and finds each entity's set of types a bucket at a
+time. Memory then grows with the entities only by what the pass over every quad looks
+their ends up in: 16 bytes a typed entity (its hash and its set of types).
 """
 
 from __future__ import annotations
