@@ -157,10 +157,8 @@ class FileSource(Source):
                     yield rest
 
 
-_KEY = re.compile(rb"^<(?:((?:[^>\n/#:]*+[/#:])++(?:[A-Za-z][A-Za-z0-9]*_)?)[^/#:>\n]*|([^>\n]*))>$", re.MULTILINE)
-"""An IRI's `namespaces.namespace_key` (its first group; the second where it has no `/`, `#` or `:`).
-Possessive: the text up to the last separator is taken in one go, not found by backing
-off from the end (a third of the time)."""
+_KEY = re.compile(rb"^<(?:([^>\n]*[/#:](?:[A-Za-z][A-Za-z0-9]*_)?)[^/#:>\n]*|([^>\n]*))>$", re.MULTILINE)
+"""An IRI's `namespaces.namespace_key` (its first group; the second where it has no `/`, `#` or `:`)."""
 _XSD_STRING_IRI = b"<http://www.w3.org/2001/XMLSchema#string>"
 _LANG_IRI, _DIR_LANG_IRI = f"<{RDF}langString>".encode(), f"<{RDF}dirLangString>".encode()
 _INSIDE = re.compile(rb"<<\( (\S+) (<[^>]*>) (.*) \)>>")
