@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from bench import report
 from bench.floors import generate
@@ -32,15 +33,16 @@ TARGET = 1.5
 """`bfsql load` at most this multiple of the bare bulk load."""
 
 _LOAD = """
-import contextlib, io, json, re, sys, time
+import contextlib, io, json, os, re, sys, time
 from pathlib import Path
 import pyoxigraph as ox
 roots, path, scratch = {roots!r}, Path({path!r}), Path({scratch!r})
 store = ox.Store(str(scratch / "bare"))
-started = time.perf_counter()
+load = os.getloadavg()[0]
+started, cpu = time.perf_counter(), time.process_time()
 store.bulk_load(path=str(path), format=ox.RdfFormat.N_TRIPLES)
 store.flush()
-out = dict(bulk_s=time.perf_counter() - started, quads=len(store))
+out = dict(bulk_s=time.perf_counter() - started, bulk_cpu=time.process_time() - cpu, quads=len(store))
 del store
 for n, root in enumerate(roots):
     for name in [m for m in sys.modules if m == "gateway" or m.startswith("gateway.")]:
@@ -48,12 +50,14 @@ for n, root in enumerate(roots):
     sys.path.insert(0, root)
     from gateway.loading import load_store
     said = io.StringIO()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with contextlib.redirect_stderr(said):
         load_store([path], scratch / f"load{{n}}", show_progress=True)
     out[f"load{{n}}_s"] = time.perf_counter() - started
+    out[f"load{{n}}_cpu"] = time.process_time() - cpu
     out[f"stages{{n}}"] = [(m.group(1), float(m.group(2))) for m in re.finditer(r"^(.*?) in (\\d+) s$", said.getvalue(), re.M)]
     sys.path.remove(root)
+out["loadavg"] = (load + os.getloadavg()[0]) / 2
 print(json.dumps(out))
 """
 
@@ -74,30 +78,37 @@ def sample():
     while not done.wait(0.02):
         peak = max(peak, rss())
 threading.Thread(target=sample, daemon=True).start()
-started = time.perf_counter()
+started, cpu = time.perf_counter(), time.process_time()
 counted = census_files([Path({path!r})], memory=64 << 20)
 entities = sum(1 for _ in counted.pending.tally.items() for _ in _[0])
-census_s = time.perf_counter() - started
+census_s, census_cpu = time.perf_counter() - started, time.process_time() - cpu
 done.set()
 peak = max(peak, rss())
-print(json.dumps(dict(entities=entities, census_s=census_s, memory=peak - before)))
+print(json.dumps(dict(entities=entities, census_s=census_s, census_cpu=census_cpu, memory=peak - before)))
 """
 
 
-def _child(code: str) -> dict[str, object]:
+def _child(code: str) -> dict[str, Any]:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
 
 
-def measure(path: Path, roots: list[Path]) -> dict[str, object]:
+def measure(path: Path, roots: list[Path]) -> dict[str, Any]:
     (HERE / ".cache").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bfsql-load-", dir=HERE / ".cache") as scratch:
         found = _child(_LOAD.format(roots=[str(r) for r in roots], path=str(path), scratch=scratch))
     return found | _child(_MEMORY.format(root=str(roots[0]), path=str(path)))
 
 
-def _stages(stages: object) -> str:
-    return "; ".join(f"{name.replace('counted ', '').replace('made the ', '')} {s:.0f}" for name, s in stages)  # type: ignore[attr-defined]
+def _timed(found: dict[str, Any], name: str) -> str:
+    """Wall-clock seconds (the process's CPU seconds, all its threads): on a shared machine
+    the second says how much of the first was work."""
+    return f"{float(found[name + '_s']):.1f} ({float(found[name + '_cpu']):.1f})"
+
+
+def _stages(stages: list[tuple[str, float]]) -> str:
+    return "; ".join(f"{name.replace('counted ', '').replace('made the ', '')} {s:.0f}" for name, s in stages)
 
 
 def run(sizes: list[int], before: Path | None) -> str:
@@ -106,27 +117,31 @@ def run(sizes: list[int], before: Path | None) -> str:
         relationships = int(triples / (1 + 1.1 / 3))  # as bench/scale.py: a type for each entity, a second for 1 in 10
         path = generate(relationships, reified=False, typed=True)
         now = measure(path, [HERE.parent, *([before] if before is not None else [])])
-        bulk, load = float(now["bulk_s"]), float(now["load0_s"])  # type: ignore[arg-type]
+        bulk, load = float(now["bulk_s"]), float(now["load0_s"])
         ratio = load / bulk
         worst = max(worst, ratio)
-        memory, entities = float(now["memory"]) / 2**20, int(now["entities"])  # type: ignore[call-overload]
-        earlier = f"{float(now['load1_s']):.1f} | {float(now['load1_s']) / bulk:.2f} | " if before else ""  # type: ignore[arg-type]
-        print(f"  {triples:,}: bulk load {bulk:.1f} s, bfsql load {load:.1f} s ({ratio:.2f}x); census alone "
-              f"{float(now['census_s']):.1f} s, {memory:,.0f} MiB over {entities:,} entities", flush=True)  # type: ignore[arg-type]
-        rows.append(f"| {now['quads']:,} | {entities:,} | {bulk:.1f} | {earlier}{load:.1f} | {ratio:.2f} | "
-                    f"{_stages(now['stages0'])} | {float(now['census_s']):.1f} | {memory:,.0f} | "  # type: ignore[arg-type]
-                    f"{float(now['memory']) / entities:.0f} |")  # type: ignore[arg-type]
+        memory, entities = float(now["memory"]) / 2**20, int(now["entities"])
+        earlier = (f"{_timed(now, 'load1')} | {float(now['load1_s']) / bulk:.2f} | "
+                   if before else "")
+        print(f"  {triples:,} (load average {float(now['loadavg']):.1f}): bulk load {_timed(now, 'bulk')} s, "
+              f"bfsql load {_timed(now, 'load0')} s ({ratio:.2f}x); census alone {_timed(now, 'census')} s, "
+              f"{memory:,.0f} MiB over {entities:,} entities", flush=True)
+        rows.append(f"| {now['quads']:,} | {entities:,} | {float(now['loadavg']):.1f} | {_timed(now, 'bulk')} | "
+                    f"{earlier}{_timed(now, 'load0')} | {ratio:.2f} | {_stages(now['stages0'])} | "
+                    f"{_timed(now, 'census')} | {memory:,.0f} | {float(now['memory']) / entities:.0f} |")
     verdict = report.record("loading", f"bfsql load ≤ {TARGET}x the bulk load", f"at most {worst:.2f}x", worst <= TARGET)
-    then_head = "before: bfsql load s | x bulk | " if before is not None else ""
+    then_head = "before: bfsql load s (CPU) | x bulk | " if before is not None else ""
     return "\n".join([
         SECTION, "",
         ("`python -m bench.census` (bench/census.py): bench/floors.py's typed plain graph as N-Triples; in one fresh "
          "process a bare `Store(DIR).bulk_load(path=FILE)` and the whole `bfsql load` (progress bar on) side by side, "
          "its stages as it prints them (s); then, in another, the census of the file's text alone (as `bfsql load` "
-         "takes it beside the bulk load) and its peak resident memory above the one before it."
+         "takes it beside the bulk load) and its peak resident memory above the one before it. Seconds are wall-clock, "
+         "the process's CPU seconds (all its threads) in brackets; the load average is the machine's (1 min) over the run."
          + (" *Before*: the package at the commit before (`--before`), in the same process." if before else "")), "",
-        f"| quads | entities | bulk load s | {then_head}bfsql load s | x bulk | its stages s | census alone s | census MiB | B/entity |",
-        "|---|---|---|" + ("---|" * 2 if before is not None else "") + "---|---|---|---|---|---|",
+        f"| quads | entities | load average | bulk load s (CPU) | {then_head}bfsql load s (CPU) | x bulk | its stages s "
+        "| census alone s (CPU) | census MiB | B/entity |",
+        "|---|---|---|---|" + ("---|" * 2 if before is not None else "") + "---|---|---|---|---|---|",
         *rows, "",
         f"- bfsql load ≤ {TARGET}x the bulk load: at most {worst:.2f}x — {verdict}", "",
     ])

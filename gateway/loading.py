@@ -112,7 +112,7 @@ def load_store(
     # A large load spends minutes past the bar: say where.
     console.print(f"loaded {report.quads:,} quads in {time.perf_counter() - started:.0f} s")
     with _stage(console, "counted degrees, types and values"):
-        counted = _finish_census(beside, context)
+        counted = _finish_census(beside, context, report.quads)
     with _stage(console, "made the name index"):
         SearchIndex.build(context, directory / SEARCH_FILE, generation=generation, counted=counted).close()
     reifiers.write(directory / reifiers.FILE, reifiers.in_store(store), generation)  # this load's and earlier ones'
@@ -139,10 +139,10 @@ def _census_beside(files: Sequence[Path], syntaxes: dict[Path, ox.RdfFormat],
         executor.shutdown(wait=False)
 
 
-def _finish_census(beside: Future[FileCensus] | None, context: GraphContext) -> Census | None:
+def _finish_census(beside: Future[FileCensus] | None, context: GraphContext, quads: int) -> Census | None:
     """The census read beside the load where its text counts as the store does, else the store's own."""
     if beside is not None:
-        counted = finish_files(beside.result(), context)
+        counted = finish_files(beside.result(), context, quads)
         if counted is not None:
             return counted
     return census(context)  # the whole-graph counts of both, in one read

@@ -25,10 +25,11 @@ that text is spelt as the store's writer spells it; the statuses are then read f
 store.
 
 What is told per entity (degree and types) is `Census.entities`, read a hash bucket at a
-time as its reader goes: the search index keeps only the entities it holds. Memory then
-grows with the entities only by what the pass over every quad looks their ends up in
-(16 bytes a typed entity: its hash and its set of types) and the types' own pass (12
-bytes a type triple while it runs).
+time as its reader goes: the search index keeps only the entities it holds. The types'
+own pass puts its (subject, type) rows on disk in hash buckets past a quarter of the
+memory setting (`census_scan.Pairs`) and finds each entity's set of types a bucket at a
+time. Memory then grows with the entities only by what the pass over every quad looks
+their ends up in: 16 bytes a typed entity (its hash and its set of types).
 """
 
 from __future__ import annotations
@@ -57,18 +58,26 @@ from gateway.engine.census_scan import (
     Tally,
     Types,
     hashes,
+    pairs_for,
     rows_for,
     token,
 )
 from gateway.engine.census_text import FileSource
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA
-from gateway.terms import BFS, RDF, Literal, Term, from_oxigraph
+from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term, from_oxigraph
 
 _STATEMENT = BFS + "Statement"
 _RDF_STATEMENT = RDF + "Statement"
 _REIFIES = ox.NamedNode(RDF + "reifies")
 _TYPE = RDF + "type"
+TERM_CLASSES = frozenset({
+    RDF + "Property", RDFS + "Class", *(OWL + name for name in (
+        "ObjectProperty", "DatatypeProperty", "AnnotationProperty", "SymmetricProperty", "TransitiveProperty",
+        "FunctionalProperty", "InverseFunctionalProperty", "Ontology")),
+    "http://rdfs.org/ns/void#Dataset"})
+"""The classes of vocabulary terms type_counts.rq leaves out (its NOT IN list; the oracle
+tests compare the two)."""
 TEXT_LENGTH = 200
 """The longest text value searched (text_values.rq's STRLEN bound)."""
 
@@ -128,6 +137,9 @@ class Census:
     schema_predicates: Counter[str] = field(default_factory=Counter)
     """schema_predicate_counts.rq: triples between two IRIs per schema predicate, of
     subjects that are not reifiers."""
+    type_counts: Counter[str] = field(default_factory=Counter)
+    """type_counts.rq: IRI entities per IRI type, the term classes (`TERM_CLASSES`) and the
+    entities that are types themselves left out."""
     namespace_keys: Counter[str] | None = None
     """IRIs per `namespaces.namespace_key`, once for each quad holding them (what
     `NamespaceFinder.add_quads` counts); None where not counted here."""
@@ -182,13 +194,14 @@ def census_files(paths: Sequence[Path], *, memory: int, stop: Callable[[], bool]
     return FileCensus(source, pending if source.canonical else None)
 
 
-def finish_files(counted: FileCensus, ctx: GraphContext) -> Census | None:
+def finish_files(counted: FileCensus, ctx: GraphContext, held: int | None = None) -> Census | None:
     """The census `census(ctx)` would take, from what `census_files` read; None where the
     files' text does not count as the store does (a line not spelt as the store writes it:
-    the caller then counts the store)."""
+    the caller then counts the store). `held`: the quads the store holds, where the caller
+    has counted them (counting them is a scan of the store)."""
     quads, local = ctx.backend.capabilities.quads, ctx.backend.capabilities.local_store
     if counted.pending is None or quads is None or local is None or not ctx.profile.counts_quads_in_process \
-            or counted.source.lines - counted.source.repeats != len(local.store):
+            or counted.source.lines - counted.source.repeats != (len(local.store) if held is None else held):
         return None
     found = _finish(counted.pending, quads(None))
     found.namespace_keys = counted.source.namespace_keys
@@ -206,12 +219,14 @@ class _Pending:
     ends: list[tuple[Key, ...]]
     held: bool
     """Whether the graph holds reifiers (then statements are counted per reifier)."""
+    classes: Hashes
+    """Every IRI used as a type, once."""
 
 
 def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[bytes]]], *, texts: bool,
           memory: int) -> _Pending:
     tally = Tally(rows_for(memory))
-    types = Types(tally)
+    types = Types(tally, pairs_for(memory))
     source.types(types.lines)
     reifiers, reified = reifiers_of()
     ends, signature, statements = _signatures(types, hashes(reifiers), distinct=source.distinct_types)
@@ -223,14 +238,15 @@ def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[b
     )
     held = bool(reifiers or reified)
     del reifiers, reified
+    classes = np.unique(hashes([t for t in (*types.numbers, *types.others) if t[:1] == b"<" and t[1:2] != b"<"]))
     counts = Counts(tally)
     types_read = source.reads_types_apart and all(t[:1] == b"<" for t in types.numbers)
-    if types_read and types.subjects:  # schema_predicate_counts.rq's rdf:type, from the types read
-        subjects = np.concatenate(types.subjects)
-        counts.schema_predicates[_token(_TYPE)] += int(np.count_nonzero(~known.reifiers.of(subjects)))
+    if types_read and len(types.pairs):  # schema_predicate_counts.rq's rdf:type, from the types read
+        counts.schema_predicates[_token(_TYPE)] += sum(
+            int(np.count_nonzero(~known.reifiers.of(subjects))) for subjects, _ in types.pairs.buckets())
     del types
     source.quads(Scan(known, counts), types_read=types_read)
-    return _Pending(tally, counts, signature, ends, held)
+    return _Pending(tally, counts, signature, ends, held, classes)
 
 
 def _finish(pending: _Pending, quads: Quads) -> Census:
@@ -246,6 +262,19 @@ def _finish(pending: _Pending, quads: Quads) -> Census:
     found.blank_values.update({_iri(p): n for p, n in counts.blank_values.items()})
     _fold_edges(found, counts.edges, ends, statements_held=pending.held)
     _fold_literals(found, counts.literals, ends)
+    found.type_counts = _type_counts(pending.signature, ends, pending.classes)
+    return found
+
+
+def _type_counts(signature: Lookup, ends: list[tuple[Key, ...]], classes: Hashes) -> Counter[str]:
+    """type_counts.rq from the entities' sets of types: the entities of each set, but those
+    that are a type themselves (a class is no instance), counted once for each IRI type
+    in the set (a set read from several graphs may name a type twice)."""
+    entities = signature.per_value(len(ends)) - np.bincount(signature.of(classes), minlength=len(ends))
+    found: Counter[str] = Counter()
+    for kinds, n in zip(ends[2:], entities[2:].tolist(), strict=True):
+        for kind in {k for k in kinds if isinstance(k, str) and not isinstance(k, OtherType)} - TERM_CLASSES if n else ():
+            found[kind] += n
     return found
 
 
@@ -275,28 +304,46 @@ def _signatures(types: Types, reifiers: Hashes, *, distinct: bool = False) -> tu
     """(the distinct sets of types entities have, entity -> the index of its set, the
     statements: reifiers and entities typed rdf:Statement): what the pass over every quad
     looks each triple's ends up in, so that a triple costs one count (most entities share
-    a few sets). Index 0 is untyped, 1 an untyped reifier."""
+    a few sets). Index 0 is untyped, 1 an untyped reifier. Read a hash bucket of the types
+    at a time: what is held past them is the answer, 16 bytes a typed entity."""
     names: list[Key] = [_iri(t) if t[:1] == b"<" else OtherType(t.decode()) for t in types.numbers]
-    subjects = np.concatenate(types.subjects) if types.subjects else np.zeros(0, dtype=np.int64)
-    kinds = np.concatenate(types.kinds) if types.kinds else np.zeros(0, dtype=np.int64)
+    statement = types.numbers.get(_token(_RDF_STATEMENT))
+    sets: dict[tuple[int, ...], int] = {}
+    entities: list[Hashes] = []
+    numbers: list[npt.NDArray[np.int64]] = []
+    typed: list[Hashes] = []
+    for subjects, kinds in types.pairs.buckets():
+        found, of_each = _bucket_sets(subjects, kinds, sets, distinct=distinct)
+        entities.append(found)
+        numbers.append(of_each + 2)
+        if statement is not None:
+            typed.append(subjects[kinds == statement])
+    ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,), *(tuple(names[k] for k in kinds) for kinds in sets)]
+    keys = np.concatenate(entities) if entities else np.zeros(0, dtype=np.int64)  # sorted: see Pairs.buckets
+    values = np.concatenate(numbers) if numbers else np.zeros(0, dtype=np.int64)
+    del entities, numbers
+    if len(reifiers):  # a typed reifier's types stand for it: the first is kept
+        keys, at = np.unique(np.concatenate([keys, reifiers]), return_index=True)
+        values = np.concatenate([values, np.ones(len(reifiers), dtype=np.int64)])[at]
+    statements = Members.of_hashes(np.concatenate([reifiers, *typed]))
+    return ends, Lookup(keys, values, ordered=True), statements
+
+
+def _bucket_sets(subjects: Hashes, kinds: npt.NDArray[np.int64], sets: dict[tuple[int, ...], int], *,
+                 distinct: bool) -> tuple[Hashes, npt.NDArray[np.int64]]:
+    """(the entities of these (subject, type) rows, sorted, and each one's set of types as
+    its number in `sets`, which gains the sets not seen before)."""
     order = np.lexsort((kinds, subjects))
     subjects, kinds = subjects[order], kinds[order]
     if distinct and len(subjects):
         kept = np.r_[True, (subjects[1:] != subjects[:-1]) | (kinds[1:] != kinds[:-1])]
         subjects, kinds = subjects[kept], kinds[kept]
     starts = np.flatnonzero(np.r_[True, subjects[1:] != subjects[:-1]]) if len(subjects) else np.zeros(0, dtype=np.int64)
-    sets, first = _sets(kinds, starts)
-    ends: list[tuple[Key, ...]] = [(None,), (_STATEMENT,)]
+    local, first = _sets(kinds, starts)
     bounds = np.r_[starts, len(kinds)]
-    for group in first.tolist():
-        ends.append(tuple(names[k] for k in kinds[bounds[group]:bounds[group + 1]].tolist()))
-    entities = subjects[starts]
-    keys = np.concatenate([entities, reifiers])  # a typed reifier's types stand for it: the first is kept
-    values = np.concatenate([sets + 2, np.ones(len(reifiers), dtype=np.int64)])
-    unique, at = np.unique(keys, return_index=True)
-    statement = types.numbers.get(_token(_RDF_STATEMENT))
-    typed = subjects[kinds == statement] if statement is not None else subjects[:0]
-    return ends, Lookup(unique, values[at]), Members.of_hashes(np.concatenate([reifiers, typed]))
+    number = np.array([sets.setdefault(tuple(kinds[bounds[g]:bounds[g + 1]].tolist()), len(sets)) for g in first.tolist()],
+                      dtype=np.int64)
+    return subjects[starts], number[local] if len(local) else np.zeros(0, dtype=np.int64)
 
 
 def _sets(kinds: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:

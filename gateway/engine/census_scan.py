@@ -44,6 +44,8 @@ _ROW_BYTES = 120
 the list slot holding it), for turning the memory setting into rows."""
 CHUNK = 4 << 20
 """Bytes of N-Triples cut into lines at a time."""
+LEAST = 1024
+"""The fewest rows a `Tally` or `Pairs` holds before it puts them on disk, whatever the memory setting."""
 
 
 def token(term: object) -> bytes:
@@ -81,15 +83,23 @@ class Members:
 class Lookup:
     """Term hash -> a small number (0 where the term has none), asked about many at once."""
 
-    def __init__(self, keys: Hashes, values: npt.NDArray[np.int64]) -> None:
-        order = np.argsort(keys, kind="stable")
-        self._keys, self._values = keys[order], values[order]
+    def __init__(self, keys: Hashes, values: npt.NDArray[np.int64], *, ordered: bool = False) -> None:
+        """`ordered`: `keys` are sorted and distinct already (they are then held as given)."""
+        if ordered:
+            self._keys, self._values = keys, values
+        else:
+            order = np.argsort(keys, kind="stable")
+            self._keys, self._values = keys[order], values[order]
 
     def of(self, keys: Hashes) -> npt.NDArray[np.int64]:
         if not len(self._keys):
             return np.zeros(len(keys), dtype=np.int64)
         at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
         return np.where(self._keys[at] == keys, self._values[at], 0)
+
+    def per_value(self, size: int) -> npt.NDArray[np.int64]:
+        """How many terms have each number, 0 to `size` - 1."""
+        return np.bincount(self._values, minlength=size).astype(np.int64)
 
 
 class Tally:
@@ -98,7 +108,7 @@ class Tally:
     bucket at a time."""
 
     def __init__(self, rows: int) -> None:
-        self._rows = max(rows, 1024)
+        self._rows = max(rows, LEAST)
         self._pending: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
         self._size = 0
         self._spill: tempfile.TemporaryDirectory[str] | None = None
@@ -214,6 +224,8 @@ _LINE = re.compile(rb"^(<[^<][^ ]*>) ([^ ]+) (.*) \.$", re.MULTILINE)
 """An N-Triples line whose subject is an IRI: (subject, predicate, object)."""
 _PAIR = re.compile(rb"^(<[^<][^\t]*>)\t(.*)$", re.MULTILINE)
 """A (subject, object) TSV line whose subject is an IRI."""
+_OTHER_PAIR = re.compile(rb"^_:[^\t\n]*\t(.*)$", re.MULTILINE)
+"""A (subject, object) TSV line whose subject is a blank node: its object."""
 _WRITTEN = (b"<", b'"', b"_")
 """How an IRI, a literal in full and a blank node begin (a triple term too: <<)."""
 
@@ -446,18 +458,89 @@ def _batches(take: Take, lines: Iterable[bytes]) -> None:
     take(b"\n".join(batch))
 
 
-class Types:
-    """Reads (subject, type) lines: each IRI subject's hash and type number, and the
-    subject told to the entities' `Tally`."""
+class Pairs:
+    """(hash, number) rows, held up to `rows` and then put on disk in `BUCKETS` files by
+    the hash's top bits; read back a bucket at a time (`buckets`), so that what is held
+    stays within `rows` whatever the number of rows added."""
 
-    def __init__(self, tally: Tally) -> None:
+    def __init__(self, rows: int) -> None:
+        self._rows = max(rows, LEAST)
+        self._pending: list[tuple[Hashes, npt.NDArray[np.int64]]] = []
+        self._size = 0
+        self._spill: tempfile.TemporaryDirectory[str] | None = None
+        self._files: list[IO[bytes]] = []
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def add(self, keys: Hashes, values: npt.NDArray[np.int64]) -> None:
+        self._pending.append((keys, values))
+        self._size += len(keys)
+        self._count += len(keys)
+        if self._size > self._rows:
+            self._write()
+
+    @property
+    def spilled(self) -> bool:
+        return self._spill is not None
+
+    def buckets(self) -> Iterator[tuple[Hashes, npt.NDArray[np.int64]]]:
+        """Every row once, a bucket at a time (all at once where nothing went to disk): the
+        buckets of negative hashes first, so that hashes sorted within each bucket come out
+        sorted across them."""
+        if self._spill is None:
+            yield _joined(self._pending)
+            return
+        self._write()
+        for n in (*range(BUCKETS // 2, BUCKETS), *range(BUCKETS // 2)):
+            handle = self._files[n]
+            handle.flush()
+            handle.seek(0)
+            parts = []
+            end = os.fstat(handle.fileno()).st_size
+            while handle.tell() < end:
+                parts.append((np.load(handle), np.load(handle)))
+            handle.seek(0, os.SEEK_END)
+            yield _joined(parts)
+
+    def _write(self) -> None:
+        if self._spill is None:
+            self._spill = tempfile.TemporaryDirectory(prefix="bfsql-types-")
+            self._files = [open(Path(self._spill.name) / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
+        keys, values = _joined(self._pending)
+        self._pending, self._size = [], 0
+        bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
+        order = np.argsort(bucket, kind="stable")
+        bounds = np.searchsorted(bucket[order], np.arange(BUCKETS + 1))
+        for n in range(BUCKETS):
+            if bounds[n + 1] > bounds[n]:
+                picked = order[bounds[n]:bounds[n + 1]]
+                np.save(self._files[n], keys[picked])
+                np.save(self._files[n], values[picked])
+
+
+def _joined(parts: list[tuple[Hashes, npt.NDArray[np.int64]]]) -> tuple[Hashes, npt.NDArray[np.int64]]:
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+class Types:
+    """Reads (subject, type) lines: each IRI subject's hash and type number (`pairs`,
+    bounded like the `Tally`), and the subject told to the entities' `Tally`."""
+
+    def __init__(self, tally: Tally, rows: int) -> None:
         self.tally = tally
         self.numbers: dict[bytes, int] = {}
-        self.subjects: list[Hashes] = []
-        self.kinds: list[npt.NDArray[np.int64]] = []
+        self.pairs = Pairs(rows)
+        self.others: set[bytes] = set()
+        """The types of subjects that are no IRI: a class of blank nodes is a type too."""
 
     def lines(self, text: bytes) -> None:
         self.rows(_PAIR.findall(text))
+        if b"_:" in text:
+            self.others.update(_OTHER_PAIR.findall(text))
 
     def rows(self, rows: list[tuple[bytes, bytes]]) -> None:
         """(IRI subject, type) pairs, as their N-Triples text."""
@@ -466,11 +549,16 @@ class Types:
         subjects = [row[0] for row in rows]
         keys = hashes(subjects)
         numbers = self.numbers
-        self.subjects.append(keys)
-        self.kinds.append(np.array([numbers.setdefault(row[1], len(numbers)) for row in rows], dtype=np.int64))
+        self.pairs.add(keys, np.array([numbers.setdefault(row[1], len(numbers)) for row in rows], dtype=np.int64))
         self.tally.add(keys, subjects, counted=False)
 
 
 def rows_for(memory: int) -> int:
     """The pending entities a `Tally` holds within `memory` bytes."""
     return memory // _ROW_BYTES
+
+
+def pairs_for(memory: int) -> int:
+    """The (subject, type) rows `Types` holds beside the `Tally`: a quarter of `memory`,
+    16 bytes a row."""
+    return memory // 4 // 16

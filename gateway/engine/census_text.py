@@ -35,7 +35,7 @@ _STRICT = re.compile(rb"^(" + _IRI + b"|" + _BLANK + rb") (" + _IRI + rb") (" + 
 """An N-Triples line as the store's own writer spells it (single spaces, no comment, no
 escape in an IRI, lower-case language tags, a triple term one level deep): what it holds
 then hashes as the store's text of the same terms would."""
-_TYPE_LINE = re.compile(rb"^(<[^<][^ ]*>) <" + re.escape(RDF.encode()) + rb"type> (.*) \.$", re.MULTILINE)
+_TYPE_LINE = re.compile(rb"^(<[^<][^ ]*>|_:[^ ]+) <" + re.escape(RDF.encode()) + rb"type> (.*) \.$", re.MULTILINE)
 _TYPE_MARK, _REIFIES_MARK = f" <{RDF}type> ".encode(), f" <{RDF}reifies> ".encode()
 _REIFIES_LINE = re.compile(rb"^(<[^<][^ ]*>|_:[^ ]+) <" + re.escape(RDF.encode()) + rb"reifies> (.*) \.$", re.MULTILINE)
 _NAMED_TRIPLE = re.compile(rb"<<\( (<[^>]*>) (<[^>]*>) (<[^>]*>) \)>>")

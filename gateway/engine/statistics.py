@@ -120,7 +120,8 @@ def count(ctx: GraphContext, counted: Census | None = None) -> Statistics:
     statuses, reified, untimed_reified, plain = _count_statuses(ctx, counted, predicates)
     return Statistics(
         predicates=predicates,
-        types={iri: _int(n) for t, n in ctx.select("type_counts") if (iri := _iri(t)) is not None},
+        types=dict(counted.type_counts) if counted is not None else {
+            iri: _int(n) for t, n in ctx.select("type_counts") if (iri := _iri(t)) is not None},
         statuses=statuses, total=reified + plain, reified=reified, plain=plain, unasserted=len(ctx.profile.unasserted()),
         without_asserted_at=plain + untimed_reified, connects=_count_connects(ctx, counted),
         schema_predicates=dict(counted.schema_predicates) if counted is not None else _count_schema_predicates(ctx),

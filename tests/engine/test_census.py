@@ -21,7 +21,7 @@ import pytest
 
 from gateway.backends.embedded import EmbeddedBackend, load_files
 from gateway.backends.scoped import ScopedBackend
-from gateway.engine import census_text, search, statistics
+from gateway.engine import census_scan, census_text, search, statistics
 from gateway.engine.census import Census, OtherType, census, census_files, count, finish_files
 from gateway.engine.census_scan import QuadSource, StoreSource
 from gateway.engine.context import GraphContext
@@ -46,6 +46,9 @@ ex:a a ex:Person, ex:Person ; ex:knows ex:b, ex:a ; ex:name "Ann"@en, "Ann"@en--
 ex:b a "a literal type", _:t ; ex:knows ex:c .
 ex:c ex:knows ex:r ; ex:age 41 .
 ex:Person a ex:Class ; ex:label "Person" .
+ex:Shape a ex:Class .
+ex:Prop a rdf:Property .
+ex:Ann a ex:Person, ex:Class .
 ex:r rdf:reifies <<( ex:a ex:knows ex:b )>> ; bfs:truthStatus bfs:asserted_true ; ex:says ex:c ; ex:text "a sentence" .
 ex:s a rdf:Statement ; ex:text "old style" ; ex:about ex:a .
 ex:r2 rdf:reifies <<( ex:b ex:knows ex:c )>> ; a ex:Claim ; ex:says ex:a .
@@ -133,6 +136,8 @@ def test_each_count_equals_its_template(graph: GraphContext) -> None:
     assert dict(found.schema_predicates) == {p: int(n.value) for p, n in graph.select(
         "schema_predicate_counts", predicate_values=iris(SCHEMA_PREDICATES)) if int(n.value)}
     assert dict(found.type_literals) == {(t, p, dt): int(n.value) for t, p, dt, n in graph.select("type_literals")}
+    assert dict(found.type_counts) == {
+        iri: int(n.value) for t, n in graph.select("type_counts") if (iri := statistics._iri(t)) is not None}
     # A type that is no IRI groups apart in SPARQL and is told as no type: compare so.
     told = Counter[tuple[object, ...]]()
     for (p, st, ot), n in found.connects.items():
@@ -358,3 +363,38 @@ def _json_without_generation(path: Path) -> object:
     data = json.loads(path.read_text(encoding="utf-8"))
     data.pop("generation", None)
     return data
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_text_census_counts_the_same_with_its_types_on_disk(seed: int, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the memory setting the types' rows go to disk in hash buckets, as the counts per
+    entity do, and are read back a bucket at a time: the counts are the store's still (with
+    reifiers, odd seeds, and without)."""
+    monkeypatch.setattr(census_scan, "LEAST", 8)
+    written: list[int] = []
+    write = census_scan.Pairs._write
+    monkeypatch.setattr(census_scan.Pairs, "_write", lambda self: written.append(1) or write(self))
+    path = tmp_path / "g.nt"
+    graph = synth.random_graph(random.Random(seed), 60, 300, reified=bool(seed % 2)).to_ntriples()
+    path.write_text(graph + (_written(GRAPHS["odd cases"]()).decode() if seed % 2 else ""), encoding="utf-8")
+    counted = census_files([path], memory=0)
+    store = ox.Store()
+    load_files(store, [path], bulk=True)
+    ctx = context(store)
+    from_text = finish_files(counted, ctx)
+    assert written and from_text is not None
+    assert _unlabelled(from_text) == _unlabelled(_counted(ctx))
+
+
+def test_the_namespace_keys_of_any_iri_text(tmp_path: Path) -> None:
+    """Oracle: `namespace_key` itself, on IRIs ending in separators, letters, digits and
+    underscores in every order (random, seeded), as a load's text gives them."""
+    rng = random.Random(5)
+    objects = list(dict.fromkeys(EX + "".join(rng.choice("ab_Z9/#:.") for _ in range(rng.randint(0, 12)))
+                                 for _ in range(3000)))  # a line said twice is one quad
+    path = tmp_path / "g.nt"
+    path.write_text("".join(f"<{EX}s> <{EX}p> <{iri}> .\n" for iri in objects), encoding="utf-8")
+    expected = Counter(namespace_key(iri) for iri in objects)
+    expected[namespace_key(EX + "s")] += len(objects) * 2  # the subject and the predicate of each line
+    assert census_files([path], memory=64 << 20).source.namespace_keys == expected

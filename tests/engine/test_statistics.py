@@ -13,7 +13,8 @@ from gateway.engine.statistics import store_file
 from gateway.loading import load_store
 from tests.conftest import DEMO, ROOT
 
-COUNTING = ("predicate_counts", "type_counts", "status_counts", "plain_count")
+COUNTING = ("predicate_counts", "type_counts", "status_counts", "plain_count", "term_type_counts")
+"""Queries that counting sends (type_counts.rq only where no census can be taken; term_type_counts.rq always)."""
 
 
 def counting_queries(gateway: Gateway, reader: Reader | None = None) -> list[str]:
