@@ -16,7 +16,7 @@ from typing import Any
 
 from gateway import deadline as deadlines
 from gateway.backends.base import Backend
-from gateway.engine import formulas
+from gateway.engine import formulas, table_order
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
@@ -98,11 +98,12 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
         return _answer(ctx, spec, [], unresolved, warnings)
     runner = _Runner(ctx, plan)
     _check_repeats(ctx, plan, spec, runner.unasserted)
-    rows, builder = runner.table(spec)
+    rows, builder, index = _rows(ctx, runner, spec)
     if builder.crossed:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
                         "left out is not counted: widen them to see it")
-    warnings += silences(ctx, runner.checked, spec, rows)
+    checked = runner.checked if index is None else lambda part: runner.checked(table_order.narrowed(index, spec, part))
+    warnings += silences(ctx, checked, spec, rows)
     return _answer(ctx, spec, rows, unresolved, warnings)
 
 
@@ -155,6 +156,49 @@ class _Runner:
             return self.select(spec)[0]
         except (EndpointTimeout, TooLarge, UpstreamError):
             return None
+
+
+def _rows(ctx: GraphContext, runner: _Runner,
+          spec: Spec) -> tuple[list[list[object]], TableQuery, table_order.OrderIndex | None]:
+    """The table's page: through the order index of its type and first order key where it
+    can answer (`table_order`: a page of the first entities in that order, the same rows as
+    the full sort's), else by the table's own query over the whole type; and the index
+    that answered (a tie the page ends in is counted from it)."""
+    if checks(ctx.backend) and table_order.indexable(spec, runner.writer()):
+        index = _order_index(ctx, runner, spec)
+        written: list[TableQuery] = []
+
+        def run(part: Spec) -> list[list[object]]:
+            rows, builder = runner.table(part)
+            written.append(builder)
+            return rows
+
+        rows = table_order.top(index, spec, run)
+        if rows is not None:
+            return rows, written[-1], index
+    return (*runner.table(spec), None)
+
+
+def _order_index(ctx: GraphContext, runner: _Runner, spec: Spec) -> table_order.OrderIndex:
+    """The order index of the table's type and first order key, made once per open
+    graph (per traversal filters and reader's languages: the column's values depend on
+    them). Its query sorts the whole type once, without the store's checks (it holds one
+    pair per entity and value, and returns `PREFIX` of them); a call that cannot wait for
+    it gets `Unavailable` while it goes on for the next one (`GraphContext.memo`)."""
+    name, descending = table_order.first_key(spec)
+    step = spec.columns[name][0] if name != "id" else None
+    only_key = table_order.by_entity(spec)
+    ordered = table_order.order_spec(spec)
+    detail = (spec.rows_type or "", str(spec.subtypes), step.predicate if step else "id",
+              step.language or "" if step else "", str(descending), str(only_key), ",".join(spec.languages),
+              _filters(runner.plan))
+    key: MemoKey[table_order.OrderIndex] = MemoKey("table_order", detail)
+
+    def read() -> table_order.OrderIndex:
+        rows = runner.ctx.backend.select(runner.writer().text(ordered))[1]
+        return table_order.build(rows, only_key)
+
+    return ctx.memo(key, read)
 
 
 def _check_repeats(ctx: GraphContext, plan: HopPlan, spec: Spec, unasserted: dict[str, list[tuple[str, str]]]) -> None:
