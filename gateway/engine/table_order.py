@@ -27,12 +27,20 @@ from dataclasses import dataclass, replace
 from gateway.engine.tables import Spec, TableQuery
 from gateway.terms import Blank, Literal
 
-PREFIX = 10_000
+PREFIX = 9_999
 """Entries (entity, value) an index keeps: the head of the order, enough for a page of 1,000
 rows where one row in ten passes the filters. About 2 MB each; a graph keeps at most
-`context.CALLER_KEYS` of them. A page the head cannot answer is made by the full query."""
+`context.CALLER_KEYS` of them. A page the head cannot answer is made by the full query.
+Its query reads one more (LIMIT 10000): the most rows Virtuoso sorts, so that the query
+runs as written on every store tests/backends/test_rows.py holds, though only embedded
+stores are sent it."""
 FIRST = 64
 """Entities the first query of a walk asks for at least (then four times more each time)."""
+WIDTH = 12
+"""Entities the first query of a walk asks for each row it needs: a filter one row in five
+passes (a top 10 under a weight) then fills the page the first time but about once in 300.
+A second query costs more than the first one's extra entities, and the round a page needs
+would follow the data, not the graph's size."""
 
 Rows = list[list[object]]
 
@@ -117,7 +125,7 @@ def top(index: OrderIndex, spec: Spec, run: Callable[[Spec], Rows]) -> Rows | No
     name = first_key(spec)[0]
     column = spec.outputs.index(name) if name != "id" else None
     wanted = spec.offset + spec.limit + 1
-    size = min(len(index.entries), max(FIRST, 4 * wanted))
+    size = min(len(index.entries), max(FIRST, WIDTH * wanted))
     while True:
         entities = list(dict.fromkeys(entity for entity, _ in index.entries[:size]))
         rows = run(replace(spec, rows_type=None, rows_ids=entities, subtypes=False))

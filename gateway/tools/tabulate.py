@@ -8,11 +8,15 @@ column names against the table, formulas by `gateway.engine.formulas`.
 
 from __future__ import annotations
 
+import contextvars
 import difflib
 import math
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from gateway import deadline as deadlines
 from gateway.backends.base import Backend
@@ -35,6 +39,7 @@ from gateway.sparql import iri as sparql_iri
 from gateway.terms import RDF, RDFS, Literal
 from gateway.tools.table_warnings import cell, first_number, silences
 
+T = TypeVar("T")
 MAX_ROWS = 1000
 BINDINGS = deadlines.BINDINGS
 """Bindings (rows, and the values path steps reach from them) a checked table's query may
@@ -132,22 +137,20 @@ class _Runner:
             builder = self.writer(HELD)
             text = builder.text(spec)
         with deadlines.holding(BINDINGS, HELD):
-            rows: list[list[object]] = [list(row) for row in self.ctx.backend.select(text)[1]]
+            table = self.ctx.backend.select
+            # Rows of a whole type: the query's work grows with it even once its checks stop
+            # it. Rows listed (the order index's first entities, or a caller's IDs) are at
+            # most `MAX_ROWS_IDS` or `table_order.PREFIX`, so it stays within moments of
+            # the deadline without the hand-over to another thread (1-3 ms each).
+            whole_type = spec.rows_type is not None and checks(self.ctx.backend)
+            answer = by_deadline(lambda: table(text)) if whole_type else table(text)
+            rows: list[list[object]] = [list(row) for row in answer[1]]
             return rows, builder
 
     def table(self, spec: Spec) -> tuple[list[list[object]], TableQuery]:
         """The table's own rows: nothing of it where the store gave up."""
-        try:
+        with whole():
             return self.select(spec)
-        except EndpointTimeout as error:
-            # A table is one query: nothing of it was completed, and rows, counts or groups
-            # cut short would be wrong, not partial. Nothing of it is shown.
-            cause = TIMEOUTS.get(deadlines.timeout_cause() or "deadline", "")
-            raise EndpointTimeout(f"the table could not be made: {cause} ({error.message}); nothing of it is shown; "
-                                  f"{_NARROW}, or ask with a longer deadline") from None
-        except TooLarge as error:
-            raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing "
-                           f"of it is shown; {_NARROW}") from None
 
     def checked(self, spec: Spec) -> list[list[object]] | None:
         """The rows of a check's query; None where the store gave up on it or failed it
@@ -158,6 +161,53 @@ class _Runner:
             return None
 
 
+@contextmanager
+def whole() -> Iterator[None]:
+    """The store giving up on a table's query (or on the order index its page is read
+    from) as the table's own error. A table is one query: nothing of it was completed, and
+    rows, counts or groups cut short would be wrong, not partial. Nothing of it is shown."""
+    try:
+        yield
+    except EndpointTimeout as error:
+        cause = TIMEOUTS.get(deadlines.timeout_cause() or "deadline", "")
+        raise EndpointTimeout(f"the table could not be made: {cause} ({error.message}); nothing of it is shown; "
+                              f"{_NARROW}, or ask with a longer deadline") from None
+    except TooLarge as error:
+        raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing "
+                       f"of it is shown; {_NARROW}") from None
+
+
+WAIT_STEP = 0.25
+"""How often a call waiting for its query looks whether its caller went away."""
+QUERIES = ThreadPoolExecutor(max_workers=16, thread_name_prefix="bfsql-table")
+"""Where a table's embedded queries run (`by_deadline`), while the call waits for them no
+longer than its deadline. Threads kept: starting one a query cost 1-3 ms on a busy
+machine. A query left running past its caller's deadline holds one until its checks end
+it; a call finding them all held waits in line, within its own deadline."""
+
+
+def by_deadline(run: Callable[[], T]) -> T:
+    """`run()`'s answer (an embedded store's query), waited for no longer than the call's
+    deadline: past it, `EndpointTimeout` while the query ends on its own thread. The store's
+    checks (`deadline.ALIVE`) stop a checked query's joins at the deadline, but it still
+    scans its rows and sorts what it holds, which grows with the type (2-3 s at 200,000
+    rows); an unchecked one runs to its end. The call answers at its deadline all the same."""
+    if deadlines.remaining() is None:
+        return run()
+    answer = QUERIES.submit(contextvars.copy_context().run, run)
+    while True:
+        left = deadlines.remaining() or 0.0
+        try:
+            return answer.result(timeout=max(0.0, min(left, WAIT_STEP)))
+        except FutureTimeout:
+            deadline = deadlines.current()
+            if deadline is not None and deadline.expired():
+                answer.cancel()  # not begun yet (every thread held): never begun
+                gone = deadline.abandoned is not None and deadline.abandoned.is_set()
+                raise EndpointTimeout("the query was stopped: its caller went away" if gone
+                                      else f"the query was stopped at the call's deadline ({deadline.seconds:g} s)") from None
+
+
 def _rows(ctx: GraphContext, runner: _Runner,
           spec: Spec) -> tuple[list[list[object]], TableQuery, table_order.OrderIndex | None]:
     """The table's page: through the order index of its type and first order key where it
@@ -165,7 +215,8 @@ def _rows(ctx: GraphContext, runner: _Runner,
     the full sort's), else by the table's own query over the whole type; and the index
     that answered (a tie the page ends in is counted from it)."""
     if checks(ctx.backend) and table_order.indexable(spec, runner.writer()):
-        index = _order_index(ctx, runner, spec)
+        with whole():
+            index = _order_index(ctx, runner, spec)
         written: list[TableQuery] = []
 
         def run(part: Spec) -> list[list[object]]:

@@ -98,6 +98,7 @@ def test_pages_through_the_index_are_the_full_sorts(seed: int, prefix: int, monk
     more than it holds (and are made by the full query)."""
     monkeypatch.setattr(table_order, "PREFIX", prefix)
     monkeypatch.setattr(table_order, "FIRST", 8)  # several rounds of the walk on small graphs
+    monkeypatch.setattr(table_order, "WIDTH", 1)
     rng = random.Random(seed)
     store = _store(rng, rng.randint(200, 600))
     used = Used(monkeypatch)
@@ -112,6 +113,7 @@ def test_pages_through_the_index_are_the_full_sorts(seed: int, prefix: int, monk
 def test_pages_follow_each_other(monkeypatch: pytest.MonkeyPatch) -> None:
     """Paging through the whole table with the index: no row twice, none left out."""
     monkeypatch.setattr(table_order, "FIRST", 8)
+    monkeypatch.setattr(table_order, "WIDTH", 1)
     rng = random.Random(11)
     store = _store(rng, 300)
     used = Used(monkeypatch)
