@@ -8,15 +8,12 @@ column names against the table, formulas by `gateway.engine.formulas`.
 
 from __future__ import annotations
 
-import contextvars
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 from gateway import deadline as deadlines
 from gateway.backends.base import Backend
@@ -26,7 +23,7 @@ from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.statistics import STATISTICS, statistics
-from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test
+from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, by_deadline
 from gateway.engine.walk import TIMEOUTS
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge, UpstreamError
 from gateway.ids import local_name
@@ -39,7 +36,6 @@ from gateway.sparql import iri as sparql_iri
 from gateway.terms import RDF, RDFS, Literal
 from gateway.tools.table_warnings import cell, first_number, silences
 
-T = TypeVar("T")
 MAX_ROWS = 1000
 BINDINGS = deadlines.BINDINGS
 """Bindings (rows, and the values path steps reach from them) a checked table's query may
@@ -175,37 +171,6 @@ def whole() -> Iterator[None]:
     except TooLarge as error:
         raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing "
                        f"of it is shown; {_NARROW}") from None
-
-
-WAIT_STEP = 0.25
-"""How often a call waiting for its query looks whether its caller went away."""
-QUERIES = ThreadPoolExecutor(max_workers=16, thread_name_prefix="bfsql-table")
-"""Where a table's embedded queries run (`by_deadline`), while the call waits for them no
-longer than its deadline. Threads kept: starting one a query cost 1-3 ms on a busy
-machine. A query left running past its caller's deadline holds one until its checks end
-it; a call finding them all held waits in line, within its own deadline."""
-
-
-def by_deadline(run: Callable[[], T]) -> T:
-    """`run()`'s answer (an embedded store's query), waited for no longer than the call's
-    deadline: past it, `EndpointTimeout` while the query ends on its own thread. The store's
-    checks (`deadline.ALIVE`) stop a checked query's joins at the deadline, but it still
-    scans its rows and sorts what it holds, which grows with the type (2-3 s at 200,000
-    rows); an unchecked one runs to its end. The call answers at its deadline all the same."""
-    if deadlines.remaining() is None:
-        return run()
-    answer = QUERIES.submit(contextvars.copy_context().run, run)
-    while True:
-        left = deadlines.remaining() or 0.0
-        try:
-            return answer.result(timeout=max(0.0, min(left, WAIT_STEP)))
-        except FutureTimeout:
-            deadline = deadlines.current()
-            if deadline is not None and deadline.expired():
-                answer.cancel()  # not begun yet (every thread held): never begun
-                gone = deadline.abandoned is not None and deadline.abandoned.is_set()
-                raise EndpointTimeout("the query was stopped: its caller went away" if gone
-                                      else f"the query was stopped at the call's deadline ({deadline.seconds:g} s)") from None
 
 
 def _rows(ctx: GraphContext, runner: _Runner,

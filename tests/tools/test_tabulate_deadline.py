@@ -6,7 +6,7 @@ never a table late, never one in part.
 The store's own checks (`gateway.deadline.ALIVE`) stop a query's joins at the deadline,
 but it still reads the rows of its type and sorts what it held, which grows with the type;
 so the call waits for a query over a whole type no longer than its deadline
-(`tabulate.by_deadline`). The first tests hold such a query back until the call has
+(`gateway.engine.tables.by_deadline`). The first tests hold such a query back until the call has
 answered (no real query is that slow on demand): the call cannot have waited for it. The
 last asks for less time than a table over a real type of 40,000 entities takes, and checks
 the typed outcome only (no clock).
@@ -14,7 +14,6 @@ the typed outcome only (no clock).
 
 from __future__ import annotations
 
-import importlib
 import random
 import threading
 from collections.abc import Iterator
@@ -27,8 +26,6 @@ import pytest
 from gateway import Gateway
 from gateway.backends.base import TABLE, Backend, Capabilities, Graphs, Shape
 from gateway.errors import EndpointTimeout, Unavailable
-
-tabulate_module = importlib.import_module("gateway.tools.tabulate")
 
 X = "http://deadline.example/"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
