@@ -1,12 +1,14 @@
 """tabulate's top rows through the order index (gateway/engine/table_order.py): every page
 the index answers is the page of the full sort (the table's own query over the whole type,
 the oracle), on random graphs with ties, nulls, numbers written as text, several values per
-entity, filters, both directions and pages; and the index answers (it is not bypassed)."""
+entity, filters, both directions and pages; and the index answers (it is not bypassed), on
+embedded stores only."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
@@ -14,6 +16,7 @@ import pytest
 
 from gateway import Gateway
 from gateway.engine import table_order
+from support.servers import OxigraphServer
 
 X = "http://order.example/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -173,3 +176,31 @@ def test_a_tie_the_page_ends_in_is_counted_whole(prefix: int, monkeypatch: pytes
     assert ("VALUES ?c_id" in count) == (prefix > 100)  # over the index's entities where it holds them all
     assert any("100 rows have v = " in w for w in page.warnings)  # type: ignore[attr-defined]
     assert page.model_dump() == used.full(gateway, arguments)
+
+
+def test_an_endpoint_gets_the_tables_own_query_and_no_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only an embedded store builds or reads an order index: an endpoint (`oxigraph serve`
+    over the same file) is sent the table's own queries over the whole type, and its page
+    is the embedded store's."""
+    rng = random.Random(5)
+    store = _store(rng, 300)
+    path = tmp_path / "items.nt"
+    store.dump(path, format=ox.RdfFormat.N_QUADS)
+    server = OxigraphServer([path])
+    try:
+        remote = Gateway.connect(server.url, cache_ttl=0)
+        queries: list[str] = []
+        remote.backend.query_log = lambda text, rows: queries.append(text)  # type: ignore[attr-defined]
+        used = Used(monkeypatch)
+        embedded = Gateway.open(store)
+        for arguments in [{"type": X + "Item", "columns": {"v": X + "v"}, "where": [{"column": "v", "op": ">", "value": 3}],
+                           "order_by": [{"column": "v", "descending": True}], "limit": 5},
+                          {"type": X + "Item", "columns": {"w": X + "w"}, "limit": 5}]:
+            queries.clear()
+            assert remote.call("tabulate", arguments).model_dump() == embedded.call("tabulate", arguments).model_dump()
+            tables = [q for q in queries if q.startswith("# A table")]  # the page, then a tie's count if any
+            assert tables and all(f"<{X}Item>" in q and "VALUES ?c_id" not in q for q in tables)
+            assert not any(f"LIMIT {table_order.PREFIX + 1}" in q for q in queries)
+        assert used.answered == 2  # the embedded store's pages came from its index
+    finally:
+        server.stop()
