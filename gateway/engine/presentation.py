@@ -183,7 +183,7 @@ def declared_subproperties(ctx: GraphContext, kind: str) -> frozenset[str]:
 def full_nodes(
     ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, with_bookkeeping: bool = False,
     valid_at: Point | None = None, languages: Sequence[str] | None = None, warnings: list[str] | None = None,
-    links: dict[str, list[tuple[str, Term]]] | None = None,
+    links: dict[str, list[tuple[str, Term]]] | None = None, read: dict[str, list[NodeRow]] | None = None,
 ) -> dict[str, Node]:
     """Full data for entities: label, description, synonyms, types, literal properties
     (bookkeeping ones only if asked; a claim not in force at `valid_at` left out), text in
@@ -191,8 +191,9 @@ def full_nodes(
     nodes each owns (`gateway.engine.blanks`: what of them was left out, or is not what it
     looks like, goes to `warnings`). `links`, where given, receives each node's rows that
     may name its canonical IDs (`gateway.engine.canonical_ids.same_as` reads them), read in
-    the same query with the identity links either way."""
-    rows_by_node, claims = _node_rows(ctx, nodes, with_links=links is not None)
+    the same query with the identity links either way. `read`: each node's rows as
+    node_data.rq reads them (with its same_as branch where `links` is given), read already."""
+    rows_by_node, claims = _node_rows(ctx, nodes, with_links=links is not None) if read is None else _rows_read(read)
     if links is not None:
         _set_links_apart(rows_by_node, links)
     held = {n: Counter(p for p, v, _ in rows_by_node.get(n, ()) if isinstance(v, Blank)) for n in nodes}
@@ -338,6 +339,11 @@ def _set_links_apart(rows_by_node: dict[str, list[NodeRow]], links: dict[str, li
     for node, rows in rows_by_node.items():
         links[node] = [(p, v) for p, v, _ in rows]
         rows_by_node[node] = [row for row in rows if not is_link_row(row[0], row[1])]
+
+
+def _rows_read(read: dict[str, list[NodeRow]]) -> tuple[dict[str, list[NodeRow]], set[str]]:
+    """`_node_rows` from rows read already (copies: the links are set apart in place)."""
+    return {n: list(rows) for n, rows in read.items()}, {s for rows in read.values() for _, _, s in rows if s}
 
 
 def _node_rows(ctx: GraphContext, nodes: Sequence[str], *, with_links: bool = False) -> tuple[dict[str, list[NodeRow]], set[str]]:
