@@ -21,7 +21,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
 from gateway.models import Edge, Node, TruthStatus
 from gateway.models.shared import Text
-from gateway.profiles.base import Hit, Point, StatementRow, shared_types
+from gateway.profiles.base import Hit, Point, StatementFields, StatementRow, shared_types
 from gateway.profiles.graph import MemoKey
 from gateway.sparql import iri, iris, triples, writable
 from gateway.terms import (
@@ -266,8 +266,14 @@ class Names:
     def __init__(self, values: list[tuple[str, Term]], languages: Sequence[str]) -> None:
         self.reader = languages[0] if languages else None
         self.values = values
-        self.label = _pick(values, LABELS, languages)
-        self.description = _pick(values, DESCRIPTIONS, languages)
+        # The name values by predicate, in one pass: a node has a few of them among its data.
+        named: dict[str, list[Term]] = {}
+        for p, v in values:
+            if p in NAME_PREDICATES:
+                named.setdefault(p, []).append(v)
+        self.named = named
+        self.label = _pick(named, LABELS, languages)
+        self.description = _pick(named, DESCRIPTIONS, languages)
         synonyms: dict[str, Literal] = {}
         # One entry a text: the reader's (or the data's own) spelling before a tagged copy.
         for v in sorted((_as_literal(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)),
@@ -293,8 +299,8 @@ class Names:
         one more than `label` does."""
         found: dict[str, str] = {}
         for wanted in asked:
-            picked = _pick([(p, v) for p, v in self.values if isinstance(v, Literal)
-                            and language_matches(v.language, wanted)], LABELS, [wanted])
+            picked = _pick({p: [v for v in values if isinstance(v, Literal) and language_matches(v.language, wanted)]
+                            for p, values in self.named.items()}, LABELS, [wanted])
             if picked is not None and picked.language:
                 found.setdefault(picked.language, picked.value)
         if not set(found) - self.shown[LABELS]:
@@ -306,10 +312,10 @@ class Names:
         """The languages of labels, descriptions and synonyms that none shown of their kind
         is in (a subtag of a shown language is that language: "en" takes "en-gb")."""
         held: dict[tuple[str, ...], set[str]] = {}
-        for p, v in self.values:  # one pass: only a tagged literal has a language to tell
-            kind = _NAME_KIND.get(p)
-            if kind is not None and isinstance(v, Literal) and v.language:
-                held.setdefault(kind, set()).add(v.language)
+        for p, values in self.named.items():  # only a tagged literal has a language to tell
+            tags = {v.language for v in values if isinstance(v, Literal) and v.language}
+            if tags:
+                held.setdefault(_NAME_KIND[p], set()).update(tags)
         left: set[str] = set()
         for kind, tags in held.items():
             shown = self.shown[kind]
@@ -435,11 +441,29 @@ def statement_details(ctx: GraphContext, statements: Sequence[str], *, with_book
 def full_edges(
     ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]], *, valid_at: Point | None = None,
 ) -> list[Edge]:
+    data = _data_of(ctx, keys)
+    return [full_edge(ctx, key, hit, data, valid_at=valid_at) for key, hit in keys]
+
+
+def edge_fields(ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]]) -> list[StatementFields]:
+    """What `full_edges`' edges state beside their triple (truth status, confidence, ...),
+    without building the edges (a ranking reads two of the fields)."""
+    data = _data_of(ctx, keys)
+    return [_fields(ctx, key, hit, data) for key, hit in keys]
+
+
+def _data_of(ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]]) -> StatementData:
     statements = {k.statement: (k.subject, k.predicate, k.object) for k, _ in keys if k.statement}
     named = sorted(r for r in statements if not r.startswith(BLANK))
     blank = sorted({triple for r, triple in statements.items() if r.startswith(BLANK)})
-    data = StatementData.read(ctx, named, blank=blank)
-    return [full_edge(ctx, key, hit, data, valid_at=valid_at) for key, hit in keys]
+    return StatementData.read(ctx, named, blank=blank)
+
+
+def _fields(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData) -> StatementFields:
+    fields = ctx.profile.statement_fields(data.rows.get(key.statement or "", ()), data.nodes, ctx.ids.to_id,
+                                          ctx.settings.languages)
+    fields.setdefault("truth_status", cast(TruthStatus, hit.status))
+    return fields
 
 
 def stub_edge(ctx: GraphContext, key: EdgeKey) -> Edge:
@@ -492,9 +516,7 @@ _BOUNDS: tuple[tuple[typing.Literal["start", "end"], str], ...] = (("start", "va
 def full_edge(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData, *, valid_at: Point | None = None) -> Edge:
     """`valid_at`: the call's, to mark the bounds a statement kept as in force does not state."""
     to_id = ctx.ids.to_id
-    fields = ctx.profile.statement_fields(data.rows.get(key.statement or "", ()), data.nodes, to_id,
-                                          ctx.settings.languages)
-    fields.setdefault("truth_status", cast(TruthStatus, hit.status))
+    fields = _fields(ctx, key, hit, data)
     return Edge(
         subject=to_id(key.subject), predicate=to_id(key.predicate), object=to_id(key.object),
         derived_via=derive_label(key.derived_via, to_id),
@@ -536,11 +558,11 @@ def _language_ok(term: Term, languages: Sequence[str]) -> bool:
     return any(language_matches(term.language, wanted) for wanted in languages)
 
 
-def _pick(values: list[tuple[str, Term]], predicates: Sequence[str], languages: Sequence[str]) -> Literal | None:
-    """The text of the first of `predicates` the values have, in the first of `languages`
-    it has (`pick_literal`)."""
+def _pick(named: dict[str, list[Term]], predicates: Sequence[str], languages: Sequence[str]) -> Literal | None:
+    """The text of the first of `predicates` the values (by predicate) have, in the first
+    of `languages` it has (`pick_literal`)."""
     for predicate in predicates:
-        candidates = [v for p, v in values if p == predicate]
+        candidates = named.get(predicate)
         if candidates:
             return pick_literal(candidates, languages) or Literal(text_of(candidates[0]))
     return None

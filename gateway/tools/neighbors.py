@@ -44,7 +44,7 @@ from cryptography.exceptions import InvalidTag
 from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
-from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, full_edges, full_nodes, node_types
+from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, edge_fields, full_nodes, node_types
 from gateway.engine.search import readable_name, suggest_ids
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.walk import EdgeKey, WalkResult, timeout_warning, unnamed_warning, walk
@@ -183,7 +183,7 @@ def _reaching_edges(ctx: GraphContext, result: WalkResult, outward: bool) -> dic
     hops = result.hops
     keys = result.edge_keys()
     stated = [(key, hit) for key, hit in result.edges.items() if key.statement]
-    data = dict(zip((key for key, _ in stated), full_edges(ctx, stated))) if stated else {}
+    data = dict(zip((key for key, _ in stated), edge_fields(ctx, stated))) if stated else {}
     to_id = ctx.ids.to_id
     score = {node: 1.0 for node, hop in hops.items() if hop == 0}
     best: dict[str, tuple[tuple[float, str, str, str], _Reach]] = {}
@@ -193,13 +193,13 @@ def _reaching_edges(ctx: GraphContext, result: WalkResult, outward: bool) -> dic
             if distance is None:
                 continue
             edge = data.get(key)
-            confidence = edge.confidence if edge is not None else None
+            confidence = edge.get("confidence") if edge is not None else None
             value = score.get(origin, 0.0) * (confidence if confidence is not None else 1.0)
             value *= 1.0 if distance == 1 else DECAY
             rank = (-value, to_id(key.predicate), to_id(origin), to_id(key.statement) if key.statement else "")
             if node not in best or rank < best[node][0]:
                 best[node] = (rank, _Reach(key, origin, round(value, 6), confidence,
-                                           edge.truth_status if edge is not None else None, distance, hops[node] == 0))
+                                           edge["truth_status"] if edge is not None else None, distance, hops[node] == 0))
                 if hops[node]:
                     score[node] = max(score.get(node, 0.0), value)
     return {node: reach for node, (_, reach) in best.items()}
