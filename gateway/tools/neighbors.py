@@ -46,7 +46,15 @@ from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, edge_fields, full_nodes, node_types
 from gateway.engine.search import readable_name, suggest_ids
-from gateway.engine.seeds import resolve_seeds
+from gateway.engine.seeds import (
+    Seeds,
+    held_questions,
+    identified_first,
+    present_seeds,
+    resolve_seeds,
+    seed_iris,
+    walked_entities,
+)
 from gateway.engine.walk import EdgeKey, WalkResult, timeout_warning, unnamed_warning, walk
 from gateway.errors import InvalidInput
 from gateway.ids import local_name
@@ -77,15 +85,17 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     after = _read_cursor(ctx, query) if query.cursor is not None else None
     plan = make_plan(ctx, query.traversal(), warnings)
     wanted = resolve_terms(ctx, query.types, "types", kind="type", warnings=warnings) if query.types else None
-    found = resolve_seeds(ctx, query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
+    if wanted is not None and not wanted:  # no type asked for is in the graph: nothing to walk
+        found, result = resolve_seeds(ctx, query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS), None
+    else:
+        found = seed_iris(ctx, query.entity_ids, "entity_ids", warnings, cap=MAX_SEEDS)
+        result = _walk_first(ctx, found, plan, depth, warnings)
     suggest_ids(ctx, found, "entity_ids", warnings)
     to_id = ctx.ids.to_id
     answer: dict[str, Any] = dict(origins=[to_id(s) for s in found.iris], unresolved=found.unresolved("unresolved", warnings),
                                   depth=depth, limit=limit, filters=_filters(ctx, query, plan, wanted), warnings=warnings)
-    if not found.iris or (wanted is not None and not wanted):
+    if result is None:
         return Neighbors(neighbors=[], total=0, truncated=False, **answer)  # the warnings above say why
-    result = walk(ctx.profile, found.iris, plan, max_hops=depth, max_nodes=ctx.settings.default_max_nodes,
-                  max_edges=ctx.settings.default_max_edges, count_hidden=False)
     if result.cut is not None:
         warnings += timeout_warning(result.cut, fewer="hops (depth)") or [
             f"the walk was cut at hop {result.cut.at_hop} ({result.cut.reason}): neighbours past the cut are not "
@@ -99,6 +109,31 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     neighbors = [_neighbor(ctx, n, listing.reached[n], details[n], listing.places.get(n), chars) for n in chosen]
     return Neighbors(neighbors=neighbors, total=len(listing.reached), truncated=cursor is not None or result.cut is not None,
                      next_cursor=cursor, **answer)
+
+
+def _walk_first(ctx: GraphContext, found: Seeds, plan: HopPlan, depth: int, warnings: list[str]) -> WalkResult | None:
+    """The walk from the seeds present (set in `found`, as `resolve_seeds` sets them); None
+    where none is. Walked first, as bfs_query walks: a seed the first hop found statements
+    of is in the graph, so the store is asked about the others only (a query fewer)."""
+    candidates, identified, asked = identified_first(ctx, found.iris, warnings)
+    remote = ctx.profile.backend.capabilities.round_trips
+
+    def walked(seeds: list[str]) -> WalkResult:
+        return walk(ctx.profile, seeds, plan, max_hops=depth, max_nodes=ctx.settings.default_max_nodes,
+                    max_edges=ctx.settings.default_max_edges, count_hidden=False,
+                    held=held_questions(ctx, seeds) if remote else ())
+
+    result = walked(candidates) if candidates else None
+    seeds = present_seeds(ctx, candidates, plan, found.missing, warnings=warnings, looked_up_before=asked,
+                          known=walked_entities(result, identified) if result is not None else (),
+                          held_read=result.held if result is not None else None)
+    if len(seeds) > MAX_SEEDS:  # a canonical ID naming several entities
+        warnings.append(f"entity_ids: the seeds name {len(seeds)} entities; the first {MAX_SEEDS} are used")
+        seeds = seeds[:MAX_SEEDS]
+    found.iris = seeds
+    if not seeds:
+        return None
+    return result if result is not None and seeds == candidates else walked(seeds)
 
 
 def _page(
