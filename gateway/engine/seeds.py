@@ -247,8 +247,8 @@ def walked_entities(result: WalkResult, found: Collection[str] = ()) -> set[str]
 
 def _any_identifying(result: WalkResult) -> bool:
     """Whether a walk crossed any identity link or normalized external-ID value: looked for
-    in the plain rows' text at once (in C), the statements one by one."""
-    if any(identifying(hit.p) for hit in result.edges.values()):
+    in the plain rows' text at once (in C), the statements' predicates once each."""
+    if any(map(identifying, {hit.p for hit in result.edges.values()})):
         return True
     if not result.plain:
         return False
