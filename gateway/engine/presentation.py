@@ -44,6 +44,7 @@ BLANK = "_:"
 """How a blank node's label begins where an answer holds it (a statement ID)."""
 PASSAGE_TYPE = BFS + "Passage"
 URL_SYNONYM = BFS + "urlSynonym"
+TYPE = RDF + "type"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 SCHEMA = "https://schema.org/"
 FOAF, DCTERMS, DC = "http://xmlns.com/foaf/0.1/", "http://purl.org/dc/terms/", "http://purl.org/dc/elements/1.1/"
@@ -117,6 +118,25 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         _read_types(written, read)
     found.update(shared_types(read))
     return found
+
+
+FEW_NODES = 64
+"""Nodes whose data `types_with_data` reads in one query with their types."""
+
+
+def types_with_data(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[str]], dict[str, list[NodeRow]]] | None:
+    """`node_types` of a few nodes read from their data (node_data.rq's rows hold their
+    rdf:type IRIs), with those rows, for `full_nodes(read=...)`: one query where two would
+    read the same triples. None where the profile's node data is not native's, the nodes
+    are many, or one may be a reifier (its type is asked apart)."""
+    if ctx.profile.queries != "native" or len(nodes) > FEW_NODES or writable(nodes) != list(nodes) or (
+            has_types(ctx) and ctx.profile.statement_candidates(nodes)):
+        return None
+    rows, _ = _node_rows(ctx, nodes)
+    typed = has_types(ctx) and has_rdf_type(ctx)
+    read = {n: list(dict.fromkeys(str(v) for p, v, _ in found if p == TYPE and type(v) is str))
+            for n, found in rows.items()} if typed else {}
+    return defaultdict(list, shared_types({n: kinds for n, kinds in read.items() if kinds})), dict(rows)
 
 
 def _read_types(written: list[str], read: dict[str, list[str]]) -> None:

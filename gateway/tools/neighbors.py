@@ -44,7 +44,15 @@ from cryptography.exceptions import InvalidTag
 from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
-from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, edge_fields, full_nodes, node_types
+from gateway.engine.presentation import (
+    PASSAGE_TYPE,
+    STATEMENT_TYPE,
+    NodeRow,
+    edge_fields,
+    full_nodes,
+    node_types,
+    types_with_data,
+)
 from gateway.engine.search import readable_name, suggest_ids
 from gateway.engine.seeds import (
     Seeds,
@@ -105,7 +113,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     if not listing.reached:
         warnings += _why_empty(ctx, found.iris, plan, result, listing)
     chosen, cursor = _page(ctx, query, listing.reached, after, limit, warnings)
-    details = full_nodes(ctx, chosen, listing.types)
+    details = full_nodes(ctx, chosen, listing.types, read=listing.data)
     neighbors = [_neighbor(ctx, n, listing.reached[n], details[n], listing.places.get(n), chars) for n in chosen]
     return Neighbors(neighbors=neighbors, total=len(listing.reached), truncated=cursor is not None or result.cut is not None,
                      next_cursor=cursor, **answer)
@@ -182,6 +190,8 @@ class _Listing:
     """Neighbours the walk reached, before `types` and unreadable passages were left out."""
     of_types: int
     """Those of the wanted types (all of them where none are wanted)."""
+    data: dict[str, list[NodeRow]] | None = None
+    """The neighbours' data, read with their types where they are few (`types_with_data`)."""
 
 
 def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, outward: bool) -> _Listing:
@@ -190,13 +200,14 @@ def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, o
     every node reached, and the passages' places."""
     reached = _reaching_edges(ctx, result, outward)
     walked = len(reached)
-    types = node_types(ctx, list(reached))
+    both = types_with_data(ctx, list(reached))
+    types, data = both if both is not None else (node_types(ctx, list(reached)), None)
     if wanted is not None:
         reached = {n: r for n, r in reached.items() if wanted & _types_of(n, types)}
     of_types = len(reached)
     places = _passages(ctx, [n for n in reached if PASSAGE_TYPE in types.get(n, ())])
     reached = {n: r for n, r in reached.items() if PASSAGE_TYPE not in types.get(n, ()) or n in places}
-    return _Listing(reached, types, places, walked, of_types)
+    return _Listing(reached, types, places, walked, of_types, data)
 
 
 class _Reach:
