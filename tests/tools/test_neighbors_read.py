@@ -58,3 +58,29 @@ def test_demo(monkeypatch: pytest.MonkeyPatch) -> None:
     gateway = Gateway.open(demo_path())
     store = gateway.backend.store  # type: ignore[attr-defined]
     assert _same_both_ways(gateway, _nodes(store, 200), monkeypatch) > 10
+
+
+def test_full_walks_answer_the_same(medlit_gateway: Gateway, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bfs_query with every node full reads few nodes' types with their data too."""
+    from gateway.tools import bfs
+    from support.datasets import hpo_annotation_ntriples
+
+    store = ox.Store()
+    store.load(input="\n".join(hpo_annotation_ntriples(limit=3000)) + "\n", format=ox.RdfFormat.N_TRIPLES)
+    cases = [(Gateway.open(store), _nodes(store, 40)), (medlit_gateway, _nodes(medlit_gateway.backend.store, 40)),  # type: ignore[attr-defined]
+             (Gateway.open(demo_path()), _nodes(Gateway.open(demo_path()).backend.store, 60))]  # type: ignore[attr-defined]
+    real, taken = bfs.types_with_data, []
+
+    def counted(*args: object) -> object:
+        both = real(*args)  # type: ignore[arg-type]
+        taken.append(both is not None)
+        return both
+
+    for gateway, seeds in cases:
+        calls = [{"seeds": [seed], "max_hops": 1, **extra} for seed in seeds for extra in ({}, {"layout": "compact"})]
+        answers = []
+        for way in (counted, lambda *args: None):
+            monkeypatch.setattr(bfs, "types_with_data", way)
+            answers.append([gateway.call("bfs_query", call).model_dump_json(exclude_none=True) for call in calls])
+        assert answers[0] == answers[1]
+    assert sum(taken) > 30
