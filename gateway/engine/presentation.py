@@ -21,7 +21,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
 from gateway.models import Edge, Node, TruthStatus
 from gateway.models.shared import Text
-from gateway.profiles.base import Hit, Point, StatementRow, shared_types
+from gateway.profiles.base import Hit, Point, StatementFields, StatementRow, shared_types
 from gateway.profiles.graph import MemoKey
 from gateway.sparql import iri, iris, triples, writable
 from gateway.terms import (
@@ -44,6 +44,7 @@ BLANK = "_:"
 """How a blank node's label begins where an answer holds it (a statement ID)."""
 PASSAGE_TYPE = BFS + "Passage"
 URL_SYNONYM = BFS + "urlSynonym"
+TYPE = RDF + "type"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 SCHEMA = "https://schema.org/"
 FOAF, DCTERMS, DC = "http://xmlns.com/foaf/0.1/", "http://purl.org/dc/terms/", "http://purl.org/dc/elements/1.1/"
@@ -119,14 +120,37 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
     return found
 
 
+FEW_NODES = 64
+"""Nodes whose data `types_with_data` reads in one query with their types."""
+
+
+def types_with_data(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[str]], dict[str, list[NodeRow]]] | None:
+    """`node_types` of a few nodes read from their data (node_data.rq's rows hold their
+    rdf:type IRIs), with those rows, for `full_nodes(read=...)`: one query where two would
+    read the same triples. None where the profile's node data is not native's, the nodes
+    are many, or one may be a reifier (its type is asked apart)."""
+    if ctx.profile.queries != "native" or len(nodes) > FEW_NODES or writable(nodes) != list(nodes) or (
+            has_types(ctx) and ctx.profile.statement_candidates(nodes)):
+        return None
+    rows, _ = _node_rows(ctx, nodes)
+    typed = has_types(ctx) and has_rdf_type(ctx)
+    read = {n: list(dict.fromkeys(str(v) for p, v, _ in found if p == TYPE and type(v) is str))
+            for n, found in rows.items()} if typed else {}
+    return defaultdict(list, shared_types({n: kinds for n, kinds in read.items() if kinds})), dict(rows)
+
+
 def _read_types(written: list[str], read: dict[str, list[str]]) -> None:
     """Rows of node_types.rq as TSV writes them into `read`, each type an IRI, once."""
     text = "\n".join(written)
     if '"' in text or "_:" in text or "<<" in text:  # seldom: a literal, blank node or triple term for a type
         written = [line for line in written if is_written_iri(line.partition("\t")[2])]
         text = "\n".join(written)
-    for line in bare_text(text) if written else ():
-        x, _, t = line.partition("\t")
+    if not written:
+        return
+    # Node and type alternate once the lines' tabs are newlines: split in C, no call per row.
+    fields = bare_text(text.replace("\t", "\n"))
+    pairs = iter(fields)
+    for x, t in zip(pairs, pairs):
         kinds = read[x]
         if t not in kinds:  # a triple in two graphs, a reifier of two triples
             kinds.append(t)
@@ -183,7 +207,7 @@ def declared_subproperties(ctx: GraphContext, kind: str) -> frozenset[str]:
 def full_nodes(
     ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, with_bookkeeping: bool = False,
     valid_at: Point | None = None, languages: Sequence[str] | None = None, warnings: list[str] | None = None,
-    links: dict[str, list[tuple[str, Term]]] | None = None,
+    links: dict[str, list[tuple[str, Term]]] | None = None, read: dict[str, list[NodeRow]] | None = None,
 ) -> dict[str, Node]:
     """Full data for entities: label, description, synonyms, types, literal properties
     (bookkeeping ones only if asked; a claim not in force at `valid_at` left out), text in
@@ -191,8 +215,9 @@ def full_nodes(
     nodes each owns (`gateway.engine.blanks`: what of them was left out, or is not what it
     looks like, goes to `warnings`). `links`, where given, receives each node's rows that
     may name its canonical IDs (`gateway.engine.canonical_ids.same_as` reads them), read in
-    the same query with the identity links either way."""
-    rows_by_node, claims = _node_rows(ctx, nodes, with_links=links is not None)
+    the same query with the identity links either way. `read`: each node's rows as
+    node_data.rq reads them (with its same_as branch where `links` is given), read already."""
+    rows_by_node, claims = _node_rows(ctx, nodes, with_links=links is not None) if read is None else _rows_read(read)
     if links is not None:
         _set_links_apart(rows_by_node, links)
     held = {n: Counter(p for p, v, _ in rows_by_node.get(n, ()) if isinstance(v, Blank)) for n in nodes}
@@ -265,8 +290,14 @@ class Names:
     def __init__(self, values: list[tuple[str, Term]], languages: Sequence[str]) -> None:
         self.reader = languages[0] if languages else None
         self.values = values
-        self.label = _pick(values, LABELS, languages)
-        self.description = _pick(values, DESCRIPTIONS, languages)
+        # The name values by predicate, in one pass: a node has a few of them among its data.
+        named: dict[str, list[Term]] = {}
+        for p, v in values:
+            if p in NAME_PREDICATES:
+                named.setdefault(p, []).append(v)
+        self.named = named
+        self.label = _pick(named, LABELS, languages)
+        self.description = _pick(named, DESCRIPTIONS, languages)
         synonyms: dict[str, Literal] = {}
         # One entry a text: the reader's (or the data's own) spelling before a tagged copy.
         for v in sorted((_as_literal(v) for p, v in values if p in ALT_LABELS and _language_ok(v, languages)),
@@ -292,8 +323,8 @@ class Names:
         one more than `label` does."""
         found: dict[str, str] = {}
         for wanted in asked:
-            picked = _pick([(p, v) for p, v in self.values if isinstance(v, Literal)
-                            and language_matches(v.language, wanted)], LABELS, [wanted])
+            picked = _pick({p: [v for v in values if isinstance(v, Literal) and language_matches(v.language, wanted)]
+                            for p, values in self.named.items()}, LABELS, [wanted])
             if picked is not None and picked.language:
                 found.setdefault(picked.language, picked.value)
         if not set(found) - self.shown[LABELS]:
@@ -305,10 +336,10 @@ class Names:
         """The languages of labels, descriptions and synonyms that none shown of their kind
         is in (a subtag of a shown language is that language: "en" takes "en-gb")."""
         held: dict[tuple[str, ...], set[str]] = {}
-        for p, v in self.values:  # one pass: only a tagged literal has a language to tell
-            kind = _NAME_KIND.get(p)
-            if kind is not None and isinstance(v, Literal) and v.language:
-                held.setdefault(kind, set()).add(v.language)
+        for p, values in self.named.items():  # only a tagged literal has a language to tell
+            tags = {v.language for v in values if isinstance(v, Literal) and v.language}
+            if tags:
+                held.setdefault(_NAME_KIND[p], set()).update(tags)
         left: set[str] = set()
         for kind, tags in held.items():
             shown = self.shown[kind]
@@ -338,6 +369,11 @@ def _set_links_apart(rows_by_node: dict[str, list[NodeRow]], links: dict[str, li
     for node, rows in rows_by_node.items():
         links[node] = [(p, v) for p, v, _ in rows]
         rows_by_node[node] = [row for row in rows if not is_link_row(row[0], row[1])]
+
+
+def _rows_read(read: dict[str, list[NodeRow]]) -> tuple[dict[str, list[NodeRow]], set[str]]:
+    """`_node_rows` from rows read already (copies: the links are set apart in place)."""
+    return {n: list(rows) for n, rows in read.items()}, {s for rows in read.values() for _, _, s in rows if s}
 
 
 def _node_rows(ctx: GraphContext, nodes: Sequence[str], *, with_links: bool = False) -> tuple[dict[str, list[NodeRow]], set[str]]:
@@ -429,11 +465,29 @@ def statement_details(ctx: GraphContext, statements: Sequence[str], *, with_book
 def full_edges(
     ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]], *, valid_at: Point | None = None,
 ) -> list[Edge]:
+    data = _data_of(ctx, keys)
+    return [full_edge(ctx, key, hit, data, valid_at=valid_at) for key, hit in keys]
+
+
+def edge_fields(ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]]) -> list[StatementFields]:
+    """What `full_edges`' edges state beside their triple (truth status, confidence, ...),
+    without building the edges (a ranking reads two of the fields)."""
+    data = _data_of(ctx, keys)
+    return [_fields(ctx, key, hit, data) for key, hit in keys]
+
+
+def _data_of(ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]]) -> StatementData:
     statements = {k.statement: (k.subject, k.predicate, k.object) for k, _ in keys if k.statement}
     named = sorted(r for r in statements if not r.startswith(BLANK))
     blank = sorted({triple for r, triple in statements.items() if r.startswith(BLANK)})
-    data = StatementData.read(ctx, named, blank=blank)
-    return [full_edge(ctx, key, hit, data, valid_at=valid_at) for key, hit in keys]
+    return StatementData.read(ctx, named, blank=blank)
+
+
+def _fields(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData) -> StatementFields:
+    fields = ctx.profile.statement_fields(data.rows.get(key.statement or "", ()), data.nodes, ctx.ids.to_id,
+                                          ctx.settings.languages)
+    fields.setdefault("truth_status", cast(TruthStatus, hit.status))
+    return fields
 
 
 def stub_edge(ctx: GraphContext, key: EdgeKey) -> Edge:
@@ -486,9 +540,7 @@ _BOUNDS: tuple[tuple[typing.Literal["start", "end"], str], ...] = (("start", "va
 def full_edge(ctx: GraphContext, key: EdgeKey, hit: Hit, data: StatementData, *, valid_at: Point | None = None) -> Edge:
     """`valid_at`: the call's, to mark the bounds a statement kept as in force does not state."""
     to_id = ctx.ids.to_id
-    fields = ctx.profile.statement_fields(data.rows.get(key.statement or "", ()), data.nodes, to_id,
-                                          ctx.settings.languages)
-    fields.setdefault("truth_status", cast(TruthStatus, hit.status))
+    fields = _fields(ctx, key, hit, data)
     return Edge(
         subject=to_id(key.subject), predicate=to_id(key.predicate), object=to_id(key.object),
         derived_via=derive_label(key.derived_via, to_id),
@@ -530,11 +582,11 @@ def _language_ok(term: Term, languages: Sequence[str]) -> bool:
     return any(language_matches(term.language, wanted) for wanted in languages)
 
 
-def _pick(values: list[tuple[str, Term]], predicates: Sequence[str], languages: Sequence[str]) -> Literal | None:
-    """The text of the first of `predicates` the values have, in the first of `languages`
-    it has (`pick_literal`)."""
+def _pick(named: dict[str, list[Term]], predicates: Sequence[str], languages: Sequence[str]) -> Literal | None:
+    """The text of the first of `predicates` the values (by predicate) have, in the first
+    of `languages` it has (`pick_literal`)."""
     for predicate in predicates:
-        candidates = [v for p, v in values if p == predicate]
+        candidates = named.get(predicate)
         if candidates:
             return pick_literal(candidates, languages) or Literal(text_of(candidates[0]))
     return None

@@ -59,9 +59,16 @@ class Seeds:
 def resolve_seeds(
     ctx: GraphContext, seeds: Sequence[str], plan: HopPlan, field: str, warnings: list[str], *, cap: int,
 ) -> Seeds:
-    """The seeds present in the graph (`seed_iris`, then `present_seeds`)."""
-    found = seed_iris(ctx, seeds, field, warnings, cap=cap)
-    found.iris = present_seeds(ctx, found.iris, plan, found.missing, warnings=warnings)
+    """The seeds present in the graph (`seed_iris`, then `present_found`)."""
+    return present_found(ctx, seed_iris(ctx, seeds, field, warnings, cap=cap), plan, field, warnings, cap=cap)
+
+
+def present_found(
+    ctx: GraphContext, found: Seeds, plan: HopPlan, field: str, warnings: list[str], *, cap: int,
+    held_read: tuple[frozenset[str], dict[str, bool]] | None = None,
+) -> Seeds:
+    """`found` (`seed_iris`) with its IRIs those present in the graph (`present_seeds`)."""
+    found.iris = present_seeds(ctx, found.iris, plan, found.missing, warnings=warnings, held_read=held_read)
     if len(found.iris) > cap:  # a canonical ID naming several entities
         warnings.append(f"{field}: the seeds name {len(found.iris)} entities; the first {cap} are used")
         found.iris = found.iris[:cap]
@@ -243,8 +250,8 @@ def walked_entities(result: WalkResult, found: Collection[str] = ()) -> set[str]
 
 def _any_identifying(result: WalkResult) -> bool:
     """Whether a walk crossed any identity link or normalized external-ID value: looked for
-    in the plain rows' text at once (in C), the statements one by one."""
-    if any(identifying(hit.p) for hit in result.edges.values()):
+    in the plain rows' text at once (in C), the statements' predicates once each."""
+    if any(map(identifying, {hit.p for hit in result.edges.values()})):
         return True
     if not result.plain:
         return False

@@ -136,8 +136,9 @@ class _Walker:
     def run(self, frontier: list[str], max_hops: int) -> WalkResult:
         result = self.result
         start = 0
-        # Both hops in one query walk one plan and never go back to a node: no path.
-        if (self.remote and max_hops == 2 and self.declared is None and len(frontier) <= FIRST_BATCH
+        # Both hops in one query walk one plan and never go back to a node: no path. A longer
+        # walk reads its first two hops so, then the rest hop by hop (a round trip fewer).
+        if (self.remote and max_hops >= 2 and self.declared is None and len(frontier) <= FIRST_BATCH
                 and self.max_edges <= ONE_TRIP_EDGES and self.steps is None):
             start, frontier = self.both_hops(frontier)
         for hop in range(start, max_hops):
@@ -163,7 +164,8 @@ class _Walker:
         (`Profile.two_hop_lines`): (the hop to go on from, its frontier); (2, []) when the
         walk is done. The first hop is admitted as `hop` would; the second only where
         every row came and no budget can fill (then the walk is the same as hop by hop),
-        else it is read as `hop` reads it."""
+        else it is read as `hop` reads it. (2, the nodes the second hop reached) when both
+        were admitted, for a longer walk to go on from."""
         result = self.result
         if writable(seeds) != seeds or (self.deadline is not None and self.deadline.nearly_expired()):
             return 0, seeds
@@ -189,10 +191,11 @@ class _Walker:
         if (not read.complete or writable(frontier) != frontier
                 or _might_cut(False, len(read.second), result, self.max_nodes, self.max_edges)):
             return 1, frontier
-        _admit_lines(read.second, result, [], 2, len(frontier), self.budgets)
+        second: list[str] = []
+        _admit_lines(read.second, result, second, 2, len(frontier), self.budgets)
         if self.types:
             result.types = {node: read.types.get(node, []) for node in result.hops}
-        return 2, []
+        return 2, sorted(second)
 
     def both_statement_hops(self, seeds: list[str]) -> tuple[int, list[str]]:
         """`both_hops` over statements (`Profile.two_hop_statements`): the first hop admitted
@@ -231,10 +234,11 @@ class _Walker:
         if (second is None or second[1] or len(second[2]) >= cap
                 or _might_cut(False, _crossing_count(second[0], self.plan), result, self.max_nodes, self.max_edges)):
             return 1, frontier
-        self._admit_statements(1, frontier, False, [], len(frontier), edges_left, second)
+        reached = []
+        self._admit_statements(1, frontier, False, reached, len(frontier), edges_left, second)
         if self.types:
             result.types = {node: read.types.get(node, []) for node in result.hops if node in read.typed}
-        return 2, []
+        return 2, sorted(reached)
 
     def _counts_hidden(self) -> bool:
         """Whether a hop read now counts hidden statements: once a read hit the cap the counts

@@ -9,6 +9,7 @@ from typing import Any
 from gateway.engine.context import GraphContext
 from gateway.engine.plan import make_path, make_plan, resolve_presentation
 from gateway.engine.presentation import (
+    NodeRow,
     TypeNames,
     TypesAhead,
     derive_label,
@@ -17,6 +18,7 @@ from gateway.engine.presentation import (
     has_rdf_type,
     has_types,
     node_types,
+    types_with_data,
 )
 from gateway.engine.search import normalize, readable_name, suggest_ids
 from gateway.engine.seeds import held_questions, identified_first, present_seeds, seed_iris, walked_entities
@@ -183,15 +185,21 @@ def _present(
         edges = _plain_edges(result.plain, edge_ids, query.topology_only, edge_filter)
     else:
         edges = _statement_edges(ctx, result, edge_ids, query, edge_filter)
+    # Every node full, and few: their types read with their data, one query fewer.
+    both = (types_with_data(ctx, list(result.hops))
+            if not query.topology_only and node_filter is None and ahead is None and not result.types else None)
+    if both is not None:
+        return _nodes(ctx, result, ids, hop_counts, query, node_filter, both[0], both[1]), edges
     types = node_types(ctx, list(result.hops), ahead.collect() if ahead is not None else result.types)
     return _nodes(ctx, result, ids, hop_counts, query, node_filter, types), edges
 
 
 def _nodes(
     ctx: GraphContext, result: WalkResult, ids: IdMap, hop_counts: list[int], query: BfsQueryInput,
-    node_filter: set[str] | None, types: dict[str, list[str]],
+    node_filter: set[str] | None, types: dict[str, list[str]], data: dict[str, list[NodeRow]] | None = None,
 ) -> list[NodeStub | Node]:
-    """The nodes by hop, then ID: full where the node filter asks, stubs elsewhere."""
+    """The nodes by hop, then ID: full where the node filter asks, stubs elsewhere (`data`:
+    their node_data.rq rows, read already)."""
     kinds = TypeNames(ctx.ids.to_id)
     untyped = kinds(())
     if query.topology_only and not types:  # stubs of one type: only their IDs need ordering
@@ -205,9 +213,24 @@ def _nodes(
         full = order
     else:
         full = [n for n in order if node_filter & set(types.get(n, ()))]
-    details = full_nodes(ctx, full, types, valid_at=query.valid_at) if full else {}
-    kind = {n: kinds(t) for n, t in types.items()}
+    kind = _type_names(kinds, types)
+    if not full:
+        return [{"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order]
+    details = full_nodes(ctx, full, types, valid_at=query.valid_at, read=data)
     return [details.get(n) or {"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order]
+
+
+def _type_names(kinds: TypeNames, types: dict[str, list[str]]) -> dict[str, str]:
+    """Node -> its entity type, named once per list of types: nodes of the same types share
+    one list (`node_types`), so most nodes cost a lookup by the list's identity."""
+    named: dict[int, str] = {}
+    found: dict[str, str] = {}
+    for node, listed in types.items():
+        name = named.get(id(listed))
+        if name is None:
+            name = named[id(listed)] = kinds(listed)
+        found[node] = name
+    return found
 
 
 def _statement_edges(

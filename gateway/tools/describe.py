@@ -10,7 +10,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import bookkeeping, full_nodes, node_types
 from gateway.engine.search import search_entities_in, suggest_ids
-from gateway.engine.seeds import resolve_seeds
+from gateway.engine.seeds import held_questions, present_found, seed_iris
 from gateway.errors import NotFound
 from gateway.models import (
     DescribeEntitiesInput,
@@ -23,10 +23,10 @@ from gateway.models import (
     TruthStatus,
 )
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
-from gateway.profiles.graph import MemoKey
 from gateway.settings import clamp
 from gateway.sparql import iri, iris
 from gateway.terms import Literal, Term, status_name, text_of
+from gateway.tools.describe_read import read_entity, unasserted_by_node
 
 MAX_IDS = 100
 """Distinct IDs one describe_entities call describes; the rest are unresolved."""
@@ -34,18 +34,25 @@ MAX_IDS = 100
 
 def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> EntitiesDetail:
     warnings: list[str] = []
-    found = resolve_seeds(ctx, query.ids, HopPlan(), "ids", warnings, cap=MAX_IDS)
-    present = found.iris
+    found = seed_iris(ctx, query.ids, "ids", warnings, cap=MAX_IDS)
+    # One entity, as describe_entity asks: its parts in one query where the profile can.
+    asked = found.iris
+    read = read_entity(ctx, asked[0], held_questions(ctx, asked)) if len(asked) == 1 else None
+    present = present_found(ctx, found, HopPlan(), "ids", warnings, cap=MAX_IDS,
+                            held_read=(read.asked, read.held) if read is not None else None).iris
+    if present != asked:
+        read = None  # the ID named other entities (a canonical ID, another spelling): read those
     suggest_ids(ctx, found, "ids", warnings)
     unresolved = found.unresolved("unresolved", warnings)
-    types = node_types(ctx, present)
+    types = node_types(ctx, present) if read is None else {present[0]: read.types}
     links: dict[str, list[tuple[str, Term]]] = {}
     details = full_nodes(ctx, present, types, with_bookkeeping=True, languages=query.languages, warnings=warnings,
-                         links=links)
-    sources = _graphs(ctx, present)
+                         links=links, read={present[0]: read.rows} if read is not None else None)
+    sources = _graphs(ctx, present) if read is None else {present[0]: sorted(ctx.ids.to_id(g) for g in read.graphs)}
     entities = [
         EntityDetail(**details[x].model_dump(exclude_none=True), same_as=_same_as(ctx, x, links, warnings),
-                     relationships=_relationship_counts(ctx, x) or None, graphs=sources.get(x))
+                     relationships=_relationship_counts(ctx, x, read.counts if read is not None else None) or None,
+                     graphs=sources.get(x) or None)
         for x in present
     ]
     return EntitiesDetail(entities=entities, unresolved=unresolved, warnings=warnings)
@@ -78,16 +85,22 @@ def _graphs(ctx: GraphContext, entities: list[str]) -> dict[str, list[str]]:
     return {x: sorted(graphs) for x, graphs in found.items()}
 
 
-def _relationship_counts(ctx: GraphContext, x: str) -> list[RelationshipCount]:
+def _relationship_counts(
+    ctx: GraphContext, x: str, read: dict[tuple[str, str], Counter[str]] | None = None,
+) -> list[RelationshipCount]:
     """Statements per predicate and direction, split as a default walk splits them: those
-    it crosses, and per other truth status those it hides. Bookkeeping is no relationship."""
-    skipped = iris((*NON_EDGE_PREDICATES, *bookkeeping(ctx)), ", ")
+    it crosses, and per other truth status those it hides. Bookkeeping is no relationship.
+    `read`: those relationship_counts.rq counts, read already (`read_entity`)."""
     counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-    for p, d, status, n in ctx.select("relationship_counts", id=iri(x), excluded=skipped):
-        if isinstance(p, str) and p not in NON_EDGE_PREDICATES:
-            counts[(p, text_of(d))][status_name(status)] += int(n.value) if isinstance(n, Literal) else 0
+    if read is not None:
+        counts.update((key, Counter(by_status)) for key, by_status in read.items())
+    else:
+        skipped = iris((*NON_EDGE_PREDICATES, *bookkeeping(ctx)), ", ")
+        for p, d, status, n in ctx.select("relationship_counts", id=iri(x), excluded=skipped):
+            if isinstance(p, str) and p not in NON_EDGE_PREDICATES:
+                counts[(p, text_of(d))][status_name(status)] += int(n.value) if isinstance(n, Literal) else 0
     hidden = bookkeeping(ctx)
-    for p, direction, status in ctx.memo(UNASSERTED_BY_NODE, lambda: _unasserted_by_node(ctx)).get(x, ()):
+    for p, direction, status in unasserted_by_node(ctx).get(x, ()):
         if p not in hidden:
             counts[(p, direction)][status] += 1
     to_id = ctx.ids.to_id
@@ -100,19 +113,6 @@ def _relationship_counts(ctx: GraphContext, x: str) -> list[RelationshipCount]:
             count=sum(n for s, n in by_status.items() if s in default), other_statuses=others or None,
         ))
     return found
-
-
-UNASSERTED_BY_NODE: MemoKey[dict[str, list[tuple[str, str, str]]]] = MemoKey("unasserted_by_node")
-
-
-def _unasserted_by_node(ctx: GraphContext) -> dict[str, list[tuple[str, str, str]]]:
-    """Each node's reifier-only statements as (predicate, direction, status), indexed once
-    per graph: a description scanned all of them for every entity it described."""
-    found: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
-    for hit in ctx.profile.unasserted():
-        found[hit.s].append((hit.p, "out", hit.status))
-        found[hit.o].append((hit.p, "in", hit.status))
-    return dict(found)
 
 
 def search_entities(ctx: GraphContext, query: SearchEntitiesInput) -> SearchResult:

@@ -44,9 +44,25 @@ from cryptography.exceptions import InvalidTag
 from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
-from gateway.engine.presentation import PASSAGE_TYPE, STATEMENT_TYPE, full_edges, full_nodes, node_types
+from gateway.engine.presentation import (
+    PASSAGE_TYPE,
+    STATEMENT_TYPE,
+    NodeRow,
+    edge_fields,
+    full_nodes,
+    node_types,
+    types_with_data,
+)
 from gateway.engine.search import readable_name, suggest_ids
-from gateway.engine.seeds import resolve_seeds
+from gateway.engine.seeds import (
+    Seeds,
+    held_questions,
+    identified_first,
+    present_seeds,
+    resolve_seeds,
+    seed_iris,
+    walked_entities,
+)
 from gateway.engine.walk import EdgeKey, WalkResult, timeout_warning, unnamed_warning, walk
 from gateway.errors import InvalidInput
 from gateway.ids import local_name
@@ -77,15 +93,17 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     after = _read_cursor(ctx, query) if query.cursor is not None else None
     plan = make_plan(ctx, query.traversal(), warnings)
     wanted = resolve_terms(ctx, query.types, "types", kind="type", warnings=warnings) if query.types else None
-    found = resolve_seeds(ctx, query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS)
+    if wanted is not None and not wanted:  # no type asked for is in the graph: nothing to walk
+        found, result = resolve_seeds(ctx, query.entity_ids, plan, "entity_ids", warnings, cap=MAX_SEEDS), None
+    else:
+        found = seed_iris(ctx, query.entity_ids, "entity_ids", warnings, cap=MAX_SEEDS)
+        result = _walk_first(ctx, found, plan, depth, warnings)
     suggest_ids(ctx, found, "entity_ids", warnings)
     to_id = ctx.ids.to_id
     answer: dict[str, Any] = dict(origins=[to_id(s) for s in found.iris], unresolved=found.unresolved("unresolved", warnings),
                                   depth=depth, limit=limit, filters=_filters(ctx, query, plan, wanted), warnings=warnings)
-    if not found.iris or (wanted is not None and not wanted):
+    if result is None:
         return Neighbors(neighbors=[], total=0, truncated=False, **answer)  # the warnings above say why
-    result = walk(ctx.profile, found.iris, plan, max_hops=depth, max_nodes=ctx.settings.default_max_nodes,
-                  max_edges=ctx.settings.default_max_edges, count_hidden=False)
     if result.cut is not None:
         warnings += timeout_warning(result.cut, fewer="hops (depth)") or [
             f"the walk was cut at hop {result.cut.at_hop} ({result.cut.reason}): neighbours past the cut are not "
@@ -95,10 +113,35 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     if not listing.reached:
         warnings += _why_empty(ctx, found.iris, plan, result, listing)
     chosen, cursor = _page(ctx, query, listing.reached, after, limit, warnings)
-    details = full_nodes(ctx, chosen, listing.types)
+    details = full_nodes(ctx, chosen, listing.types, read=listing.data)
     neighbors = [_neighbor(ctx, n, listing.reached[n], details[n], listing.places.get(n), chars) for n in chosen]
     return Neighbors(neighbors=neighbors, total=len(listing.reached), truncated=cursor is not None or result.cut is not None,
                      next_cursor=cursor, **answer)
+
+
+def _walk_first(ctx: GraphContext, found: Seeds, plan: HopPlan, depth: int, warnings: list[str]) -> WalkResult | None:
+    """The walk from the seeds present (set in `found`, as `resolve_seeds` sets them); None
+    where none is. Walked first, as bfs_query walks: a seed the first hop found statements
+    of is in the graph, so the store is asked about the others only (a query fewer)."""
+    candidates, identified, asked = identified_first(ctx, found.iris, warnings)
+    remote = ctx.profile.backend.capabilities.round_trips
+
+    def walked(seeds: list[str]) -> WalkResult:
+        return walk(ctx.profile, seeds, plan, max_hops=depth, max_nodes=ctx.settings.default_max_nodes,
+                    max_edges=ctx.settings.default_max_edges, count_hidden=False,
+                    held=held_questions(ctx, seeds) if remote else ())
+
+    result = walked(candidates) if candidates else None
+    seeds = present_seeds(ctx, candidates, plan, found.missing, warnings=warnings, looked_up_before=asked,
+                          known=walked_entities(result, identified) if result is not None else (),
+                          held_read=result.held if result is not None else None)
+    if len(seeds) > MAX_SEEDS:  # a canonical ID naming several entities
+        warnings.append(f"entity_ids: the seeds name {len(seeds)} entities; the first {MAX_SEEDS} are used")
+        seeds = seeds[:MAX_SEEDS]
+    found.iris = seeds
+    if not seeds:
+        return None
+    return result if result is not None and seeds == candidates else walked(seeds)
 
 
 def _page(
@@ -147,6 +190,8 @@ class _Listing:
     """Neighbours the walk reached, before `types` and unreadable passages were left out."""
     of_types: int
     """Those of the wanted types (all of them where none are wanted)."""
+    data: dict[str, list[NodeRow]] | None = None
+    """The neighbours' data, read with their types where they are few (`types_with_data`)."""
 
 
 def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, outward: bool) -> _Listing:
@@ -155,13 +200,14 @@ def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, o
     every node reached, and the passages' places."""
     reached = _reaching_edges(ctx, result, outward)
     walked = len(reached)
-    types = node_types(ctx, list(reached))
+    both = types_with_data(ctx, list(reached))
+    types, data = both if both is not None else (node_types(ctx, list(reached)), None)
     if wanted is not None:
         reached = {n: r for n, r in reached.items() if wanted & _types_of(n, types)}
     of_types = len(reached)
     places = _passages(ctx, [n for n in reached if PASSAGE_TYPE in types.get(n, ())])
     reached = {n: r for n, r in reached.items() if PASSAGE_TYPE not in types.get(n, ()) or n in places}
-    return _Listing(reached, types, places, walked, of_types)
+    return _Listing(reached, types, places, walked, of_types, data)
 
 
 class _Reach:
@@ -183,7 +229,7 @@ def _reaching_edges(ctx: GraphContext, result: WalkResult, outward: bool) -> dic
     hops = result.hops
     keys = result.edge_keys()
     stated = [(key, hit) for key, hit in result.edges.items() if key.statement]
-    data = dict(zip((key for key, _ in stated), full_edges(ctx, stated))) if stated else {}
+    data = dict(zip((key for key, _ in stated), edge_fields(ctx, stated))) if stated else {}
     to_id = ctx.ids.to_id
     score = {node: 1.0 for node, hop in hops.items() if hop == 0}
     best: dict[str, tuple[tuple[float, str, str, str], _Reach]] = {}
@@ -193,13 +239,13 @@ def _reaching_edges(ctx: GraphContext, result: WalkResult, outward: bool) -> dic
             if distance is None:
                 continue
             edge = data.get(key)
-            confidence = edge.confidence if edge is not None else None
+            confidence = edge.get("confidence") if edge is not None else None
             value = score.get(origin, 0.0) * (confidence if confidence is not None else 1.0)
             value *= 1.0 if distance == 1 else DECAY
             rank = (-value, to_id(key.predicate), to_id(origin), to_id(key.statement) if key.statement else "")
             if node not in best or rank < best[node][0]:
                 best[node] = (rank, _Reach(key, origin, round(value, 6), confidence,
-                                           edge.truth_status if edge is not None else None, distance, hops[node] == 0))
+                                           edge["truth_status"] if edge is not None else None, distance, hops[node] == 0))
                 if hops[node]:
                     score[node] = max(score.get(node, 0.0), value)
     return {node: reach for node, (_, reach) in best.items()}

@@ -50,6 +50,7 @@ SLOTS: dict[str, Sparql] = {
     "iris": iris(NODES[:2]), "others": iris(NODES[2:4]), "literals": literal("Irene Adler"),
     "claims": Sparql(f"({iri(RDFS_LABEL)} {literal('Irene Adler')}) ({iri(REL_KNOWS)} {iri(W + 'Irene_Adler')})"),
     "claim_predicates": iris([REL_KNOWS]),
+    "spellings": iris(["http://example.org/wiki/Irene_Adler", W + "Dr_Watson"]),
     "identity": iris([REL_KNOWS]), "identity_list": iris([REL_KNOWS], ", "), "identifiers": iris([RDFS_LABEL]),
     "incoming": Sparql(f"{{ SELECT ?x ?p ?v WHERE {{ VALUES ?x {{ {iris(NODES)} }} ?v {iri(REL_KNOWS)} ?x . "
                        f"BIND({iri(REL_KNOWS)} AS ?p) }} }}"),
@@ -60,15 +61,16 @@ FLAG_SETS = [
     [], ["reified"], ["predicates", "as_of", "valid_at", "after"], ["out"],
     ["traversable", "reified", "out", "in"], ["hidden", "reified", "out", "in", "as_of", "valid_at"],
     ["traversable", "reified", "out", "in_traits", "as_of", "predicates"], ["hidden", "reified", "out_traits", "in"],
-    ["out", "in", "types"], ["in", "types", "predicates"], ["generic", "own"],
+    ["out", "in", "types"], ["in", "types", "predicates"], ["generic", "own"], ["graphs", "spellings"],
 ]
 
 
 FRAGMENTS = {"same_as_in", "hop_ends", "two_hop_statements"}
 """Templates that are a branch of another (same_as.rq's `incoming`), not a query of their own,
 or composed of others (two_hop_statements.rq: tests/engine/test_one_request.py runs it)."""
-NATIVE_ONLY = {"two_hops"}
-"""Templates the reification profile never sends (`ReificationProfile.two_hop_lines`)."""
+NATIVE_ONLY = {"two_hops", "describe"}
+"""Templates the reification profile never sends (`ReificationProfile.two_hop_lines`;
+describe_entity reads an entity in one query over native statements only: describe_read.py)."""
 
 
 def _names(profile: str) -> list[str]:

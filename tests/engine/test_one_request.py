@@ -136,6 +136,20 @@ def test_medlit_walks_are_one_request(medlit: Counted) -> None:
         medlit.walk(seeds=[seed], max_hops=2, max_edges=40)
 
 
+def test_a_longer_walk_reads_its_first_two_hops_in_one_request(medlit: Counted, demo: Counted) -> None:
+    """A 3-hop walk: its first two hops (with the seeds' spellings) in one request, then the
+    third, then the types, where hop by hop takes each hop, the spellings and the types."""
+    for seed in MEDLIT_SEEDS:
+        answer, one, by_hop = medlit.walk(seeds=[seed], max_hops=3, topology_only=True)
+        assert not answer["truncated"] and answer["hop_counts"][3] > 0
+        assert (one, by_hop) == (3, 5), seed
+        medlit.walk(seeds=[seed], max_hops=3, truth_status=ALL, max_edges=300)
+    for seed in DEMO_SEEDS:
+        for extra in ({}, {"truth_status": ALL}, {"max_nodes": 12}, {"topology_only": False}):
+            _, one, by_hop = demo.walk(seeds=[seed], max_hops=3, **extra)
+            assert one <= by_hop, (seed, extra)
+
+
 @pytest.mark.parametrize("number", range(4))
 def test_random_rdf_1_2_graphs_answer_as_hop_by_hop(number: int, tmp_path: Path) -> None:
     rng = random.Random(5000 + number)
@@ -150,7 +164,8 @@ def test_random_rdf_1_2_graphs_answer_as_hop_by_hop(number: int, tmp_path: Path)
         single = 0
         for _ in range(12):
             seeds = rng.sample(nodes, k=rng.choice([1, 1, 2]))
-            call = {"seeds": seeds, "max_hops": 2, "topology_only": rng.random() < 0.5, **random_filters(rng)}
+            call = {"seeds": seeds, "max_hops": rng.choice([2, 2, 3]), "topology_only": rng.random() < 0.5,
+                    **random_filters(rng)}
             if rng.random() < 0.3:
                 call["max_edges"] = rng.randint(1, 15)
             answer, one, by_hop = counted.walk(**call)
