@@ -138,11 +138,12 @@ def test_medlit_walks_are_one_request(medlit: Counted) -> None:
 
 def test_a_longer_walk_reads_its_first_two_hops_in_one_request(medlit: Counted, demo: Counted) -> None:
     """A 3-hop walk: its first two hops (with the seeds' spellings) in one request, then the
-    third, then the types, where hop by hop takes each hop, the spellings and the types."""
+    third, then the types, where hop by hop takes each hop and the types (and the seeds'
+    spellings where the graph holds another spelling's namespace)."""
     for seed in MEDLIT_SEEDS:
         answer, one, by_hop = medlit.walk(seeds=[seed], max_hops=3, topology_only=True)
         assert not answer["truncated"] and answer["hop_counts"][3] > 0
-        assert (one, by_hop) == (3, 5), seed
+        assert one == 3 and by_hop >= 4, (seed, one, by_hop)
         medlit.walk(seeds=[seed], max_hops=3, truth_status=ALL, max_edges=300)
     for seed in DEMO_SEEDS:
         for extra in ({}, {"truth_status": ALL}, {"max_nodes": 12}, {"topology_only": False}):
