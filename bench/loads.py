@@ -13,7 +13,9 @@ in-memory store takes for the file (`Store.load`, the store's own floor) against
 `Gateway.open(FILE)`'s, after the open and after a search_entities, a describe_schema
 and a 2-hop bfs_query (the search index, the counts and the statistics they build), each
 in its own child process, one after the other in the same run; the target is the gateway
-at most `MAX_SERVING_RATIO` times the bare store.
+at most `MAX_SERVING_RATIO` times the bare store. `--baseline DIR` measures the gateway of
+an older checkout too, in the same run (DIR holds its `gateway/`, `queries/`, `vocab/` and
+`data/`: `git archive REV gateway queries vocab data | tar -x -C DIR`): a change's before and after side by side.
 """
 
 from __future__ import annotations
@@ -134,7 +136,7 @@ def run(output: Path, files: list[tuple[str, Path]], *, scratch: Path) -> None:
 
 
 _SERVING_CHILD = """
-import json, os, resource, sys, time
+import json, os, resource, sys, threading, time
 sys.path.insert(0, {root!r})
 import pyoxigraph as ox
 from gateway.api import Gateway  # imported before the first reading: code is not data
@@ -170,20 +172,26 @@ if {gateway!r}:
     ready(gateway.search_entities, label, limit=5)
     ready(gateway.describe_schema)
     ready(gateway.bfs_query, seeds=[gateway.ids.to_id(seed)], max_hops=2, topology_only=True)
+    for thread in threading.enumerate():  # a memo hands its memory back after its answer: read after that
+        if thread.name.startswith("bfsql-memo"):
+            thread.join()
     found.update(calls_s=time.perf_counter() - started, calls=rss() - before)
 found["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
 print(json.dumps(found))
 """
 
 
-def measure_serving(path: Path, *, gateway: bool) -> dict[str, float]:
-    code = _SERVING_CHILD.format(root=str(ROOT), path=str(path), gateway=gateway)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+def measure_serving(path: Path, *, gateway: bool, root: Path = ROOT) -> dict[str, float]:
+    """One serving measurement in a fresh child, importing the gateway from `root`."""
+    code = _SERVING_CHILD.format(root=str(root), path=str(path), gateway=gateway)
+    # Run outside any checkout, so the child imports `root`'s gateway and no other.
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def serving(files: Sequence[tuple[str, Path]]) -> list[str]:
-    """The serving table: per file the bare store, then the gateway, in fresh child processes."""
+def serving(files: Sequence[tuple[str, Path]], baseline: Path | None = None) -> list[str]:
+    """The serving table: per file the bare store, then the gateway (the `baseline`
+    checkout's first, if given), in fresh child processes."""
     lines = [
         SERVING,
         "",
@@ -193,23 +201,27 @@ def serving(files: Sequence[tuple[str, Path]]) -> list[str]:
          "(a label of the graph), a describe_schema and a 2-hop topology_only bfs_query; *peak*: the highest "
          "resident set above the start."),
         "",
+        *([f"*Baseline*: the gateway of an older checkout (`--baseline {baseline.name}`), after the same calls, "
+           "measured between the two.", ""] if baseline is not None else []),
         ("| graph | quads | bare B/quad | gateway open B/quad | after the calls B/quad | after / bare "
-         "| peak B/quad | open s | calls s |"),
-        "|---|---|---|---|---|---|---|---|---|",
+         f"| peak B/quad | open s | calls s |{' baseline after the calls B/quad | baseline / bare |' * bool(baseline)}"),
+        f"|---|---|---|---|---|---|---|---|---|{'---|---|' * bool(baseline)}",
     ]
     worst = 0.0
     for name, path in files:
         bare = measure_serving(path, gateway=False)
+        old = measure_serving(path, gateway=True, root=baseline) if baseline is not None else None
         served = measure_serving(path, gateway=True)
         quads = served["quads"]
         ratio = served["calls"] / bare["open"]
         worst = max(worst, ratio)
         print(f"  {name}: bare {bare['open'] / quads:.0f} B/quad, gateway {served['calls'] / quads:.0f} "
-              f"({ratio:.2f}x)", flush=True)
+              f"({ratio:.2f}x)" + (f", baseline {old['calls'] / quads:.0f}" if old is not None else ""), flush=True)
         lines.append(
             f"| {name} | {quads:,} | {bare['open'] / quads:.0f} | {served['open'] / quads:.0f} "
             f"| {served['calls'] / quads:.0f} | {ratio:.2f}× | {served['peak'] / quads:.0f} "
             f"| {served['open_s']:.1f} | {served['calls_s']:.1f} |"
+            + (f" {old['calls'] / quads:.0f} | {old['calls'] / bare['open']:.2f}× |" if old is not None else "")
         )
     verdict = report.record("loading", f"in-memory serving ≤ {MAX_SERVING_RATIO}× the bare store's bytes a quad",
                             f"at most {worst:.2f}×", worst <= MAX_SERVING_RATIO)
@@ -235,11 +247,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--serving", action="store_true", help="only the serving table (the rest of the section kept)")
     parser.add_argument("--graphs", default="typed-1M,typed-3M,hpo,ncbitaxon", help="comma-separated graphs for --serving")
+    parser.add_argument("--baseline", type=Path, help="an older checkout (its gateway/, queries/, vocab/, data/), measured beside")
     report.output_arguments(parser, ROOT / "bench" / "RESULTS.md")
     args = parser.parse_args(argv)
     if not args.serving:
         parser.error("the whole stage runs from `python -m bench --only loads`; here, --serving")
-    table = "\n".join(serving(graphs(args.graphs.split(","))))
+    baseline = args.baseline.resolve() if args.baseline is not None else None
+    if baseline is not None and not (baseline / "gateway" / "__init__.py").is_file():
+        parser.error(f"--baseline {baseline}: no gateway/ package in it")
+    table = "\n".join(serving(graphs(args.graphs.split(",")), baseline))
     print(table)
     if not args.no_write:
         old = args.output.read_text(encoding="utf-8") if args.output.is_file() else ""

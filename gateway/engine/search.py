@@ -39,7 +39,7 @@ from gateway.engine.census import Census, Entity, census
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping, full_nodes, node_types
 from gateway.engine.seeds import TOLD, Seeds, resolve_seeds
-from gateway.ids import MAX_ID_LENGTH, local_name
+from gateway.ids import MAX_ID_LENGTH, IdMapper, local_name
 from gateway.models import Match, SearchHit
 from gateway.models.outputs import EXACT_SCORES
 from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
@@ -456,6 +456,11 @@ def collect(ctx: GraphContext, counted: Census | None = None) -> Iterator[Entry]
     values from `counted` or the store's `census` where it can be taken, else SPARQL) is
     read before this returns; the entries are made as they are asked for."""
     names = _names(ctx)
+    # The graph's own mapper keeps the last `ID_CACHE_SIZE` IRIs it was asked: asked for
+    # every entity here, it would keep a quarter million strings made among the build's
+    # millions, each pinning the allocator's arena it sits in (0.66 GB on NCBITaxon,
+    # bench/RESULTS.md). One of the build's own is let go with it; the IDs are the same.
+    to_id = IdMapper(ctx.ids.converter, vocabulary=ctx.ids.vocabulary).to_id
     counted = counted if counted is not None else census(ctx)
     entities, text_rows = _counts(ctx) if counted is None else (counted.entities, counted.text_values)
     valued = {str(row[0]) for row in text_rows}
@@ -463,7 +468,7 @@ def collect(ctx: GraphContext, counted: Census | None = None) -> Iterator[Entry]
     types: dict[str, list[str]] = {}
     for x, degree, kinds in entities:  # read as they come: only those the index may hold are kept
         if x not in names:
-            if degree and readable_name(local_name(ctx.ids.to_id(x))):
+            if degree and readable_name(local_name(to_id(x))):
                 names[x] = []  # no label at all: found by a readable local name (Jane_Doe)
             elif x not in valued:
                 continue
@@ -475,7 +480,7 @@ def collect(ctx: GraphContext, counted: Census | None = None) -> Iterator[Entry]
     degrees = {x: degrees[x] for x in names if x in degrees}
     types = {x: types[x] for x in names if x in types}
     sitelinks = {str(x): _count(n) for x, n in ctx.select("sitelinks") if str(x) in names}
-    return _entries(ctx, names, degrees, types, sitelinks)
+    return _entries(ctx, names, degrees, types, sitelinks, to_id)
 
 
 def _names(ctx: GraphContext) -> Names:
@@ -512,12 +517,12 @@ def _searched_values(
 
 def _entries(
     ctx: GraphContext, names: Names, degrees: Mapping[str, int], types: Mapping[str, list[str]],
-    sitelinks: Mapping[str, int],
+    sitelinks: Mapping[str, int], to_id: Callable[[str], str],
 ) -> Iterator[Entry]:
-    kinds = TypeNames(ctx.ids.to_id)
+    kinds = TypeNames(to_id)
     for iri, values in sorted(names.items()):
         label = pick_literal([v for k, v in values if k == "label"], ctx.settings.languages)
-        own = readable_name(local_name(ctx.ids.to_id(iri)))
+        own = readable_name(local_name(to_id(iri)))
         yield Entry(
             iri, label.value if label else None, label.language if label else None, kinds(types.get(iri, ())),
             degrees.get(iri, 0), sitelinks.get(iri, 0), sorted(set(types.get(iri, ()))),
