@@ -46,6 +46,9 @@ class Seeds:
     """Distinct seeds past the tool's cap, as given: neither walked nor looked up."""
     not_ids: set[str] = field(default_factory=set)
     """Missing seeds that cannot be IDs at all (each said why in a warning of its own)."""
+    exact: set[str] = field(default_factory=set)
+    """IRIs given in angle brackets (`<https://www.wikidata.org/entity/Q42>`): that node is
+    read where the graph holds it, never another spelling of it."""
 
     def unresolved(self, field_name: str, warnings: list[str]) -> list[str]:
         """What an answer lists as unresolved: the missing seeds, then those past the cap,
@@ -68,7 +71,8 @@ def present_found(
     held_read: tuple[frozenset[str], dict[str, bool]] | None = None,
 ) -> Seeds:
     """`found` (`seed_iris`) with its IRIs those present in the graph (`present_seeds`)."""
-    found.iris = present_seeds(ctx, found.iris, plan, found.missing, warnings=warnings, held_read=held_read)
+    found.iris = present_seeds(ctx, found.iris, plan, found.missing, warnings=warnings, held_read=held_read,
+                               exact=found.exact)
     if len(found.iris) > cap:  # a canonical ID naming several entities
         warnings.append(f"{field}: the seeds name {len(found.iris)} entities; the first {cap} are used")
         found.iris = found.iris[:cap]
@@ -89,7 +93,7 @@ def seed_iris(ctx: GraphContext, seeds: Sequence[str], field: str, warnings: lis
         if text in read:
             continue
         read.add(text)
-        resolution = _resolution(ctx, seed, f"{field}[{i}]", found)
+        resolution = _exactly(text, _resolution(ctx, seed, f"{field}[{i}]", found), found)
         if resolution.iri is None:
             found.missing.append(text)
             if resolution.reason:
@@ -120,6 +124,17 @@ def _resolution(ctx: GraphContext, seed: str, where: str, found: Seeds) -> Resol
         return Resolution(None, f"{error.message.split(': ', 1)[-1]}; use search_entities to find the ID")
 
 
+def _exactly(text: str, resolution: Resolution, found: Seeds) -> Resolution:
+    """An IRI in angle brackets as written, though the ID map reads it in its namespace's
+    standard spelling (http or https): an ID in brackets names that exact IRI's node (noted
+    in `found.exact`, for `present_seeds` to keep where the graph holds it)."""
+    written = text[1:-1] if text.startswith("<") and text.endswith(">") else None
+    if written is None or resolution.iri is None or not same_iri(written, resolution.iri):
+        return resolution
+    found.exact.add(written)
+    return Resolution(written)
+
+
 def _registered(ctx: GraphContext, seed: str, where: str) -> Resolution | None:
     """A CURIE whose prefix neither the project's map nor the data chose, but an authority
     of the registry has (`MSH:D003480`, a synonym of MeSH; `VIAF:1`): its authority's
@@ -135,13 +150,16 @@ def _registered(ctx: GraphContext, seed: str, where: str) -> Resolution | None:
 def present_seeds(
     ctx: GraphContext, iris_: Sequence[str], plan: HopPlan, missing: list[str], known: Collection[str] = (),
     *, warnings: list[str], looked_up_before: Collection[str] = (),
-    held_read: tuple[frozenset[str], dict[str, bool]] | None = None,
+    held_read: tuple[frozenset[str], dict[str, bool]] | None = None, exact: Collection[str] = (),
 ) -> list[str]:
     """The IRIs in the graph (`known` ones without asking: `walked_entities`), a seed that
     names no entity of its own replaced by the entities that link it (`identified`, each
     told in `warnings`, unless `looked_up_before` and nothing did); the rest added to
     `missing` as IDs. `held_read`: IRIs `Profile.held` was asked about already (with the
-    identity links) and its answer (`WalkResult.held`), used where it covers the question."""
+    identity links) and its answer (`WalkResult.held`), used where it covers the question.
+    `exact`: IRIs given in angle brackets, never read in another spelling where held. An
+    IRI held in both spellings (http and https) is read in one; a warning names the other
+    and its triples (`_both_spellings`)."""
     # One question for the IRIs and their namespaces' other spellings (http and https).
     spelled = {other: iri for iri in iris_ for other in ctx.ids.spellings(iri)}
     asked = [i for i in dict.fromkeys([*iris_, *spelled]) if i not in known]
@@ -150,8 +168,13 @@ def present_seeds(
     # A spelling held only as an identifier node is no synonym: what links it is looked up.
     # A seed with data of its own is read in another spelling only of its http/https form
     # (a page about an ID, a node of its own, never becomes the ID's entity).
-    synonyms = _synonyms(ctx, {other: iri for other, iri in spelled.items()
-                               if held.get(other) and (not held.get(iri) or same_iri(other, iri))}, present)
+    others = {other: iri for other, iri in spelled.items()
+              if held.get(other) and (not held.get(iri) or same_iri(other, iri))}
+    both = {other: iri for other, iri in others.items() if iri in present}
+    degree = _degrees(ctx, both)
+    synonyms = _synonyms({other: iri for other, iri in others.items() if not (iri in present and iri in exact)},
+                         present, degree)
+    _both_spellings(ctx, both, synonyms, degree, warnings)
     # A seed absent, or held only as the object (or the subject) of identity links: a
     # canonical ID some entities may carry. One question for all of them.
     looked_up = [i for i in iris_ if i not in synonyms and not held.get(i, False) and i not in looked_up_before]
@@ -260,12 +283,34 @@ def _any_identifying(result: WalkResult) -> bool:
         f"\t{prefix}" in text for prefix in NORMALIZED)
 
 
-def _synonyms(ctx: GraphContext, others: dict[str, str], present: set[str]) -> dict[str, str]:
+def _degrees(ctx: GraphContext, both: dict[str, str]) -> dict[str, int]:
+    """Triples touching each IRI of `both` (each spelling held -> the IRI asked, both held)."""
+    if not both:
+        return {}
+    asked = writable([*both, *both.values()])
+    return {str(x): int(n.value) for x, n in ctx.select("id_degrees", ids=iris(asked)) if isinstance(n, Literal)}
+
+
+def _both_spellings(
+    ctx: GraphContext, both: dict[str, str], synonyms: dict[str, str], degree: dict[str, int], warnings: list[str],
+) -> None:
+    """A warning for each seed whose IRI the graph holds in both spellings (http and https):
+    one ID, two nodes, and only one of them is read; the other's triples are not dropped
+    silently but named, with the exact IRI that reaches them (in angle brackets)."""
+    for other, iri in sorted(both.items()):
+        read = synonyms.get(iri, iri)
+        unread = iri if read == other else other
+        if unread != read:
+            warnings.append(f"{ctx.ids.to_id(read)}: the graph also holds this ID as <{unread}> "
+                            f"({degree.get(unread, 0)} triples), not read here; ask for <{unread}> to read them")
+
+
+def _synonyms(others: dict[str, str], present: set[str], degree: dict[str, int]) -> dict[str, str]:
     """IRI -> the IRI the graph holds it as: another spelling of its namespace (`others`:
     each spelling held -> the IRI asked) where it is held only that way or more that way.
     (An entity declaring it as its URL is found with canonical IDs: `identified`.)"""
     synonyms = _spelled_otherwise({other: iri for other, iri in others.items() if iri not in present})
-    synonyms.update(_better_spelled(ctx, {other: iri for other, iri in others.items() if iri in present}))
+    synonyms.update(_better_spelled({other: iri for other, iri in others.items() if iri in present}, degree))
     return synonyms
 
 
@@ -279,15 +324,11 @@ def _spelled_otherwise(held: dict[str, str]) -> dict[str, str]:
     return found
 
 
-def _better_spelled(ctx: GraphContext, held: dict[str, str]) -> dict[str, str]:
+def _better_spelled(held: dict[str, str], degree: dict[str, int]) -> dict[str, str]:
     """IRIs the data also holds in another spelling of their namespace (`held`: each
     spelling -> the IRI asked), and holds more of there (`https://schema.org/Person`
     named once by another vocabulary, where schema.org itself says `http://`), each
-    mapped to the spelling holding most."""
-    if not held:
-        return {}
-    both = writable([*held, *held.values()])
-    degree = {str(x): int(n.value) for x, n in ctx.select("id_degrees", ids=iris(both)) if isinstance(n, Literal)}
+    mapped to the spelling holding most (`degree`: triples touching each)."""
     found: dict[str, str] = {}
     for other in sorted(held, key=lambda o: -degree.get(o, 0)):
         if degree.get(other, 0) > degree.get(found.get(held[other], held[other]), 0):

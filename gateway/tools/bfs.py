@@ -80,7 +80,8 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
     try:
         result = walked(candidates)
         seeds = present_seeds(ctx, candidates, plan, found.missing, known=walked_entities(result, identified),
-                              warnings=warnings, looked_up_before=asked, held_read=result.held)
+                              warnings=warnings, looked_up_before=asked, held_read=result.held,
+                              exact=found.exact)
         if seeds != candidates:
             if result.cut is not None or any(s not in candidates for s in seeds):
                 result = walked(seeds)  # a seed not in the graph held a place, or one was a URL synonym

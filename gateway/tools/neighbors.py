@@ -134,7 +134,7 @@ def _walk_first(ctx: GraphContext, found: Seeds, plan: HopPlan, depth: int, warn
     result = walked(candidates) if candidates else None
     seeds = present_seeds(ctx, candidates, plan, found.missing, warnings=warnings, looked_up_before=asked,
                           known=walked_entities(result, identified) if result is not None else (),
-                          held_read=result.held if result is not None else None)
+                          held_read=result.held if result is not None else None, exact=found.exact)
     if len(seeds) > MAX_SEEDS:  # a canonical ID naming several entities
         warnings.append(f"entity_ids: the seeds name {len(seeds)} entities; the first {MAX_SEEDS} are used")
         seeds = seeds[:MAX_SEEDS]
