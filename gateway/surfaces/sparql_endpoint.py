@@ -169,6 +169,8 @@ def run_query(store: ox.Store, request: dict[str, Any]) -> tuple[dict[str, Any],
 
 
 _PARSER_SAID = re.compile(r"error at (\d+):(\d+): expected (?:one of )?(.*)", re.S)
+_FIRST_WORD = re.compile(r"(?:\s|#[^\n]*\n?)*([^\s{<(]+)")
+_QUERY_STARTS = {"SELECT", "CONSTRUCT", "ASK", "DESCRIBE", "PREFIX", "BASE"}
 _PARSER_WORDS = {"[_]": None, "IRI parsing failed": "a valid IRI"}
 """The parser's names for what it expected, in plain words (None: an internal rule, left out)."""
 
@@ -181,6 +183,11 @@ def syntax_said(query: str, message: str) -> str:
     if said is None:
         return message
     line, column = int(said.group(1)), int(said.group(2))
+    first = _FIRST_WORD.match(query)
+    if first and first.group(1).upper() not in _QUERY_STARTS:
+        # The parser reports how far it read, often mid-word past a misspelt keyword.
+        return (f"a query starts with SELECT, CONSTRUCT, ASK or DESCRIBE (after any PREFIX or BASE), "
+                f"not `{first.group(1)[:30]}`")
     lines = query.split("\n")
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     token = re.match(r"\s*(\S{1,30})", text[column - 1:])
@@ -190,7 +197,8 @@ def syntax_said(query: str, message: str) -> str:
         where = "at the end of the query"
     else:
         where = "at the end of the line"
-    wanted = [_PARSER_WORDS.get(name, name) for name in said.group(3).split(", ")]
+    # Character classes (`['0' ..= '9' | ...]`) are the grammar's, not words a reader knows.
+    wanted = [_PARSER_WORDS.get(name, name) for name in said.group(3).split(", ") if not name.startswith("['")]
     expected = " or ".join(w.strip('"') if w.startswith('"') else w for w in wanted if w) or "more of the query"
     return f"line {line} column {column}, {where}: expected {expected}"
 

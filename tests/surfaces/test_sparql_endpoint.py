@@ -17,7 +17,7 @@ import rdflib
 from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
 from SPARQLWrapper import GET, JSON, POST, POSTDIRECTLY, TURTLE, XML, SPARQLWrapper
 
-from gateway.surfaces.sparql_endpoint import negotiate
+from gateway.surfaces.sparql_endpoint import negotiate, syntax_said
 from gateway.surfaces.sparql_text import read_query
 from tests.surfaces.conftest import CANON, DEMO, Served, start_server
 from tests.surfaces.test_http_tools import assert_problem
@@ -385,3 +385,17 @@ def test_a_large_answer_is_refused_not_truncated(hasty: Served) -> None:
         small = client.get("/sparql", params={"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 5"})
         assert small.status_code == 200
         assert len(small.json()["results"]["bindings"]) == 5
+
+
+@pytest.mark.parametrize(("query", "said", "not_said"), [
+    # pyoxigraph reads past a misspelt keyword and stops mid-word ("at `HERE`").
+    ("SELEC * WHERE { ?s ?p ?o }", "starts with SELECT, CONSTRUCT, ASK or DESCRIBE", "HERE"),
+    ("# a comment\nselec * { ?s ?p ?o }", "not `selec`", "column"),
+    # The grammar's character classes are not words a reader knows.
+    ("PREFIX x: <http://x/>\nSELECT * WHERE { ?s ?p ?o", "line 2 column", "['"),
+])
+def test_a_syntax_error_in_plain_words(query: str, said: str, not_said: str) -> None:
+    with pytest.raises(SyntaxError) as parser:
+        ox.Store().query(query)
+    words = syntax_said(query, str(parser.value))
+    assert said in words and not_said not in words, words
