@@ -65,9 +65,10 @@ def _mostly_other_rdf(backend: Backend) -> bool:
     return mostly_other(statistics(GraphContext(backend, made_with(backend))).namespaces)
 
 
-REBUILT_QUADS = 1_000_000
+REBUILT_QUADS = 200_000
 """Up to this size a store whose name index another profile made has its names read again
-for the profile it is served with (seconds); a larger one is refused instead."""
+for the profile it is served with (~10 s, once per process: census and name index take
+~55 s a million quads, docs/scaling.md); a larger one is refused instead."""
 
 
 def _check_store_profile(backend: Backend, profile: type[Profile]) -> None:
