@@ -25,7 +25,7 @@ from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
 from gateway.backends.store_directory import read_meta, store_profile
 from gateway.engine.context import GraphContext
-from gateway.engine.statistics import statistics
+from gateway.engine.statistics import count_namespaces, statistics
 from gateway.errors import InvalidInput
 from gateway.ids import IdMapper
 from gateway.profiles import detect_profile, profile_class
@@ -57,12 +57,14 @@ def profile_named(name: str, backend: Backend) -> type[Profile]:
 
 
 def _mostly_other_rdf(backend: Backend) -> bool:
-    """Whether Wikidata statements are a small part of a local graph, by the namespace counts
-    its statistics hold (a store's own, kept by `bfsql load`, else counted once and cached)."""
+    """Whether Wikidata statements are a small part of a local graph, by its namespace counts:
+    those a `bfsql load` store's statistics keep, else counted alone (one read of the quads)."""
     if backend.capabilities.round_trips:  # an endpoint's whole graph is not read to decide
         return False
-    made_with = profile_class(store_profile(backend.capabilities.directory) or "native")
-    return mostly_other(statistics(GraphContext(backend, made_with(backend))).namespaces)
+    made_with = store_profile(backend.capabilities.directory)
+    if made_with is not None:
+        return mostly_other(statistics(GraphContext(backend, profile_class(made_with)(backend))).namespaces)
+    return mostly_other(count_namespaces(GraphContext(backend, NativeProfile(backend))))
 
 
 REBUILT_QUADS = 200_000
