@@ -23,13 +23,16 @@ from gateway.backends.endpoint_file import read_endpoints, select_endpoint
 from gateway.backends.rdflib_source import from_rdflib, is_rdflib_graph
 from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
+from gateway.backends.store_directory import read_meta, store_profile
 from gateway.engine.context import GraphContext
+from gateway.engine.statistics import count_namespaces, statistics
 from gateway.errors import InvalidInput
 from gateway.ids import IdMapper
 from gateway.profiles import detect_profile, profile_class
 from gateway.profiles.base import Profile
 from gateway.profiles.graph import MemoKey
 from gateway.profiles.native import NativeProfile
+from gateway.profiles.wikidata.share import mostly_other
 from gateway.settings import Settings
 from gateway.sparql import template
 from gateway.terms import DEFAULT_GRAPH
@@ -44,10 +47,46 @@ _DEFAULT_GRAPH_HELD: MemoKey[bool] = MemoKey("default_graph")
 
 
 def profile_named(name: str, backend: Backend) -> type[Profile]:
-    """The statement model `name` names ("auto": the one `backend`'s data is in)."""
+    """The statement model `name` names ("auto": the one `backend`'s data is in; not
+    Wikidata's on local data mostly of other RDF, `gateway.profiles.wikidata.share`)."""
     if name == "auto":
         name = detect_profile(backend)
+        if name == "wikidata" and _mostly_other_rdf(backend):
+            name = "native"
     return profile_class(name)
+
+
+def _mostly_other_rdf(backend: Backend) -> bool:
+    """Whether Wikidata statements are a small part of a local graph, by its namespace counts:
+    those a `bfsql load` store's statistics keep, else counted alone (one read of the quads)."""
+    if backend.capabilities.round_trips:  # an endpoint's whole graph is not read to decide
+        return False
+    made_with = store_profile(backend.capabilities.directory)
+    if made_with is not None:
+        return mostly_other(statistics(GraphContext(backend, profile_class(made_with)(backend))).namespaces)
+    return mostly_other(count_namespaces(GraphContext(backend, NativeProfile(backend))))
+
+
+REBUILT_QUADS = 200_000
+"""Up to this size a store whose name index another profile made has its names read again
+for the profile it is served with (~10 s, once per process: census and name index take
+~55 s a million quads, docs/scaling.md); a larger one is refused instead."""
+
+
+def _check_store_profile(backend: Backend, profile: type[Profile]) -> None:
+    """A store's name index says what each entity is as the profile it was loaded with
+    (wd:Q5 or wikibase:Item): a larger store served with another profile is refused rather
+    than searched through the wrong index or indexed again on every start."""
+    directory = backend.capabilities.directory
+    made_with = store_profile(directory)
+    if directory is None or made_with is None or made_with == profile.name:
+        return
+    quads = int(((read_meta(directory) or {}).get("report") or {}).get("quads") or 0)
+    if quads > REBUILT_QUADS:
+        raise InvalidInput(
+            f"{directory} was loaded with profile {made_with}, not {profile.name}: its name index and statistics "
+            f"are {made_with}'s; serve it with --profile {made_with}, or load it again with "
+            f"`bfsql load FILES --store {directory} --profile {profile.name}`", field="profile")
 
 
 class Gateway:
@@ -141,7 +180,9 @@ class Gateway:
         refuse (such as an over-long language tag) and reports it in `load_report`.
         `profile` is the statement model ("native", "reification", "plain", "wikidata"), or
         "auto" to detect it from the data; unset, "native", except for an rdflib graph:
-        "auto" (rdflib holds no RDF 1.2 reifiers, so its statements are in another shape).
+        "auto" (rdflib holds no RDF 1.2 reifiers, so its statements are in another shape),
+        and a `bfsql load` store: the profile it was loaded with (another one reads its names
+        again, and is refused past `REBUILT_QUADS`).
         `in_memory` copies a store directory into memory first (~6 s per million quads):
         walks are 2.3-2.6x faster after.
         """
@@ -152,9 +193,12 @@ class Gateway:
             backend = EmbeddedBackend.from_store(source)
         else:
             backend = EmbeddedBackend.open(source, lenient=lenient, in_memory=in_memory)
+            profile = profile or store_profile(backend.capabilities.directory)  # a store: the one it was loaded with
         backend.prefixes.update(prefixes or {})
         backend.configured_prefixes.update(prefixes or {})
-        return cls(backend, settings=settings, profile=profile_named(profile or "native", backend))
+        chosen = profile_named(profile or "native", backend)
+        _check_store_profile(backend, chosen)
+        return cls(backend, settings=settings, profile=chosen)
 
     @classmethod
     def connect(

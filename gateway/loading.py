@@ -22,6 +22,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from gateway.api import profile_named
 from gateway.backends import reifiers
 from gateway.backends.embedded import (
     META_FILE,
@@ -43,20 +44,23 @@ from gateway.engine.census import Census, FileCensus, census, census_files, fini
 from gateway.engine.context import GraphContext
 from gateway.engine.search import SEARCH_FILE, SearchIndex
 from gateway.errors import InvalidInput
-from gateway.profiles.native import NativeProfile
+from gateway.profiles import profile_class
 from gateway.settings import Settings
 
 
 def load_store(
     sources: Sequence[Path], directory: Path, *, lenient: bool = False, show_progress: bool = True,
-    rdf_format: ox.RdfFormat | None = None,
+    rdf_format: ox.RdfFormat | None = None, profile: str | None = None,
 ) -> LoadReport:
     """Load RDF files, and folders of them (`rdf_sources`: `rdf_format` is the syntax of those
     whose extension names none), into the store at `directory` (created if needed) and
-    rebuild its search index."""
+    rebuild its search index and statistics as `profile` reads the data ("auto": detected;
+    unset: the one the store was loaded with before, else "native"), recorded in meta.json."""
     for path in sources:
         if not path.exists():
             raise InvalidInput(f"{path}: no such file or folder", field="files")
+    if profile not in (None, "auto"):
+        profile_class(profile)  # an unknown name refused before the store is touched
     syntaxes = dict(rdf_sources(sources, rdf_format))
     files = list(syntaxes)
     check_files(syntaxes.items())  # before the store is touched
@@ -73,7 +77,7 @@ def load_store(
         raise store_error(directory, error) from None
     # Said before a quad goes in, cleared last: a load that dies leaves a store that says so on open.
     write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
-               generation=previous.get("generation"), loading=True)
+               generation=previous.get("generation"), loading=True, profile=previous.get("profile"))
     generation = uuid.uuid4().hex
     total = sum(p.stat().st_size for p in files)
     console = Console(stderr=True, quiet=not show_progress)
@@ -108,7 +112,8 @@ def load_store(
     for tag, count in earlier.get("invalid_language_tags", {}).items():
         report.invalid_language_tags[tag] = report.invalid_language_tags.get(tag, 0) + count
     write_key_file(directory / KEY_FILE)  # kept if it exists: cursors stay valid across loads
-    context = GraphContext(backend := EmbeddedBackend(store, prefixes=prefixes), NativeProfile(backend))
+    backend = EmbeddedBackend(store, prefixes=prefixes)
+    context = GraphContext(backend, profile_named(profile or previous.get("profile") or "native", backend)(backend))
     # A large load spends minutes past the bar: say where.
     console.print(f"loaded {report.quads:,} quads in {time.perf_counter() - started:.0f} s")
     with _stage(console, "counted degrees, types and values"):
@@ -121,7 +126,8 @@ def load_store(
                          generation=generation)
     with _stage(console, "found which graphs use the files' prefixes"):  # for readers of some graphs
         used = backend.namespace_graphs()
-    write_meta(directory, prefixes, report, generation=generation, namespace_graphs=used)  # last: the side files are in place
+    write_meta(directory, prefixes, report, generation=generation, namespace_graphs=used,
+               profile=context.profile.name)  # last: the side files are in place
     return report
 
 
@@ -176,7 +182,8 @@ def _stage(console: Console, done: str) -> Iterator[None]:
 def _restore(directory: Path, previous: dict[str, Any]) -> None:
     if previous:
         write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
-                   generation=previous.get("generation"), namespace_graphs=previous.get("namespace_graphs"))
+                   generation=previous.get("generation"), namespace_graphs=previous.get("namespace_graphs"),
+                   profile=previous.get("profile"))
     else:
         (directory / META_FILE).unlink(missing_ok=True)
 

@@ -362,3 +362,21 @@ def test_store_errors_are_said_in_the_gateways_words(tmp_path: Path) -> None:
     assert "another process is writing to this store" in locked.value.message
     assert "LOCK" not in locked.value.message and "IO error" not in locked.value.message
     assert (store / "meta.json").read_text() == before  # the other load's store is left as it was
+
+
+def test_bfsql_load_profile_builds_the_name_index_as_that_profile_reads(tmp_path: Path) -> None:
+    import json
+
+    import pyoxigraph as ox
+
+    from gateway.surfaces.cli import main
+
+    q42 = shared_data("wikidata", "Q42.ttl")
+    assert main(["load", str(q42), "--store", str(tmp_path / "s"), "--profile", "wikidata"]) == 0
+    assert json.loads((tmp_path / "s" / "meta.json").read_text())["profile"] == "wikidata"
+    oracle = ox.Store()
+    oracle.load(path=str(q42), format=ox.RdfFormat.TURTLE)
+    kinds = {row["t"].value.replace("http://www.wikidata.org/entity/", "wd:") for row in oracle.query(  # type: ignore[index, union-attr]
+        "SELECT ?t { <http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/direct/P31> ?t }")}
+    hit = Gateway.open(tmp_path / "s").search_entities(query="Douglas Adams", limit=1).results[0]
+    assert hit.id == "wd:Q42" and hit.entity_type in kinds

@@ -567,7 +567,7 @@ def _open_counting(path: Path, progress: Callable[[int], None] | None) -> io.Buf
 
 def write_meta(
     directory: Path, prefixes: dict[str, str], report: LoadReport, *, generation: str | None, loading: bool = False,
-    namespace_graphs: dict[str, list[str]] | None = None,
+    namespace_graphs: dict[str, list[str]] | None = None, profile: str | None = None,
 ) -> None:
     """meta.json: the prefixes, the load report and the store's `generation` (every side
     file records the one it was made for); `loading` while a load is under way, so a load
@@ -576,6 +576,8 @@ def write_meta(
     meta: dict[str, Any] = {"prefixes": prefixes, "report": asdict(report), "generation": generation}
     if namespace_graphs is not None:
         meta["namespace_graphs"] = namespace_graphs
+    if profile is not None:  # what the name index and statistics were made with (`store_profile`)
+        meta["profile"] = profile
     if loading:
         meta["loading"] = True
     temporary = directory / f".{META_FILE}.{os.getpid()}"

@@ -47,6 +47,14 @@ def store_generation(directory: Path | None) -> str | None:
     return str(meta["generation"]) if meta and meta.get("generation") else None
 
 
+def store_profile(directory: Path | None) -> str | None:
+    """The profile a `bfsql load` store's side files were made with: the name index and
+    the statistics say what an entity is as that profile reads it. A store loaded before
+    the profile was recorded was loaded with "native"; None: not such a store."""
+    meta = read_meta(directory) if directory is not None else None
+    return str(meta.get("profile") or "native") if meta else None
+
+
 def store_trouble(directory: Path, error: Exception) -> InvalidInput:
     """What is wrong with a store directory whose store would not open, in the gateway's
     words: a load holding it, rights, or damage with how to rebuild it. The engine's file

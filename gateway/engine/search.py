@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.authorities import parse_id
-from gateway.backends.store_directory import store_generation
+from gateway.backends.store_directory import store_generation, store_profile
 from gateway.engine.census import Census, Entity, census
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping, full_nodes, node_types
@@ -96,12 +96,15 @@ def search_index(ctx: GraphContext) -> EntitySearch:
         # The store's file indexes every graph: a reader's scope builds its own.
         if directory is not None and ctx.scope is None and (directory / SEARCH_FILE).is_file():
             stored = SearchIndex.open(directory / SEARCH_FILE)
-            if stored.format == FORMAT and stored.generation == store_generation(directory):
+            made_with = store_profile(directory)
+            if stored.format == FORMAT and stored.generation == store_generation(directory) \
+                    and made_with == ctx.profile.name:
                 return stored
-            # Made by an older version, or for another load of the store (one that died
-            # before it was rebuilt): read the names again.
-            logger.warning("%s is not this store's index; names are read again (bfsql load rebuilds it)",
-                           directory / SEARCH_FILE)
+            # Made by an older version, for another load of the store (one that died before
+            # it was rebuilt), or with another profile's entity types: read the names again.
+            logger.warning("%s is not this store's index for profile %s (made with %s); names are read again "
+                           "(bfsql load --profile %s rebuilds it)", directory / SEARCH_FILE, ctx.profile.name,
+                           made_with, ctx.profile.name)
             stored.close()
         return SearchIndex.build(ctx)
 

@@ -137,6 +137,11 @@ VIRTUOSO_TYPES = "http://www.openlinksw.com/schemas/virtrdf#"
 geo:wktLiteral is its virtrdf:Geometry): no answer shows it, as none holds that IRI."""
 
 
+def count_namespaces(ctx: GraphContext) -> dict[str, int]:
+    """`Statistics.namespaces` alone, without the rest of the count (for choosing a profile)."""
+    return _count_namespaces(ctx, None)
+
+
 def _count_namespaces(ctx: GraphContext, counted: Census | None) -> dict[str, int]:
     """The namespaces of the prefix map the data holds IRIs in: from the census where it
     counted them, else from its quads read in process where they can be (any profile: the

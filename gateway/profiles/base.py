@@ -450,6 +450,10 @@ class Profile:
         """What describe_schema's numbers are where they are not counts (None: counts)."""
         return None
 
+    def schema_warnings(self, stats: Statistics) -> list[str]:
+        """What describe_schema should say of how well the data fits this profile."""
+        return []
+
     def named_graphs(self, graph: Graph) -> Iterable[str]:
         """The named graphs the store holds (`DEFAULT_GRAPH` among them where it answers so)."""
         return graph.memo(NAMED_GRAPHS, lambda: [str(g) for (g,) in self.select("named_graphs") if isinstance(g, str)])

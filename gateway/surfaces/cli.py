@@ -97,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--store", type=Path, required=True, help="the store directory to create or extend")
     load.add_argument("--lenient", action="store_true", help="accept what strict parsers refuse, and report it")
     _rdf_format_option(load, "the files' syntax, where a file's extension names none (turtle, ntriples, ...)")
+    load.add_argument("--profile", default=None, choices=PROFILES,
+                      help="the statement model the name index and statistics are made with, kept with the store "
+                           "(auto detects it; default: the store's, else native)")
     load.set_defaults(run=_load)
 
     demo = commands.add_parser("demo", help="a guided walk through the demo graph (or the book's medlit session)")
@@ -272,7 +275,7 @@ def _load(args: argparse.Namespace) -> int:
     from gateway.loading import load_store
 
     given = syntax_named(args.rdf_format) if args.rdf_format else None
-    report = load_store(args.files, args.store, lenient=args.lenient, rdf_format=given)
+    report = load_store(args.files, args.store, lenient=args.lenient, rdf_format=given, profile=args.profile)
     print(json.dumps({"store": str(args.store), "quads": report.quads, "files": report.files}, indent=2))
     for warning in [*left_out(args.files, given), *report.warnings()]:
         _say(warning)

@@ -37,7 +37,7 @@ def _describe(ctx: GraphContext) -> Schema:
     predicates, types = vocabulary(ctx)
     to_id = ctx.ids.to_id
     labels = _labels(ctx, {*predicates, *types}, estimated)
-    warnings: list[str] = []
+    warnings: list[str] = ctx.profile.schema_warnings(stats)
     # A predicate whose values are all blank nodes (owl:unionOf, sh:declare) is listed too,
     # with no edges: never "fewer than the data holds".
     listed = _most({p: predicates.get(p, 0) + stats.blank_values.get(p, 0) for p in {*predicates, *stats.blank_values}},

@@ -64,6 +64,7 @@ from gateway.profiles.native import NativeProfile
 from gateway.profiles.statistics import Estimates, Statistics
 from gateway.profiles.wikidata.probes import probed_estimates, probed_statistics, probed_terms
 from gateway.profiles.wikidata.search import LabelSearch
+from gateway.profiles.wikidata.share import other_data_warning
 from gateway.profiles.wikidata.terms import CLAIM, NAMESPACES, WD, claim_predicate
 from gateway.profiles.wikidata.values import claim, claim_fields, is_value_node_predicate
 from gateway.sparql import Sparql, integer, iri, iris, not_after, not_before, render
@@ -229,6 +230,11 @@ class WikidataProfile(NativeProfile):
 
     def estimates(self) -> Estimates | None:
         return probed_estimates() if self.bounded else None
+
+    def schema_warnings(self, stats: Statistics) -> list[str]:
+        """A graph mostly of other RDF: its triples are neither counted nor walked here."""
+        warning = other_data_warning(stats.namespaces)
+        return [warning] if warning else []
 
     def named_graphs(self, graph: Graph) -> Iterable[str]:
         """On a bounded graph, those the backend is configured to read (asking would read the whole graph)."""
