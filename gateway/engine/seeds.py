@@ -165,16 +165,7 @@ def present_seeds(
     asked = [i for i in dict.fromkeys([*iris_, *spelled]) if i not in known]
     held = dict.fromkeys(known, True) | _held(ctx, asked, plan, held_read)
     present = {i for i in iris_ if i in held}
-    # A spelling held only as an identifier node is no synonym: what links it is looked up.
-    # A seed with data of its own is read in another spelling only of its http/https form
-    # (a page about an ID, a node of its own, never becomes the ID's entity).
-    others = {other: iri for other, iri in spelled.items()
-              if held.get(other) and (not held.get(iri) or same_iri(other, iri))}
-    both = {other: iri for other, iri in others.items() if iri in present}
-    degree = _degrees(ctx, both)
-    synonyms = _synonyms({other: iri for other, iri in others.items() if not (iri in present and iri in exact)},
-                         present, degree)
-    _both_spellings(ctx, both, synonyms, degree, warnings)
+    synonyms = _spelled(ctx, spelled, held, present, exact, warnings)
     # A seed absent, or held only as the object (or the subject) of identity links: a
     # canonical ID some entities may carry. One question for all of them.
     looked_up = [i for i in iris_ if i not in synonyms and not held.get(i, False) and i not in looked_up_before]
@@ -190,6 +181,24 @@ def present_seeds(
         else:
             missing.append(ctx.ids.to_id(iri))
     return list(dict.fromkeys(resolved))
+
+
+def _spelled(
+    ctx: GraphContext, spelled: dict[str, str], held: dict[str, bool], present: set[str],
+    exact: Collection[str], warnings: list[str],
+) -> dict[str, str]:
+    """The seeds read in another spelling (`_synonyms`), an IRI held in both told in `warnings`."""
+    # A spelling held only as an identifier node is no synonym: what links it is looked up.
+    # A seed with data of its own is read in another spelling only of its http/https form
+    # (a page about an ID, a node of its own, never becomes the ID's entity).
+    others = {other: iri for other, iri in spelled.items()
+              if held.get(other) and (not held.get(iri) or same_iri(other, iri))}
+    both = {other: iri for other, iri in others.items() if iri in present}
+    degree = _degrees(ctx, both)
+    synonyms = _synonyms({other: iri for other, iri in others.items() if not (iri in present and iri in exact)},
+                         present, degree)
+    _both_spellings(ctx, both, synonyms, degree, warnings)
+    return synonyms
 
 
 def _held(
