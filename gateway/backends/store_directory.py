@@ -5,7 +5,9 @@ statistics) records it was made for.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -21,6 +23,7 @@ STORE_DIR = "store"
 # matched whole: "block checksum mismatch" holds "lock" too, and is no writer.
 _HELD = re.compile(r"\block file\b|[/\\]LOCK\b")
 _CHECKSUM = re.compile(r"checksum mismatch|Corruption: (?:bad|truncated|block)", re.I)
+_DAMAGE = re.compile(r"Corruption|checksum mismatch", re.I)
 _MISSING = re.compile(r"No such file|Column family not found|wal_dir contains existing log file", re.I)
 
 
@@ -53,8 +56,7 @@ def store_trouble(directory: Path, error: Exception) -> InvalidInput:
     names (its lock, manifest and table files) mean nothing to whoever reads this."""
     text = str(error)
     if _HELD.search(text):
-        why = ("another process is writing to this store (a `bfsql load` still running?): wait for it to end, "
-               "or load into another directory")
+        why = _WRITING
     elif "Permission denied" in text:
         why = "the store's files cannot be read or written by this user"
     elif (directory / STORE_DIR).is_dir() and not (directory / META_FILE).is_file():
@@ -63,8 +65,53 @@ def store_trouble(directory: Path, error: Exception) -> InvalidInput:
         why = (f"the last `bfsql load` into this directory did not finish (the {META_FILE} a load writes as it "
                "begins is missing), so its data may be incomplete: run the same load again")
     else:
-        why = f"this store directory is damaged: {_damage(directory, text)}; {_rebuild(directory)}"
+        return damaged(directory, text)
     return InvalidInput(f"{directory}: {why}", field="path")
+
+
+_WRITING = ("another process is writing to this store (a `bfsql load` still running?): wait for it to end, "
+            "or load into another directory")
+
+
+def damaged(directory: Path, text: str) -> InvalidInput:
+    """A store directory whose engine reported damage, said with the load that rebuilds it."""
+    return InvalidInput(f"{directory}: this store directory is damaged: {_damage(directory, text)}; "
+                        f"{_rebuild(directory)}", field="path")
+
+
+def damage_in(directory: Path | None, error: BaseException) -> InvalidInput | None:
+    """`damaged` when `error` is the engine reporting a damaged data file while it read the
+    store (a query, a copy into memory), else None: the engine raises RuntimeError or OSError
+    with its own words, and only these words tell damage from other failures."""
+    if directory is None or not isinstance(error, (RuntimeError, OSError)) or not _DAMAGE.search(str(error)):
+        return None
+    return damaged(directory, str(error))
+
+
+def unfinished_load(directory: Path) -> InvalidInput:
+    """What a store whose meta.json says a load is under way is: one being written now (its
+    engine's lock held by another process), or one whose load died before it ended."""
+    if _writer_holds(directory / STORE_DIR / "LOCK"):
+        return InvalidInput(f"{directory}: {_WRITING}", field="path")
+    return InvalidInput(f"{directory}: the last `bfsql load` into this store did not finish, so its data "
+                        "may be incomplete: run the same load again", field="path")
+
+
+def _writer_holds(lock: Path) -> bool:
+    """Whether another process holds the engine's lock file (RocksDB takes a POSIX record lock
+    on it for as long as a writer has the store open). Tried without waiting, released at once:
+    the store's files are left as they are, unlike opening the store to find out."""
+    try:
+        descriptor = os.open(lock, os.O_RDWR)
+    except OSError:
+        return False  # no lock file: no writer ever opened it
+    try:
+        fcntl.lockf(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(descriptor)  # releases the lock this took, if it took one
+    return False
 
 
 def _damage(directory: Path, text: str) -> str:
@@ -77,12 +124,50 @@ def _damage(directory: Path, text: str) -> str:
     return "its data files do not open as a store"
 
 
+LOADS = "loads"
+"""meta.json's record of each `bfsql load` into the store: its files and folders (absolute
+paths), `rdf_format` and `lenient`, so the loads can be run again from anywhere."""
+
+
+def load_record(sources: list[Path], *, rdf_format: str | None, lenient: bool) -> dict[str, Any]:
+    """One load as `LOADS` records it."""
+    return {"files": [str(path.absolute()) for path in sources], "rdf_format": rdf_format, "lenient": lenient}
+
+
+def write_loads(directory: Path, loads: list[dict[str, Any]]) -> None:
+    """Set meta.json's `LOADS` (written whole, as `write_meta` writes the rest)."""
+    meta = read_meta(directory) or {}
+    meta[LOADS] = loads
+    temporary = directory / f".{META_FILE}.{os.getpid()}"
+    temporary.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    temporary.replace(directory / META_FILE)
+
+
+def recorded_loads(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The loads meta.json records (none for a store made before it recorded them)."""
+    loads = meta.get(LOADS)
+    if not isinstance(loads, list):
+        return []
+    return [load for load in loads if isinstance(load, dict) and isinstance(load.get("files"), list)
+            and all(isinstance(f, str) for f in load["files"]) and isinstance(load.get("rdf_format"), (str, type(None)))]
+
+
 def _rebuild(directory: Path) -> str:
-    """How to make it again: the load that made it when its meta.json names the files."""
+    """How to make it again: the loads that made it as meta.json records them (or, for a
+    store made before it did, the files its report names)."""
     try:
-        files = ((read_meta(directory) or {}).get("report") or {}).get("files") or []
+        meta = read_meta(directory) or {}
     except InvalidInput:
-        files = []
-    known = all(isinstance(f, str) for f in files)
-    given = shlex.join(dict.fromkeys(files)) if files and known else "FILE..."  # a file loaded twice, once
-    return f"remove it and rebuild it with `bfsql load {given} --store {shlex.quote(str(directory))}`"
+        meta = {}
+    store = ["--store", str(directory.absolute())]
+    commands = [shlex.join(["bfsql", "load", *load["files"],
+                            *(["--rdf-format", load["rdf_format"]] if load.get("rdf_format") else []),
+                            *(["--lenient"] if load.get("lenient") is True else []), *store])
+                for load in recorded_loads(meta)]
+    if not commands:
+        files = (meta.get("report") or {}).get("files") or []
+        known = bool(files) and all(isinstance(f, str) for f in files)
+        commands = [shlex.join(["bfsql", "load", *dict.fromkeys(files), *store]) if known  # a file loaded twice, once
+                    else f"bfsql load FILE... --store {shlex.quote(str(directory.absolute()))}"]
+    return "remove it and rebuild it with " + ", then ".join(f"`{command}`" for command in commands)
+

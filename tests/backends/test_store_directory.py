@@ -4,15 +4,20 @@ that rebuilds it, never the engine's file names, never a writer that does not ex
 
 from __future__ import annotations
 
+import os
 import re
+import resource
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from gateway.loading import load_store
 from gateway.surfaces.cli import EXIT_USAGE, main
-from tests.conftest import shared_data
+from tests.conftest import ROOT, shared_data
 
 ENGINE_WORDS = re.compile(r"CURRENT|LOCK|MANIFEST|\.sst|\.log\b|RocksDB|Corruption|IO error")
 
@@ -75,3 +80,75 @@ def test_a_missing_meta_json_is_a_load_that_did_not_finish(made: Path, tmp_path:
     load_store([shared_data("wikidata", "Q42.ttl")], copy, show_progress=False)
     assert main(["query", "describe_schema", "--data", str(copy)]) == 0
     capsys.readouterr()
+
+
+# -- damage found while reading, after the store opened ---------------------------------------
+MEMORY = 4_000_000_000
+"""Bytes of address space a command over a damaged store may take: a corrupt length inside
+the engine can ask for many gigabytes (describe_entity did), and the machine is shared."""
+
+
+def _bounded() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def bfsql(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gateway.surfaces.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300, preexec_fn=_bounded, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def _damage_middles(directory: Path) -> None:
+    """Bytes flipped in the middle of each larger data file: the store still opens (its
+    index blocks, at each file's end, are whole) and a read that reaches them fails."""
+    for table in (directory / "store").glob("*.sst"):
+        data = bytearray(table.read_bytes())
+        if len(data) > 50_000:
+            middle = len(data) // 2
+            data[middle:middle + 64] = bytes(b ^ 0xFF for b in data[middle:middle + 64])
+            table.write_bytes(bytes(data))
+
+
+def _one_line(ran: subprocess.CompletedProcess[str]) -> str:
+    assert ran.returncode == EXIT_USAGE, ran.stderr
+    lines = [line for line in ran.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("bfsql: "), ran.stderr  # no traceback
+    assert not ENGINE_WORDS.search(lines[0]), lines[0]
+    assert "damaged" in lines[0] and "checksum" in lines[0], lines[0]
+    return lines[0]
+
+
+def test_damage_met_by_a_query_a_load_and_a_copy_into_memory(made: Path, tmp_path: Path) -> None:
+    """The store opens; a walk that reads the damaged blocks, a load that counts the store,
+    and the copy `bfsql serve` makes each say the damage (bfs_query errs; describe_entity is
+    not run here: it can loop in the engine)."""
+    copy = _copy(made, tmp_path)
+    _damage_middles(copy)
+    _one_line(bfsql("query", "bfs_query", '{"seeds": ["wd:Q42"]}', "--data", str(copy)))
+    _one_line(bfsql("load", str(shared_data("wikidata", "Q24628793.ttl")), "--store", str(copy)))
+    copied = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom gateway import Gateway\nfrom gateway.errors import InvalidInput\n"
+         "try:\n    Gateway.open(sys.argv[1], in_memory=True)\nexcept InvalidInput as e:\n    print(e.field, e.message)"
+         "\n    sys.exit(2)", str(copy)],
+        capture_output=True, text=True, cwd=ROOT, timeout=300, preexec_fn=_bounded,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert copied.returncode == 2 and copied.stdout.startswith("path "), copied.stderr
+    assert "damaged" in copied.stdout and not ENGINE_WORDS.search(copied.stdout)
+
+
+def test_the_rebuild_command_runs_from_anywhere(tmp_path: Path) -> None:
+    """The command the damage names is the load that made the store, its relative paths made
+    absolute and its --rdf-format kept: removed and run from another folder, it rebuilds it."""
+    folder = tmp_path / "my data"
+    folder.mkdir()
+    shutil.copy(shared_data("wikidata", "Q42.ttl"), folder / "Q42 export")  # no extension: the syntax is given
+    assert bfsql("load", "Q42 export", "--rdf-format", "turtle", "--store", "store", cwd=folder).returncode == 0
+    store = folder / "store"
+    _damage_middles(store)
+    line = _one_line(bfsql("query", "bfs_query", '{"seeds": ["wd:Q42"]}', "--data", str(store)))
+    command = shlex.split(line.split("`")[1])
+    assert command == ["bfsql", "load", str(folder / "Q42 export"), "--rdf-format", "ttl", "--store", str(store)]
+    shutil.rmtree(store)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert bfsql(*command[1:], cwd=elsewhere).returncode == 0
+    assert bfsql("query", "bfs_query", '{"seeds": ["wd:Q42"]}', "--data", str(store)).returncode == 0
