@@ -9,6 +9,7 @@ import re
 import resource
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -152,3 +153,44 @@ def test_the_rebuild_command_runs_from_anywhere(tmp_path: Path) -> None:
     elsewhere.mkdir()
     assert bfsql(*command[1:], cwd=elsewhere).returncode == 0
     assert bfsql("query", "bfs_query", '{"seeds": ["wd:Q42"]}', "--data", str(store)).returncode == 0
+
+
+# -- a load still running -------------------------------------------------------------------
+def test_a_store_a_load_is_writing_is_said_to_be_written_not_unfinished(tmp_path: Path) -> None:
+    """A real `bfsql load` paused (SIGSTOP) once its meta.json says it is under way: a reader
+    is told another load is writing, not that the load died; the load, resumed, ends and
+    the store opens; a load killed at the same point is then said not to have finished."""
+    data = tmp_path / "big.nt"
+    with data.open("w", encoding="utf-8") as out:
+        for n in range(300_000):
+            out.write(f"<http://example.org/e{n}> <http://example.org/p{n % 7}> <http://example.org/e{n // 3}> .\n")
+    store = tmp_path / "store"
+    for stop in (signal.SIGCONT, signal.SIGKILL):
+        shutil.rmtree(store, ignore_errors=True)
+        loading = subprocess.Popen([sys.executable, "-m", "gateway.surfaces.cli", "load", str(data), "--store", str(store)],
+                                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+        try:
+            while '"loading": true' not in _text(store / "meta.json"):
+                assert loading.poll() is None, "the load ended before it could be paused: make the file larger"
+            loading.send_signal(signal.SIGSTOP)
+            refused = bfsql("query", "describe_schema", "--data", str(store))
+            assert refused.returncode == EXIT_USAGE and "another process is writing" in refused.stderr, refused.stderr
+            assert "did not finish" not in refused.stderr
+            loading.send_signal(stop)
+            loading.send_signal(signal.SIGCONT)
+        finally:
+            ended = loading.wait(timeout=300)
+        if stop == signal.SIGCONT:
+            assert ended == 0
+            assert bfsql("query", "describe_schema", "--data", str(store)).returncode == 0
+        else:
+            refused = bfsql("query", "describe_schema", "--data", str(store))
+            assert refused.returncode == EXIT_USAGE and "did not finish" in refused.stderr, refused.stderr
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
