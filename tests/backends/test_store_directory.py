@@ -14,11 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from gateway.loading import load_store
 from gateway.surfaces.cli import EXIT_USAGE, main
 from tests.conftest import ROOT, shared_data
+from tests.surfaces.conftest import start_server
 
 ENGINE_WORDS = re.compile(r"CURRENT|LOCK|MANIFEST|\.sst|\.log\b|RocksDB|Corruption|IO error")
 
@@ -194,3 +196,23 @@ def _text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError:
         return ""
+
+
+def test_damage_met_over_http_is_a_problem_naming_it(made: Path, tmp_path: Path) -> None:
+    """`bfsql serve --on-disk` (the store read where it lies): the walk that meets the damage
+    answers the gateway's problem document, never a bare 500."""
+    copy = _copy(made, tmp_path)
+    _damage_middles(copy)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, hard))  # for the server this starts, which inherits it
+    try:
+        served = start_server(tmp_path, str(copy), "--on-disk")
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    try:
+        answer = httpx2.post(f"{served.url}/v1/tools/bfs_query", json={"seeds": ["wd:Q42"]}, timeout=60)
+    finally:
+        served.stop()
+    problem = answer.json()
+    assert answer.status_code == 422 and problem["code"] == "invalid_input" and problem["field"] == "path", problem
+    assert "damaged" in problem["detail"] and not ENGINE_WORDS.search(problem["detail"])
