@@ -6,6 +6,7 @@ statistics) records it was made for.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shlex
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import InvalidInput
+
+logger = logging.getLogger("gateway.store")
 
 META_FILE = "meta.json"
 STORE_DIR = "store"
@@ -84,6 +87,7 @@ def damage_in(directory: Path | None, error: BaseException) -> InvalidInput | No
     with its own words, and only these words tell damage from other failures."""
     if directory is None or not isinstance(error, (RuntimeError, OSError)) or not _DAMAGE.search(str(error)):
         return None
+    logger.debug("%s: the store's engine said: %s", directory, error)
     return damaged(directory, str(error))
 
 
