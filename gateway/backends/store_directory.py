@@ -147,17 +147,19 @@ def write_loads(directory: Path, loads: list[dict[str, Any]]) -> None:
 
 
 def recorded_loads(meta: dict[str, Any]) -> list[dict[str, Any]]:
-    """The loads meta.json records (none for a store made before it recorded them)."""
+    """The loads meta.json records; for a store loaded before it recorded them, one load of
+    the files its report names (as they were given), so a load added now keeps them."""
     loads = meta.get(LOADS)
     if not isinstance(loads, list):
-        return []
+        files = (meta.get("report") or {}).get("files") or []
+        known = isinstance(files, list) and all(isinstance(f, str) for f in files)
+        return [{"files": list(dict.fromkeys(files)), "rdf_format": None}] if files and known else []  # a file loaded twice, once
     return [load for load in loads if isinstance(load, dict) and isinstance(load.get("files"), list)
             and all(isinstance(f, str) for f in load["files"]) and isinstance(load.get("rdf_format"), (str, type(None)))]
 
 
 def _rebuild(directory: Path) -> str:
-    """How to make it again: the loads that made it as meta.json records them (or, for a
-    store made before it did, the files its report names)."""
+    """How to make it again: the loads that made it, as meta.json records them."""
     try:
         meta = read_meta(directory) or {}
     except InvalidInput:
@@ -168,9 +170,5 @@ def _rebuild(directory: Path) -> str:
                             *(["--lenient"] if load.get("lenient") is True else []), *store])
                 for load in recorded_loads(meta)]
     if not commands:
-        files = (meta.get("report") or {}).get("files") or []
-        known = bool(files) and all(isinstance(f, str) for f in files)
-        commands = [shlex.join(["bfsql", "load", *dict.fromkeys(files), *store]) if known  # a file loaded twice, once
-                    else f"bfsql load FILE... --store {shlex.quote(str(directory.absolute()))}"]
+        commands = [f"bfsql load FILE... --store {shlex.quote(str(directory.absolute()))}"]
     return "remove it and rebuild it with " + ", then ".join(f"`{command}`" for command in commands)
-

@@ -4,6 +4,7 @@ that rebuilds it, never the engine's file names, never a writer that does not ex
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -17,6 +18,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from gateway.backends.store_directory import damage_in
 from gateway.loading import load_store
 from gateway.surfaces.cli import EXIT_USAGE, main
 from tests.conftest import ROOT, shared_data
@@ -216,3 +218,27 @@ def test_damage_met_over_http_is_a_problem_naming_it(made: Path, tmp_path: Path)
     problem = answer.json()
     assert answer.status_code == 422 and problem["code"] == "invalid_input" and problem["field"] == "path", problem
     assert "damaged" in problem["detail"] and not ENGINE_WORDS.search(problem["detail"])
+
+
+def test_the_rebuild_commands_keep_a_load_made_before_loads_were_recorded(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A store whose first load left no `loads` in meta.json (an older bfsql), then loaded
+    into again: the commands the damage names, run into a fresh directory, make a store
+    that answers as the damaged one did before the damage."""
+    store = tmp_path / "store"
+    load_store([shared_data("wikidata", "Q42.ttl")], store, show_progress=False)
+    meta = json.loads((store / "meta.json").read_text(encoding="utf-8"))
+    del meta["loads"]
+    (store / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    load_store([shared_data("wikidata", "Q24628793.ttl")], store, show_progress=False)
+    assert main(["query", "describe_schema", "--data", str(store)]) == 0
+    before = json.loads(capsys.readouterr().out)
+    commands = [shlex.split(command) for command in damage_in(store, RuntimeError("Corruption: block checksum mismatch"))
+                .message.split("`")[1::2]]
+    assert [command[:2] for command in commands] == [["bfsql", "load"]] * 2
+    rebuilt = tmp_path / "rebuilt"
+    for command in commands:
+        assert main([*command[1:command.index("--store")], "--store", str(rebuilt)]) == 0
+    capsys.readouterr()
+    assert main(["query", "describe_schema", "--data", str(rebuilt)]) == 0
+    assert json.loads(capsys.readouterr().out)["statements"] == before["statements"]
