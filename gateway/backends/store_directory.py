@@ -57,7 +57,7 @@ def store_trouble(directory: Path, error: Exception) -> InvalidInput:
     words: a load holding it, rights, or damage with how to rebuild it. The engine's file
     names (its lock, manifest and table files) mean nothing to whoever reads this."""
     text = str(error)
-    if _HELD.search(text):
+    if _HELD.search(text) or _writer_holds(directory / STORE_DIR / "LOCK"):  # a load as it begins, too
         why = _WRITING
     elif "Permission denied" in text:
         why = "the store's files cannot be read or written by this user"
