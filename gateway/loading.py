@@ -38,6 +38,7 @@ from gateway.backends.embedded import (
 )
 from gateway.backends.file_checks import check_files
 from gateway.backends.rdf_files import rdf_sources
+from gateway.backends.store_directory import load_record, recorded_loads, write_loads
 from gateway.deployment_key import KEY_FILE, write_key_file
 from gateway.engine import statistics
 from gateway.engine.census import Census, FileCensus, census, census_files, finish_files
@@ -73,6 +74,7 @@ def load_store(
     previous = read_meta(directory) or {}
     try:  # first: a store another load is writing is left as it is, its meta.json too
         store = ox.Store(str(directory / STORE_DIR))
+        before = len(store)  # reads the store's files: where a damaged one first shows
     except (OSError, RuntimeError) as error:  # RuntimeError: a damaged store
         raise store_error(directory, error) from None
     # Said before a quad goes in, cleared last: a load that dies leaves a store that says so on open.
@@ -87,7 +89,6 @@ def load_store(
         console=console, disable=not show_progress,
     ) as progress:
         task = progress.add_task("load", total=total)
-        before = len(store)
         failed = threading.Event()
         beside = _census_beside(files, syntaxes, failed) if not before and not lenient else None
         try:
@@ -128,6 +129,8 @@ def load_store(
         used = backend.namespace_graphs()
     write_meta(directory, prefixes, report, generation=generation, namespace_graphs=used,
                profile=context.profile.name)  # last: the side files are in place
+    write_loads(directory, [*recorded_loads(previous), load_record(
+        list(sources), rdf_format=rdf_format.file_extension if rdf_format else None, lenient=lenient)])
     return report
 
 
@@ -184,6 +187,7 @@ def _restore(directory: Path, previous: dict[str, Any]) -> None:
         write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
                    generation=previous.get("generation"), namespace_graphs=previous.get("namespace_graphs"),
                    profile=previous.get("profile"))
+        write_loads(directory, recorded_loads(previous))
     else:
         (directory / META_FILE).unlink(missing_ok=True)
 

@@ -44,7 +44,14 @@ from gateway.backends.file_checks import check_files, read_errors
 from gateway.backends.namespaces import graphs_using
 from gateway.backends.rdf_files import first_places, rdf_format, rdf_sources, syntax_error_text
 from gateway.backends.results import tsv_text
-from gateway.backends.store_directory import META_FILE, STORE_DIR, read_meta, store_trouble
+from gateway.backends.store_directory import (
+    META_FILE,
+    STORE_DIR,
+    damage_in,
+    read_meta,
+    store_trouble,
+    unfinished_load,
+)
 from gateway.errors import InvalidInput, UpstreamError
 from gateway.sparql import template
 from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph, line_text
@@ -160,7 +167,10 @@ class EmbeddedBackend(Selects):
         if path.is_dir() and is_store_directory(path):
             backend = cls._open_directory(path)
             if in_memory:
-                backend.store, backend.store_path = _copied(backend.store), None
+                try:
+                    backend.store, backend.store_path = _copied(backend.store), None
+                except (OSError, RuntimeError) as error:
+                    raise damage_in(path, error) or error from None
             return backend
         if not path.exists():
             raise InvalidInput(f"{path}: no such file or store directory", field="path")
@@ -192,8 +202,7 @@ class EmbeddedBackend(Selects):
         meta = read_meta(directory)
         if meta is not None:
             if meta.get("loading"):
-                raise InvalidInput(f"{directory}: the last `bfsql load` into this store did not finish, so its data "
-                                   "may be incomplete: run the same load again", field="path")
+                raise unfinished_load(directory)
             try:
                 store = ox.Store.read_only(str(directory / STORE_DIR))
             except (OSError, RuntimeError) as error:  # RuntimeError: a damaged store
@@ -277,14 +286,20 @@ class EmbeddedBackend(Selects):
 
     # -- querying -----------------------------------------------------------------
     def _select(self, query: str, shape: Shape[Any], graphs: Graphs) -> Any:
-        if shape is TABLE:
-            return self._table(query, graphs)
-        if shape is LINES:
-            return self._lines(query, graphs)
-        if shape is WRITTEN:
-            return self._written(query, graphs)
-        if shape is IRIS:
-            return self._iris(query, graphs)
+        try:
+            if shape is TABLE:
+                return self._table(query, graphs)
+            if shape is LINES:
+                return self._lines(query, graphs)
+            if shape is WRITTEN:
+                return self._written(query, graphs)
+            if shape is IRIS:
+                return self._iris(query, graphs)
+        except (RuntimeError, UpstreamError) as error:  # the engine's damage: a RuntimeError, or an OSError wrapped
+            damage = damage_in(self.directory or self.store_path, error.__cause__ or error)
+            if damage is None:
+                raise
+            raise damage from None
         raise ValueError(f"no such shape: {shape!r}")
 
     def _table(self, query: str, graphs: Graphs) -> Table:

@@ -6,12 +6,16 @@ statistics) records it was made for.
 from __future__ import annotations
 
 import json
+import logging
+import os
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 
 from gateway.errors import InvalidInput
+
+logger = logging.getLogger("gateway.store")
 
 META_FILE = "meta.json"
 STORE_DIR = "store"
@@ -21,6 +25,7 @@ STORE_DIR = "store"
 # matched whole: "block checksum mismatch" holds "lock" too, and is no writer.
 _HELD = re.compile(r"\block file\b|[/\\]LOCK\b")
 _CHECKSUM = re.compile(r"checksum mismatch|Corruption: (?:bad|truncated|block)", re.I)
+_DAMAGE = re.compile(r"Corruption|checksum mismatch", re.I)
 _MISSING = re.compile(r"No such file|Column family not found|wal_dir contains existing log file", re.I)
 
 
@@ -60,9 +65,8 @@ def store_trouble(directory: Path, error: Exception) -> InvalidInput:
     words: a load holding it, rights, or damage with how to rebuild it. The engine's file
     names (its lock, manifest and table files) mean nothing to whoever reads this."""
     text = str(error)
-    if _HELD.search(text):
-        why = ("another process is writing to this store (a `bfsql load` still running?): wait for it to end, "
-               "or load into another directory")
+    if _HELD.search(text) or _writer_holds(directory / STORE_DIR / "LOCK"):  # a load as it begins, too
+        why = _WRITING
     elif "Permission denied" in text:
         why = "the store's files cannot be read or written by this user"
     elif (directory / STORE_DIR).is_dir() and not (directory / META_FILE).is_file():
@@ -71,8 +75,54 @@ def store_trouble(directory: Path, error: Exception) -> InvalidInput:
         why = (f"the last `bfsql load` into this directory did not finish (the {META_FILE} a load writes as it "
                "begins is missing), so its data may be incomplete: run the same load again")
     else:
-        why = f"this store directory is damaged: {_damage(directory, text)}; {_rebuild(directory)}"
+        return damaged(directory, text)
     return InvalidInput(f"{directory}: {why}", field="path")
+
+
+_WRITING = ("another process is writing to this store (a `bfsql load` still running?): wait for it to end, "
+            "or load into another directory")
+
+
+def damaged(directory: Path, text: str) -> InvalidInput:
+    """A store directory whose engine reported damage, said with the load that rebuilds it."""
+    return InvalidInput(f"{directory}: this store directory is damaged: {_damage(directory, text)}; "
+                        f"{_rebuild(directory)}", field="path")
+
+
+def damage_in(directory: Path | None, error: BaseException) -> InvalidInput | None:
+    """`damaged` when `error` is the engine reporting a damaged data file while it read the
+    store (a query, a copy into memory), else None: the engine raises RuntimeError or OSError
+    with its own words, and only these words tell damage from other failures."""
+    if directory is None or not isinstance(error, (RuntimeError, OSError)) or not _DAMAGE.search(str(error)):
+        return None
+    logger.debug("%s: the store's engine said: %s", directory, error)
+    return damaged(directory, str(error))
+
+
+def unfinished_load(directory: Path) -> InvalidInput:
+    """What a store whose meta.json says a load is under way is: one being written now (its
+    engine's lock held by another process), or one whose load died before it ended."""
+    if _writer_holds(directory / STORE_DIR / "LOCK"):
+        return InvalidInput(f"{directory}: {_WRITING}", field="path")
+    return InvalidInput(f"{directory}: the last `bfsql load` into this store did not finish, so its data "
+                        "may be incomplete: run the same load again", field="path")
+
+
+def _writer_holds(lock: Path) -> bool:
+    """Whether another process holds the engine's lock file: RocksDB takes a POSIX record lock
+    on it for as long as a writer has the store open. Read from Linux's /proc/locks, without
+    opening the file: closing any descriptor of it would drop a lock this process's own writer
+    holds, and opening the store to find out would write to it. Elsewhere, False (a store being
+    written then reads as one whose load did not finish)."""
+    try:
+        info = os.stat(lock)
+        locks = Path("/proc/locks").read_text(encoding="ascii")
+    except (OSError, ValueError):
+        return False  # no lock file (no writer ever opened the store), or not Linux
+    key = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    # "1: POSIX  ADVISORY  WRITE PID MAJOR:MINOR:INODE START END"; a waiter's line has "->" after its number.
+    held = [fields for fields in map(str.split, locks.splitlines()) if len(fields) > 5 and fields[1] != "->"]
+    return any(fields[5] == key and fields[4] != str(os.getpid()) for fields in held)
 
 
 def _damage(directory: Path, text: str) -> str:
@@ -85,12 +135,48 @@ def _damage(directory: Path, text: str) -> str:
     return "its data files do not open as a store"
 
 
+LOADS = "loads"
+"""meta.json's record of each `bfsql load` into the store: its files and folders (absolute
+paths), `rdf_format` and `lenient`, so the loads can be run again from anywhere."""
+
+
+def load_record(sources: list[Path], *, rdf_format: str | None, lenient: bool) -> dict[str, Any]:
+    """One load as `LOADS` records it."""
+    return {"files": [str(path.absolute()) for path in sources], "rdf_format": rdf_format, "lenient": lenient}
+
+
+def write_loads(directory: Path, loads: list[dict[str, Any]]) -> None:
+    """Set meta.json's `LOADS` (written whole, as `write_meta` writes the rest)."""
+    meta = read_meta(directory) or {}
+    meta[LOADS] = loads
+    temporary = directory / f".{META_FILE}.{os.getpid()}"
+    temporary.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    temporary.replace(directory / META_FILE)
+
+
+def recorded_loads(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The loads meta.json records; for a store loaded before it recorded them, one load of
+    the files its report names (as they were given), so a load added now keeps them."""
+    loads = meta.get(LOADS)
+    if not isinstance(loads, list):
+        files = (meta.get("report") or {}).get("files") or []
+        known = isinstance(files, list) and all(isinstance(f, str) for f in files)
+        return [{"files": list(dict.fromkeys(files)), "rdf_format": None}] if files and known else []  # a file loaded twice, once
+    return [load for load in loads if isinstance(load, dict) and isinstance(load.get("files"), list)
+            and all(isinstance(f, str) for f in load["files"]) and isinstance(load.get("rdf_format"), (str, type(None)))]
+
+
 def _rebuild(directory: Path) -> str:
-    """How to make it again: the load that made it when its meta.json names the files."""
+    """How to make it again: the loads that made it, as meta.json records them."""
     try:
-        files = ((read_meta(directory) or {}).get("report") or {}).get("files") or []
+        meta = read_meta(directory) or {}
     except InvalidInput:
-        files = []
-    known = all(isinstance(f, str) for f in files)
-    given = shlex.join(dict.fromkeys(files)) if files and known else "FILE..."  # a file loaded twice, once
-    return f"remove it and rebuild it with `bfsql load {given} --store {shlex.quote(str(directory))}`"
+        meta = {}
+    store = ["--store", str(directory.absolute())]
+    commands = [shlex.join(["bfsql", "load", *load["files"],
+                            *(["--rdf-format", load["rdf_format"]] if load.get("rdf_format") else []),
+                            *(["--lenient"] if load.get("lenient") is True else []), *store])
+                for load in recorded_loads(meta)]
+    if not commands:
+        commands = [f"bfsql load FILE... --store {shlex.quote(str(directory.absolute()))}"]
+    return "remove it and rebuild it with " + ", then ".join(f"`{command}`" for command in commands)

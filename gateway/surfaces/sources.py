@@ -70,10 +70,16 @@ def _open_files(paths: Sequence[Path], *, lenient: bool, given: Any, **options: 
 
 def loaded_line(paths: Sequence[Path], files: Sequence[str], quads: int, *, lenient: bool,
                 rdf_format: str | None) -> str:
-    """What was read into memory, and the `bfsql load` command that keeps it in a store."""
+    """What was read into memory, and the command that keeps it in a store: `bfsql load` for
+    RDF files and folders, `bfsql import-bundle` for a bundle (whose files are not RDF)."""
     store = f"{paths[0].resolve().name.split('.')[0] or 'graph'}-store"
-    options = [*(["--rdf-format", rdf_format] if rdf_format else []), *(["--lenient"] if lenient else [])]
-    command = shlex.join(["bfsql", "load", *map(str, paths), *options, "--store", store])
-    files_read = f"{len(files)} file{'' if len(files) == 1 else 's'}"
-    return (f"read {files_read} into memory ({quads:,} triples), as on every start; to keep them in a store that "
+    lenient_option = ["--lenient"] if lenient else []
+    if len(paths) == 1 and is_bundle(paths[0]):
+        command = shlex.join(["bfsql", "import-bundle", str(paths[0]), *lenient_option, "--store", store])
+        read = f"the bundle {shlex.quote(str(paths[0]))}"
+    else:
+        options = [*(["--rdf-format", rdf_format] if rdf_format else []), *lenient_option]
+        command = shlex.join(["bfsql", "load", *map(str, paths), *options, "--store", store])
+        read = f"{len(files)} file{'' if len(files) == 1 else 's'}"
+    return (f"read {read} into memory ({quads:,} triples), as on every start; to keep it in a store that "
             f"opens at once: {command}, then give {store} instead")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -194,3 +195,22 @@ def test_the_graph_description_says_what_it_counts() -> None:
     triples = len(list(ox.parse(path=str(path), format=ox.RdfFormat.TURTLE)))
     assert counted < triples  # what made "N statements" read as a wrong triple count
     assert answer["graph_description"].startswith(f"an RDF graph of {counted:,} relationships between entities (")
+
+
+def test_a_bundle_read_into_memory_names_the_import_that_keeps_it(tmp_path: Path) -> None:
+    """A bundle folder given to --data is one bundle, not "1 file", and the command that keeps
+    it in a store is `bfsql import-bundle` (`bfsql load` takes RDF, which a bundle is not): run
+    from where it was said, that store answers as the bundle does."""
+    bundle = tmp_path / "medlit"
+    shutil.copytree(shared_data("medlit"), bundle)
+    read = bfsql("query", "describe_schema", "--data", "medlit", cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+    [line] = [text for text in said(read) if "into memory" in text]
+    assert "the bundle medlit" in line and " file" not in line.split("into memory")[0], line
+    command = shlex.split(line.split("opens at once: ", 1)[1].split(", then give", 1)[0])
+    assert command[:3] == ["bfsql", "import-bundle", "medlit"]
+    made = bfsql(*command[1:], cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    stored = bfsql("query", "describe_schema", "--data", command[command.index("--store") + 1], cwd=tmp_path)
+    assert stored.returncode == 0, stored.stderr
+    assert json.loads(stored.stdout)["statements"] == json.loads(read.stdout)["statements"]
