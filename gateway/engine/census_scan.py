@@ -57,6 +57,17 @@ def hashes(tokens: list[bytes]) -> Hashes:
     return np.fromiter(map(hash, tokens), dtype=np.int64, count=len(tokens))
 
 
+def buckets(keys: Hashes) -> Iterator[tuple[int, npt.NDArray[np.intp]]]:
+    """Each spill bucket's number and the positions of `keys` it takes, by a hash's top
+    bits (they spread evenly), for the `BUCKETS` files a spill writes."""
+    bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)
+    order = np.argsort(bucket, kind="stable")
+    bounds = np.searchsorted(bucket[order], np.arange(BUCKETS + 1))
+    for n in range(BUCKETS):
+        if bounds[n + 1] > bounds[n]:
+            yield n, order[bounds[n]:bounds[n + 1]]
+
+
 class Members:
     """A set of terms by hash, asked about many at once."""
 
@@ -154,9 +165,7 @@ class Tally:
             folder = Path(self._spill.name)
             self._files = [open(folder / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
         keys, counts, tokens = rows
-        bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
-        for n in np.unique(bucket).tolist():
-            picked = np.flatnonzero(bucket == n)
+        for n, picked in buckets(keys):
             handle = self._files[n]
             np.save(handle, keys[picked])
             np.save(handle, counts[picked])
@@ -510,14 +519,9 @@ class Pairs:
             self._files = [open(Path(self._spill.name) / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
         keys, values = _joined(self._pending)
         self._pending, self._size = [], 0
-        bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
-        order = np.argsort(bucket, kind="stable")
-        bounds = np.searchsorted(bucket[order], np.arange(BUCKETS + 1))
-        for n in range(BUCKETS):
-            if bounds[n + 1] > bounds[n]:
-                picked = order[bounds[n]:bounds[n + 1]]
-                np.save(self._files[n], keys[picked])
-                np.save(self._files[n], values[picked])
+        for n, picked in buckets(keys):
+            np.save(self._files[n], keys[picked])
+            np.save(self._files[n], values[picked])
 
 
 def _joined(parts: list[tuple[Hashes, npt.NDArray[np.int64]]]) -> tuple[Hashes, npt.NDArray[np.int64]]:

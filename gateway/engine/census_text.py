@@ -23,7 +23,7 @@ from typing import IO
 
 import numpy as np
 
-from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Take, hashes
+from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Take, buckets, hashes
 from gateway.terms import RDF
 
 _IRI = rb'<[^<>"{}|^`\\\x00-\x20]*>'
@@ -259,12 +259,8 @@ class _LineHashes:
             self._chunks = []
         keys = np.concatenate(self._pending) if self._pending else np.zeros(0, dtype=np.int64)
         self._pending, self._size = [], 0
-        bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)  # a hash's top bits spread evenly
-        order = np.argsort(bucket, kind="stable")
-        bounds = np.searchsorted(bucket[order], np.arange(BUCKETS + 1))
-        for n in range(BUCKETS):
-            if bounds[n + 1] > bounds[n]:
-                np.save(self._files[n], keys[order[bounds[n]:bounds[n + 1]]])
+        for n, picked in buckets(keys):
+            np.save(self._files[n], keys[picked])
 
 
 def _repeats(keys: Hashes) -> dict[int, int]:
