@@ -17,9 +17,10 @@ from gateway import memory, models, pictures
 from gateway.arguments import validate
 from gateway.auth import Reader
 from gateway.backends.base import Backend
-from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.embedded import EmbeddedBackend, is_store_directory
 from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.endpoint_file import read_endpoints, select_endpoint
+from gateway.backends.rdf_files import rdf_sources
 from gateway.backends.rdflib_source import from_rdflib, is_rdflib_graph
 from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
@@ -87,6 +88,23 @@ def _check_store_profile(backend: Backend, profile: type[Profile]) -> None:
             f"{directory} was loaded with profile {made_with}, not {profile.name}: its name index and statistics "
             f"are {made_with}'s; serve it with --profile {made_with}, or load it again with "
             f"`bfsql load FILES --store {directory} --profile {profile.name}`", field="profile")
+
+
+def _paths(sources: Sequence[object]) -> list[Path]:
+    """The files and folders of `Gateway.open`'s list, or `InvalidInput` naming `source`: a
+    store directory is opened alone (its quads are not copied beside others)."""
+    if not sources:
+        raise InvalidInput("source: an empty list names no data", field="source")
+    paths = []
+    for item in sources:
+        if not isinstance(item, (str, Path)):
+            raise InvalidInput(f"source: expected file or folder paths, got {type(item).__name__}", field="source")
+        paths.append(Path(item))
+    stores = [p for p in paths if p.is_dir() and is_store_directory(p)] if len(paths) > 1 else []
+    if stores:
+        raise InvalidInput(f"source: {stores[0]} is a store directory, opened alone, not with other data",
+                           field="source")
+    return paths
 
 
 class Gateway:
@@ -165,7 +183,7 @@ class Gateway:
     @classmethod
     def open(
         cls,
-        source: str | Path | ox.Store | rdflib.Graph,
+        source: str | Path | Sequence[str | Path] | ox.Store | rdflib.Graph,
         *,
         lenient: bool = False,
         prefixes: dict[str, str] | None = None,
@@ -174,7 +192,8 @@ class Gateway:
         in_memory: bool = False,
     ) -> Gateway:
         """Open an RDF file (into memory), an on-disk store directory, a pyoxigraph Store, or
-        an rdflib Graph, Dataset or ConjunctiveGraph (copied into memory, named graphs kept).
+        an rdflib Graph, Dataset or ConjunctiveGraph (copied into memory, named graphs kept);
+        a list of files and folders is read into one store in memory, as `bfsql query A B` reads them.
 
         `prefixes` add to those the data declares; `lenient` accepts what strict parsers
         refuse (such as an over-long language tag) and reports it in `load_report`.
@@ -191,8 +210,11 @@ class Gateway:
             profile = profile or "auto"
         elif isinstance(source, ox.Store):
             backend = EmbeddedBackend.from_store(source)
+        elif not isinstance(source, (str, Path)) and len(source) != 1:
+            backend = EmbeddedBackend.open_files(rdf_sources(_paths(source)), lenient=lenient)
         else:
-            backend = EmbeddedBackend.open(source, lenient=lenient, in_memory=in_memory)
+            path = source if isinstance(source, (str, Path)) else _paths(source)[0]
+            backend = EmbeddedBackend.open(path, lenient=lenient, in_memory=in_memory)
             profile = profile or store_profile(backend.capabilities.directory)  # a store: the one it was loaded with
         backend.prefixes.update(prefixes or {})
         backend.configured_prefixes.update(prefixes or {})

@@ -48,6 +48,12 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _OPAQUE_SCHEMES = frozenset({"urn", "mailto", "tag", "info", "doi", "isbn", "data"})
 
 
+class UnnameableId(InvalidInput):
+    """An ID written as the gateway shows an IRI no SPARQL query can name (kept by a lenient
+    load): refused like any such IRI, but told as what it is, since searching for it only
+    finds the same ID again."""
+
+
 @dataclass(frozen=True)
 class Resolution:
     """What an input ID resolved to: an IRI, or the reason it did not."""
@@ -438,7 +444,13 @@ def _id_text(value: object, field: str) -> tuple[str, bool]:
     off (and whether there were: an IRI in them is never read as a CURIE)."""
     text = check_id_text(value, field)
     if "\\" in text:  # an ID as the gateway shows it, with its invisible characters escaped
-        text = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
+        read = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
+        if _FORBIDDEN.search(read) and not _FORBIDDEN.search(_ESCAPE.sub("", text)):
+            raise UnnameableId(f"{field}: {text[:200]!r} names an IRI that holds a character no IRI may (a space, "
+                               "a control character or one of <>\"{}|^`\\), shown escaped, as a lenient load keeps "
+                               "it; no query can name such an IRI, so no tool can ask about it (percent-encode it in "
+                               "the data, %20 for a space, and load it again)", field=field)
+        text = read
     if text.startswith("<") and text.endswith(">"):
         return check_id_text(text[1:-1], field), True
     if "<" in text or ">" in text:

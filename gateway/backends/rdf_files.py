@@ -3,6 +3,7 @@ with `--rdf-format`), the files of a folder, and a parser's error at its real po
 
 from __future__ import annotations
 
+import difflib
 import gzip
 import io
 import mimetypes
@@ -56,11 +57,14 @@ def _extension_format(path: Path) -> ox.RdfFormat | None:
 def syntax_named(name: str) -> ox.RdfFormat:
     """The RDF syntax a name (`turtle`, `n-triples`), an extension (`ttl`) or a media type names."""
     key = name.strip().lower()
-    fmt = SYNTAXES.get(key.replace("-", "").replace("/", "").replace("_", "")) or FORMATS.get("." + key.lstrip("."))
+    squeezed = key.replace("-", "").replace("/", "").replace("_", "")
+    fmt = SYNTAXES.get(squeezed) or FORMATS.get("." + key.lstrip("."))
     if fmt is None and "/" in key:
         fmt = ox.RdfFormat.from_media_type(key)
     if fmt is None:
-        raise InvalidInput(f"rdf_format: {name[:40]!r} names no RDF syntax; one of {', '.join(SYNTAXES)}",
+        near = difflib.get_close_matches(squeezed, list(SYNTAXES), n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        raise InvalidInput(f"rdf_format: {name[:40]!r} names no RDF syntax{hint}; one of {', '.join(SYNTAXES)}",
                            field="rdf_format")
     return fmt
 

@@ -22,7 +22,7 @@ from gateway.engine.context import GraphContext, quoted
 from gateway.engine.identified import NORMALIZED, identified, identifying
 from gateway.engine.walk import WalkResult
 from gateway.errors import InvalidInput
-from gateway.ids import Resolution, check_iri, same_iri
+from gateway.ids import Resolution, UnnameableId, check_iri, same_iri
 from gateway.profiles.base import HopPlan
 from gateway.sparql import iris, writable
 from gateway.terms import Literal
@@ -121,7 +121,8 @@ def _resolution(ctx: GraphContext, seed: str, where: str, found: Seeds) -> Resol
         return _registered(ctx, seed, where) or ctx.ids.resolve(seed, where)
     except InvalidInput as error:
         found.not_ids.add(seed.strip())
-        return Resolution(None, f"{error.message.split(': ', 1)[-1]}; use search_entities to find the ID")
+        hint = "" if isinstance(error, UnnameableId) else "; use search_entities to find the ID"
+        return Resolution(None, f"{error.message.split(': ', 1)[-1]}{hint}")
 
 
 def _exactly(text: str, resolution: Resolution, found: Seeds) -> Resolution:

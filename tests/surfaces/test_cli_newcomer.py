@@ -214,3 +214,48 @@ def test_a_bundle_read_into_memory_names_the_import_that_keeps_it(tmp_path: Path
     stored = bfsql("query", "describe_schema", "--data", command[command.index("--store") + 1], cwd=tmp_path)
     assert stored.returncode == 0, stored.stderr
     assert json.loads(stored.stdout)["statements"] == json.loads(read.stdout)["statements"]
+
+
+# -- 7. a misspelt syntax, several files through the Python API -------------------------------
+def test_a_misspelt_rdf_format_is_told_the_syntax_it_is_nearest(tmp_path: Path) -> None:
+    import difflib
+
+    from gateway.backends.rdf_files import SYNTAXES
+
+    path = tmp_path / "mine.data"
+    shutil.copy(shared_data("wikidata", WIKIDATA[1]), path)
+    ran = bfsql("query", "describe_schema", "--data", str(path), "--rdf-format", "tutle")
+    nearest = difflib.get_close_matches("tutle", list(SYNTAXES), n=1)
+    assert nearest and ran.returncode != 0 and f"did you mean {nearest[0]}?" in ran.stderr, ran.stderr
+    unlike = bfsql("query", "describe_schema", "--data", str(path), "--rdf-format", "qqqqq")
+    assert unlike.returncode != 0 and "names no RDF syntax" in unlike.stderr and "did you mean" not in unlike.stderr
+
+
+def test_the_api_opens_a_list_of_files_as_the_cli_reads_several(tmp_path: Path) -> None:
+    files = [shared_data("wikidata", name) for name in WIKIDATA]
+    oracle = ox.Store()
+    for path in files:
+        oracle.load(path=str(path), format=ox.RdfFormat.TURTLE)
+    for given in (files, [str(p) for p in files], tuple(files)):
+        with Gateway.open(given) as gateway:  # type: ignore[arg-type]
+            assert _ground(gateway.backend.store) == _ground(oracle)  # type: ignore[attr-defined]
+    alone = ox.Store()
+    alone.load(path=str(files[0]), format=ox.RdfFormat.TURTLE)
+    with Gateway.open([files[0]]) as one:
+        assert _ground(one.backend.store) == _ground(alone)  # type: ignore[attr-defined]
+
+
+def _ground(store: ox.Store) -> tuple[int, set[ox.Quad]]:
+    """A store's size and its quads without blank nodes (each load labels those anew)."""
+    ground = {q for q in store if not any(isinstance(t, ox.BlankNode) for t in (q.subject, q.object))}
+    assert ground
+    return len(store), ground
+
+
+def test_the_api_refuses_a_list_it_cannot_read_naming_the_argument(tmp_path: Path) -> None:
+    from gateway import InvalidInput
+
+    for given in ([], [shared_data("wikidata", WIKIDATA[0]), 3], [tmp_path / "missing.ttl", tmp_path / "gone.ttl"]):
+        with pytest.raises(InvalidInput) as caught:
+            Gateway.open(given)  # type: ignore[arg-type]
+        assert caught.value.field in {"source", "path"}
