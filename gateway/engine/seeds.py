@@ -68,11 +68,11 @@ def resolve_seeds(
 
 def present_found(
     ctx: GraphContext, found: Seeds, plan: HopPlan, field: str, warnings: list[str], *, cap: int,
-    held_read: tuple[frozenset[str], dict[str, bool]] | None = None,
+    held_read: tuple[frozenset[str], dict[str, bool]] | None = None, looked_up_before: Collection[str] = (),
 ) -> Seeds:
     """`found` (`seed_iris`) with its IRIs those present in the graph (`present_seeds`)."""
     found.iris = present_seeds(ctx, found.iris, plan, found.missing, warnings=warnings, held_read=held_read,
-                               exact=found.exact)
+                               exact=found.exact, looked_up_before=looked_up_before)
     if len(found.iris) > cap:  # a canonical ID naming several entities
         warnings.append(f"{field}: the seeds name {len(found.iris)} entities; the first {cap} are used")
         found.iris = found.iris[:cap]
@@ -249,7 +249,11 @@ def _likely_identifier(ctx: GraphContext, iri: str) -> bool:
     quads = ctx.backend.capabilities.quads
     if quads is not None:
         own = islice(quads(None)(ox.NamedNode(iri), None, None), OWN_DATA_READ)
-        return all(str(p.value) in IDENTITY_PREDICATES for _, p, _, _ in own)
+        if not all(str(p.value) in IDENTITY_PREDICATES for _, p, _, _ in own):
+            return False
+        # An IRI held in another spelling (http or https) is that entity, not an ID linking it.
+        return not any(next(iter(quads(None)(ox.NamedNode(other), None, None)), None) is not None
+                       for other in ctx.ids.spellings(iri))
     if ctx.profile.entity_namespaces is not None:
         return not iri.startswith(ctx.profile.entity_namespaces)
     prefix, colon, _ = ctx.ids.to_id(iri).partition(":")

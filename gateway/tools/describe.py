@@ -10,7 +10,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import bookkeeping, full_nodes, node_types
 from gateway.engine.search import search_entities_in, suggest_ids
-from gateway.engine.seeds import held_questions, present_found, seed_iris
+from gateway.engine.seeds import held_questions, identified_first, present_found, seed_iris
 from gateway.errors import NotFound
 from gateway.models import (
     DescribeEntitiesInput,
@@ -35,13 +35,16 @@ MAX_IDS = 100
 def describe_entities(ctx: GraphContext, query: DescribeEntitiesInput) -> EntitiesDetail:
     warnings: list[str] = []
     found = seed_iris(ctx, query.ids, "ids", warnings, cap=MAX_IDS)
+    # A likely canonical ID is replaced by the entities it identifies before anything is read
+    # (as bfs_query does): reading the identifier node first would cost a query for nothing.
+    asked, _, looked_up = identified_first(ctx, found.iris, warnings)
+    found.iris = asked
     # One entity, as describe_entity asks: its parts in one query where the profile can.
-    asked = found.iris
     read = read_entity(ctx, asked[0], held_questions(ctx, asked)) if len(asked) == 1 else None
-    present = present_found(ctx, found, HopPlan(), "ids", warnings, cap=MAX_IDS,
+    present = present_found(ctx, found, HopPlan(), "ids", warnings, cap=MAX_IDS, looked_up_before=looked_up,
                             held_read=(read.asked, read.held) if read is not None else None).iris
-    if present != asked:
-        read = None  # the ID named other entities (a canonical ID, another spelling): read those
+    if present != asked:  # the ID named other entities (a canonical ID, another spelling): read those
+        read = read_entity(ctx, present[0], present) if len(present) == 1 else None
     suggest_ids(ctx, found, "ids", warnings)
     unresolved = found.unresolved("unresolved", warnings)
     types = node_types(ctx, present) if read is None else {present[0]: read.types}
