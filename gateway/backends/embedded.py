@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pyoxigraph as ox
 
@@ -48,6 +48,7 @@ from gateway.backends.store_directory import (
     META_FILE,
     STORE_DIR,
     damage_in,
+    hold_served,
     read_meta,
     store_trouble,
     unfinished_load,
@@ -156,6 +157,8 @@ class EmbeddedBackend(Selects):
         self._loaded_from: str | None = None
         self._reifier_scan = reifier_scan
         """The reifier-only statements found while the files loaded (`reifiers.start`), or kept beside a store."""
+        self._served: IO[bytes] | None = None
+        """The store directory's served mark (`hold_served`), held while this backend is open."""
 
     # -- opening ------------------------------------------------------------------
     @classmethod
@@ -165,7 +168,16 @@ class EmbeddedBackend(Selects):
         2.3-2.6x faster, bench/RESULTS.md)."""
         path = Path(path)
         if path.is_dir() and is_store_directory(path):
-            backend = cls._open_directory(path)
+            # Held first, so no load starts between the open and the mark; held for the copy
+            # too: the search index and statistics are read from the directory later.
+            served = hold_served(path)
+            try:
+                backend = cls._open_directory(path)
+            except BaseException:
+                if served is not None:
+                    served.close()
+                raise
+            backend._served = served
             if in_memory:
                 try:
                     backend.store, backend.store_path = _copied(backend.store), None
@@ -392,6 +404,9 @@ class EmbeddedBackend(Selects):
 
     def close(self) -> None:
         self.store = ox.Store()
+        if self._served is not None:
+            self._served.close()
+            self._served = None
 
 
 BYTES_PER_QUAD = 500
