@@ -39,7 +39,7 @@ def test_a_served_store_refuses_a_load_and_takes_it_once_the_server_stops(tmp_pa
     served = start_server(tmp_path, str(store), "--on-disk")
     try:
         refused = _load(str(SHACL), "--store", str(store))
-        assert refused.returncode != 0
+        assert refused.returncode == 2  # the CLI's exit for input it refuses
         assert f"being served by pid {served.process.pid}" in refused.stderr
         assert _generation(store) == generation  # nothing of the store was touched
         with served.client() as client:
