@@ -1,8 +1,7 @@
 """An embedded Oxigraph store: an RDF file loaded into memory, or an on-disk store directory.
 
-An on-disk store made by `bfsql load` is a directory holding the Oxigraph files in
-``store/`` and the gateway's own files beside them: ``meta.json`` (prefixes, load
-report) and ``search.sqlite`` (the full-text index). A bare Oxigraph directory opens too.
+An on-disk store made by `bfsql load` is a directory of the Oxigraph files in ``store/`` and the gateway's own
+files beside: ``meta.json`` (prefixes, load report), ``search.sqlite`` (full-text index). A bare Oxigraph directory opens too.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from typing import IO, Any
 import pyoxigraph as ox
 
 from gateway import deadline as deadlines
-from gateway.backends import reifiers
+from gateway.backends import reifiers, store_directory
 from gateway.backends.base import (
     IRIS,
     LINES,
@@ -48,7 +47,6 @@ from gateway.backends.store_directory import (
     META_FILE,
     STORE_DIR,
     damage_in,
-    hold_served,
     read_meta,
     store_trouble,
     unfinished_load,
@@ -129,6 +127,7 @@ class EmbeddedBackend(Selects):
     """A pyoxigraph `Store` behind the `Backend` interface."""
 
     name = "embedded"
+    served_mark: IO[bytes] | None = None  # the directory's (`hold_served`), for a copy too: its side files are read later
 
     def __init__(
         self,
@@ -157,27 +156,15 @@ class EmbeddedBackend(Selects):
         self._loaded_from: str | None = None
         self._reifier_scan = reifier_scan
         """The reifier-only statements found while the files loaded (`reifiers.start`), or kept beside a store."""
-        self._served: IO[bytes] | None = None
-        """The store directory's served mark (`hold_served`), held while this backend is open."""
 
     # -- opening ------------------------------------------------------------------
     @classmethod
     def open(cls, path: str | Path, *, lenient: bool = False, in_memory: bool = False) -> EmbeddedBackend:
-        """Open an RDF file into memory, a folder of RDF files into memory (`rdf_sources`),
-        or an on-disk store directory read-only (copied into memory with `in_memory`: walks
-        2.3-2.6x faster, bench/RESULTS.md)."""
+        """Open an RDF file or a folder of RDF files (`rdf_sources`) into memory, or an on-disk store directory
+        read-only (copied into memory with `in_memory`: walks 2.3-2.6x faster, bench/RESULTS.md)."""
         path = Path(path)
         if path.is_dir() and is_store_directory(path):
-            # Held first, so no load starts between the open and the mark; held for the copy
-            # too: the search index and statistics are read from the directory later.
-            served = hold_served(path)
-            try:
-                backend = cls._open_directory(path)
-            except BaseException:
-                if served is not None:
-                    served.close()
-                raise
-            backend._served = served
+            backend = store_directory.held_while(path, lambda: cls._open_directory(path))
             if in_memory:
                 try:
                     backend.store, backend.store_path = _copied(backend.store), None
@@ -404,9 +391,7 @@ class EmbeddedBackend(Selects):
 
     def close(self) -> None:
         self.store = ox.Store()
-        if self._served is not None:
-            self._served.close()
-            self._served = None
+        store_directory.release(self.served_mark)
 
 
 BYTES_PER_QUAD = 500

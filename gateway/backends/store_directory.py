@@ -11,8 +11,9 @@ import logging
 import os
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol, TypeVar
 
 from gateway.errors import InvalidInput
 
@@ -137,6 +138,34 @@ def hold_served(directory: Path) -> IO[bytes] | None:
         logger.debug("%s: not marked as served (%s)", directory, error)
         return None
     return held
+
+
+class Marked(Protocol):
+    """What holds a store directory open, with its served mark (`hold_served`)."""
+
+    served_mark: IO[bytes] | None
+
+
+Opened = TypeVar("Opened", bound=Marked)
+
+
+def held_while(directory: Path, opening: Callable[[], Opened]) -> Opened:
+    """What `opening` opens of `directory`, holding the directory's served mark, taken first so
+    that no load starts between the open and the mark (dropped if the open fails)."""
+    served = hold_served(directory)
+    try:
+        opened = opening()
+    except BaseException:
+        release(served)
+        raise
+    opened.served_mark = served
+    return opened
+
+
+def release(served: IO[bytes] | None) -> None:
+    """Drop a served mark `hold_served` took."""
+    if served is not None:
+        served.close()
 
 
 def refuse_served(directory: Path) -> None:
