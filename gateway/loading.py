@@ -38,7 +38,7 @@ from gateway.backends.embedded import (
 )
 from gateway.backends.file_checks import check_files
 from gateway.backends.rdf_files import rdf_sources
-from gateway.backends.store_directory import load_record, recorded_loads, write_loads
+from gateway.backends.store_directory import load_record, recorded_loads, refuse_served, write_loads
 from gateway.deployment_key import KEY_FILE, write_key_file
 from gateway.engine import statistics
 from gateway.engine.census import Census, FileCensus, census, census_files, finish_files
@@ -60,6 +60,7 @@ def load_store(
     for path in sources:
         if not path.exists():
             raise InvalidInput(f"{path}: no such file or folder", field="files")
+    refuse_served(directory)  # a server's read-only store would go on answering from the old data
     if profile not in (None, "auto"):
         profile_class(profile)  # an unknown name refused before the store is touched
     syntaxes = dict(rdf_sources(sources, rdf_format))

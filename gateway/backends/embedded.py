@@ -1,8 +1,7 @@
 """An embedded Oxigraph store: an RDF file loaded into memory, or an on-disk store directory.
 
-An on-disk store made by `bfsql load` is a directory holding the Oxigraph files in
-``store/`` and the gateway's own files beside them: ``meta.json`` (prefixes, load
-report) and ``search.sqlite`` (the full-text index). A bare Oxigraph directory opens too.
+An on-disk store made by `bfsql load` is a directory of the Oxigraph files in ``store/`` and the gateway's own
+files beside: ``meta.json`` (prefixes, load report), ``search.sqlite`` (full-text index). A bare Oxigraph directory opens too.
 """
 
 from __future__ import annotations
@@ -20,12 +19,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pyoxigraph as ox
 
 from gateway import deadline as deadlines
-from gateway.backends import reifiers
+from gateway.backends import reifiers, store_directory
 from gateway.backends.base import (
     IRIS,
     LINES,
@@ -128,6 +127,7 @@ class EmbeddedBackend(Selects):
     """A pyoxigraph `Store` behind the `Backend` interface."""
 
     name = "embedded"
+    served_mark: IO[bytes] | None = None  # the directory's (`hold_served`), for a copy too: its side files are read later
 
     def __init__(
         self,
@@ -160,12 +160,11 @@ class EmbeddedBackend(Selects):
     # -- opening ------------------------------------------------------------------
     @classmethod
     def open(cls, path: str | Path, *, lenient: bool = False, in_memory: bool = False) -> EmbeddedBackend:
-        """Open an RDF file into memory, a folder of RDF files into memory (`rdf_sources`),
-        or an on-disk store directory read-only (copied into memory with `in_memory`: walks
-        2.3-2.6x faster, bench/RESULTS.md)."""
+        """Open an RDF file or a folder of RDF files (`rdf_sources`) into memory, or an on-disk store directory
+        read-only (copied into memory with `in_memory`: walks 2.3-2.6x faster, bench/RESULTS.md)."""
         path = Path(path)
         if path.is_dir() and is_store_directory(path):
-            backend = cls._open_directory(path)
+            backend = store_directory.held_while(path, lambda: cls._open_directory(path))
             if in_memory:
                 try:
                     backend.store, backend.store_path = _copied(backend.store), None
@@ -392,6 +391,7 @@ class EmbeddedBackend(Selects):
 
     def close(self) -> None:
         self.store = ox.Store()
+        store_directory.release(self.served_mark)
 
 
 BYTES_PER_QUAD = 500

@@ -5,13 +5,15 @@ statistics) records it was made for.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Protocol, TypeVar
 
 from gateway.errors import InvalidInput
 
@@ -110,19 +112,86 @@ def unfinished_load(directory: Path) -> InvalidInput:
 
 def _writer_holds(lock: Path) -> bool:
     """Whether another process holds the engine's lock file: RocksDB takes a POSIX record lock
-    on it for as long as a writer has the store open. Read from Linux's /proc/locks, without
-    opening the file: closing any descriptor of it would drop a lock this process's own writer
-    holds, and opening the store to find out would write to it. Elsewhere, False (a store being
-    written then reads as one whose load did not finish)."""
+    on it for as long as a writer has the store open."""
+    return bool(_holders(lock, "POSIX"))
+
+
+SERVED_FILE = "served.lock"
+"""The file each process serving a store directory holds a shared lock on, for as long as it
+has the store open: a read-only store sees the data as it was when it opened, so a load
+beside it would leave the server answering from the old data and the new side files at once."""
+
+
+def hold_served(directory: Path) -> IO[bytes] | None:
+    """Mark `directory` as served by this process until the returned file is closed (or the
+    process ends: the kernel drops the lock, so no stale mark outlives a killed server). None
+    where the directory cannot be written: no load by this user can write there either."""
+    try:
+        held = open(directory / SERVED_FILE, "ab")  # noqa: SIM115 - held open for the backend's life
+    except OSError as error:
+        logger.debug("%s: not marked as served (%s)", directory, error)
+        return None
+    try:
+        fcntl.flock(held, fcntl.LOCK_SH | fcntl.LOCK_NB)  # shared: several servers may read one store
+    except OSError as error:
+        held.close()
+        logger.debug("%s: not marked as served (%s)", directory, error)
+        return None
+    return held
+
+
+class Marked(Protocol):
+    """What holds a store directory open, with its served mark (`hold_served`)."""
+
+    served_mark: IO[bytes] | None
+
+
+Opened = TypeVar("Opened", bound=Marked)
+
+
+def held_while(directory: Path, opening: Callable[[], Opened]) -> Opened:
+    """What `opening` opens of `directory`, holding the directory's served mark, taken first so
+    that no load starts between the open and the mark (dropped if the open fails)."""
+    served = hold_served(directory)
+    try:
+        opened = opening()
+    except BaseException:
+        release(served)
+        raise
+    opened.served_mark = served
+    return opened
+
+
+def release(served: IO[bytes] | None) -> None:
+    """Drop a served mark `hold_served` took."""
+    if served is not None:
+        served.close()
+
+
+def refuse_served(directory: Path) -> None:
+    """`InvalidInput` when another process serves `directory` (`hold_served`): a load would
+    change the store under it."""
+    pids = _holders(directory / SERVED_FILE, "FLOCK")
+    if pids:
+        raise InvalidInput(f"--store {directory}: is being served by pid {', '.join(map(str, pids))}: stop it "
+                           "or load into another directory", field="store")
+
+
+def _holders(lock: Path, kind: str) -> list[int]:
+    """The other processes holding a `kind` ("POSIX" or "FLOCK") lock on `lock`. Read from
+    Linux's /proc/locks, without opening the file: closing any descriptor of it would drop a
+    POSIX lock this process holds, and opening the store to find out would write to it.
+    Elsewhere, none."""
     try:
         info = os.stat(lock)
         locks = Path("/proc/locks").read_text(encoding="ascii")
     except (OSError, ValueError):
-        return False  # no lock file (no writer ever opened the store), or not Linux
+        return []  # no lock file (never held), or not Linux
     key = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
     # "1: POSIX  ADVISORY  WRITE PID MAJOR:MINOR:INODE START END"; a waiter's line has "->" after its number.
     held = [fields for fields in map(str.split, locks.splitlines()) if len(fields) > 5 and fields[1] != "->"]
-    return any(fields[5] == key and fields[4] != str(os.getpid()) for fields in held)
+    pids = {int(fields[4]) for fields in held if fields[1] == kind and fields[5] == key and fields[4].isdigit()}
+    return sorted(pids - {os.getpid()})
 
 
 def _damage(directory: Path, text: str) -> str:
