@@ -103,8 +103,9 @@ def test_auto_keeps_wikidata_for_real_wikibase_exports() -> None:
         assert Gateway.open(path, profile="auto").profile.name == "wikidata", name
 
 
-def test_auto_picks_native_on_a_folder_mostly_of_other_rdf(tmp_path: Path) -> None:
-    files = [shared_data("wikidata", "Q_INTERSECTION.ttl"), *_shapes()]
+@pytest.mark.parametrize("item", ["Q_INTERSECTION.ttl", "Q37599471.ttl"])
+def test_auto_picks_native_on_a_folder_mostly_of_other_rdf(tmp_path: Path, item: str) -> None:
+    files = [shared_data("wikidata", item), *_shapes()]
     for path in files:
         shutil.copy(path, tmp_path / path.name)
     assert _wikibase_share(files) < WIKIBASE_SHARE_MIN
