@@ -24,7 +24,7 @@ from gateway.backends.rdf_files import rdf_sources
 from gateway.backends.rdflib_source import from_rdflib, is_rdflib_graph
 from gateway.backends.remote import RemoteBackend
 from gateway.backends.scoped import ScopedBackend
-from gateway.backends.store_directory import read_meta, store_profile
+from gateway.backends.store_directory import load_commands, read_meta, store_profile
 from gateway.engine.context import GraphContext
 from gateway.engine.statistics import count_namespaces, statistics
 from gateway.errors import InvalidInput
@@ -86,8 +86,8 @@ def _check_store_profile(backend: Backend, profile: type[Profile]) -> None:
     if quads > REBUILT_QUADS:
         raise InvalidInput(
             f"{directory} was loaded with profile {made_with}, not {profile.name}: its name index and statistics "
-            f"are {made_with}'s; serve it with --profile {made_with}, or load it again with "
-            f"`bfsql load FILES --store {directory} --profile {profile.name}`", field="profile")
+            f"are {made_with}'s; open it with --profile {made_with}, or load it again with "
+            f"{load_commands(directory, ['--profile', profile.name])}", field="profile")
 
 
 def _paths(sources: Sequence[object]) -> list[Path]:

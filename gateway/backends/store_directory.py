@@ -11,7 +11,7 @@ import logging
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeVar
 
@@ -236,16 +236,21 @@ def recorded_loads(meta: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _rebuild(directory: Path) -> str:
-    """How to make it again: the loads that made it, as meta.json records them."""
+    return "remove it and rebuild it with " + load_commands(directory)
+
+
+def load_commands(directory: Path, options: Sequence[str] = ()) -> str:
+    """How to make it again: the loads that made it, as meta.json records them, each with
+    `options` added."""
     try:
         meta = read_meta(directory) or {}
     except InvalidInput:
         meta = {}
-    store = ["--store", str(directory.absolute())]
+    store = ["--store", str(directory.absolute()), *options]
     commands = [shlex.join(["bfsql", "load", *load["files"],
                             *(["--rdf-format", load["rdf_format"]] if load.get("rdf_format") else []),
                             *(["--lenient"] if load.get("lenient") is True else []), *store])
                 for load in recorded_loads(meta)]
     if not commands:
-        commands = [f"bfsql load FILE... --store {shlex.quote(str(directory.absolute()))}"]
-    return "remove it and rebuild it with " + ", then ".join(f"`{command}`" for command in commands)
+        commands = [f"bfsql load FILE... {shlex.join(store)}"]
+    return ", then ".join(f"`{command}`" for command in commands)
