@@ -78,3 +78,14 @@ def test_an_escaped_id_the_graph_lacks_never_reaches_sparql(lenient: tuple[Gatew
     finally:
         gateway.backend.query_log = None  # type: ignore[attr-defined]
     assert not [q for q in queries if "NOTHERE" in q]
+
+
+def test_the_raw_iri_is_never_answered_with_an_id_no_tool_can_ask_about(lenient: tuple[Gateway, Path]) -> None:
+    """`<…has space>` as written is no IRI: the did-you-mean lists no unnameable ID (asked
+    back, it could only be refused), while search_entities still shows the node."""
+    gateway, _ = lenient
+    unnameable = gateway.ids.to_id(EX + "has space")
+    assert unnameable in {h.id for h in gateway.search_entities("has space").results}
+    with pytest.raises((InvalidInput, NotFound)) as caught:
+        gateway.describe_entity(f"<{EX}has space>")
+    assert unnameable not in caught.value.message

@@ -39,6 +39,7 @@ from gateway.engine.census import Census, Entity, census
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping, full_nodes, node_types
 from gateway.engine.seeds import TOLD, Seeds, resolve_seeds
+from gateway.errors import InvalidInput
 from gateway.ids import MAX_ID_LENGTH, IdMapper, local_name
 from gateway.models import Match, SearchHit
 from gateway.models.outputs import EXACT_SCORES
@@ -186,7 +187,7 @@ def suggest_ids(ctx: GraphContext, seeds: Seeds, field: str, warnings: list[str]
     for name in missing[:TOLD]:
         words = " ".join(local_name(name).replace("_", " ").split()[:SUGGESTED_FROM])
         hits = search_index(ctx).search(words, None, 3, ctx.ids.to_id) if words else []
-        picks = [h.id for h in hits if h.id != name]
+        picks = [h.id for h in hits if h.id != name and _askable(ctx, h.id)]
         if name in seeds.not_ids:  # no ID at all: its own warning said why; a name like it may help
             if picks:
                 warnings.append(f"{field}: {quoted(name)}: did you mean {', '.join(picks)}?")
@@ -196,6 +197,16 @@ def suggest_ids(ctx: GraphContext, seeds: Seeds, field: str, warnings: list[str]
     if len(missing) > TOLD:
         warnings.append(f"{field}: {len(missing) - TOLD} more are not in this graph (listed as unresolved); "
                         "search_entities finds IDs by name")
+
+
+def _askable(ctx: GraphContext, id_: str) -> bool:
+    """Whether a tool can be asked about this ID: not one of an IRI no query can name (kept
+    by a lenient load), which a suggestion would only send the reader back to."""
+    try:
+        ctx.ids.resolve(id_, "id")
+    except InvalidInput:
+        return False
+    return True
 
 
 def _prefix_note(ctx: GraphContext, name: str) -> str:
