@@ -11,18 +11,19 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from gateway import deadline as deadlines
 from gateway.backends.base import Backend
-from gateway.engine import formulas
+from gateway.engine import formulas, table_order
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.statistics import STATISTICS, statistics
-from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test
+from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, by_deadline
 from gateway.engine.walk import TIMEOUTS
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge, UpstreamError
 from gateway.ids import local_name
@@ -98,11 +99,12 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
         return _answer(ctx, spec, [], unresolved, warnings)
     runner = _Runner(ctx, plan)
     _check_repeats(ctx, plan, spec, runner.unasserted)
-    rows, builder = runner.table(spec)
+    rows, builder, index = _rows(ctx, runner, spec)
     if builder.crossed:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
                         "left out is not counted: widen them to see it")
-    warnings += silences(ctx, runner.checked, spec, rows)
+    checked = runner.checked if index is None else lambda part: runner.checked(table_order.narrowed(index, spec, part))
+    warnings += silences(ctx, checked, spec, rows)
     return _answer(ctx, spec, rows, unresolved, warnings)
 
 
@@ -131,22 +133,20 @@ class _Runner:
             builder = self.writer(HELD)
             text = builder.text(spec)
         with deadlines.holding(BINDINGS, HELD):
-            rows: list[list[object]] = [list(row) for row in self.ctx.backend.select(text)[1]]
+            table = self.ctx.backend.select
+            # Rows of a whole type: the query's work grows with it even once its checks stop
+            # it. Rows listed (the order index's first entities, or a caller's IDs) are at
+            # most `MAX_ROWS_IDS` or `table_order.PREFIX`, so it stays within moments of
+            # the deadline without the hand-over to another thread (1-3 ms each).
+            whole_type = spec.rows_type is not None and checks(self.ctx.backend)
+            answer = by_deadline(lambda: table(text)) if whole_type else table(text)
+            rows: list[list[object]] = [list(row) for row in answer[1]]
             return rows, builder
 
     def table(self, spec: Spec) -> tuple[list[list[object]], TableQuery]:
         """The table's own rows: nothing of it where the store gave up."""
-        try:
+        with whole():
             return self.select(spec)
-        except EndpointTimeout as error:
-            # A table is one query: nothing of it was completed, and rows, counts or groups
-            # cut short would be wrong, not partial. Nothing of it is shown.
-            cause = TIMEOUTS.get(deadlines.timeout_cause() or "deadline", "")
-            raise EndpointTimeout(f"the table could not be made: {cause} ({error.message}); nothing of it is shown; "
-                                  f"{_NARROW}, or ask with a longer deadline") from None
-        except TooLarge as error:
-            raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing "
-                           f"of it is shown; {_NARROW}") from None
 
     def checked(self, spec: Spec) -> list[list[object]] | None:
         """The rows of a check's query; None where the store gave up on it or failed it
@@ -155,6 +155,66 @@ class _Runner:
             return self.select(spec)[0]
         except (EndpointTimeout, TooLarge, UpstreamError):
             return None
+
+
+@contextmanager
+def whole() -> Iterator[None]:
+    """The store giving up on a table's query (or on the order index its page is read
+    from) as the table's own error. A table is one query: nothing of it was completed, and
+    rows, counts or groups cut short would be wrong, not partial. Nothing of it is shown."""
+    try:
+        yield
+    except EndpointTimeout as error:
+        cause = TIMEOUTS.get(deadlines.timeout_cause() or "deadline", "")
+        raise EndpointTimeout(f"the table could not be made: {cause} ({error.message}); nothing of it is shown; "
+                              f"{_NARROW}, or ask with a longer deadline") from None
+    except TooLarge as error:
+        raise TooLarge(f"the table needs more than the store may hold for one query ({error.message}); nothing "
+                       f"of it is shown; {_NARROW}") from None
+
+
+def _rows(ctx: GraphContext, runner: _Runner,
+          spec: Spec) -> tuple[list[list[object]], TableQuery, table_order.OrderIndex | None]:
+    """The table's page: through the order index of its type and first order key where it
+    can answer (`table_order`: a page of the first entities in that order, the same rows as
+    the full sort's), else by the table's own query over the whole type; and the index
+    that answered (a tie the page ends in is counted from it)."""
+    if checks(ctx.backend) and table_order.indexable(spec, runner.writer()):
+        with whole():
+            index = _order_index(ctx, runner, spec)
+        written: list[TableQuery] = []
+
+        def run(part: Spec) -> list[list[object]]:
+            rows, builder = runner.table(part)
+            written.append(builder)
+            return rows
+
+        rows = table_order.top(index, spec, run)
+        if rows is not None:
+            return rows, written[-1], index
+    return (*runner.table(spec), None)
+
+
+def _order_index(ctx: GraphContext, runner: _Runner, spec: Spec) -> table_order.OrderIndex:
+    """The order index of the table's type and first order key, made once per open
+    graph (per traversal filters and reader's languages: the column's values depend on
+    them). Its query sorts the whole type once, without the store's checks (it holds one
+    pair per entity and value, and returns `PREFIX` of them); a call that cannot wait for
+    it gets `Unavailable` while it goes on for the next one (`GraphContext.memo`)."""
+    name, descending = table_order.first_key(spec)
+    step = spec.columns[name][0] if name != "id" else None
+    only_key = table_order.by_entity(spec)
+    ordered = table_order.order_spec(spec)
+    detail = (spec.rows_type or "", str(spec.subtypes), step.predicate if step else "id",
+              step.language or "" if step else "", str(descending), str(only_key), ",".join(spec.languages),
+              _filters(runner.plan))
+    key: MemoKey[table_order.OrderIndex] = MemoKey("table_order", detail)
+
+    def read() -> table_order.OrderIndex:
+        rows = runner.ctx.backend.select(runner.writer().text(ordered))[1]
+        return table_order.build(rows, only_key)
+
+    return ctx.memo(key, read)
 
 
 def _check_repeats(ctx: GraphContext, plan: HopPlan, spec: Spec, unasserted: dict[str, list[tuple[str, str]]]) -> None:

@@ -322,8 +322,13 @@ def test_communities_refuse_a_neighbourhood_a_timeout_cut(store: Gateway) -> Non
         gateway.communities(seeds=["wiki:Sherlock_Holmes"], max_hops=2)
 
 
-def test_a_table_is_never_shown_in_part(store: Gateway) -> None:
-    gateway, _ = failing(store, 1, kind="# A table (tabulate)")  # its one query
+@pytest.mark.parametrize("nth", [1, 2])
+def test_a_table_is_never_shown_in_part(store: Gateway, nth: int) -> None:
+    """Its page is read from the order index of its type (the first query: one sort of the
+    type, gateway/engine/table_order.py), then asked over the index's first entities (the
+    second): a timeout on either leaves nothing of the table shown."""
+    gateway, timing_out = failing(store, nth, kind="# A table (tabulate)")
     with pytest.raises(EndpointTimeout, match="nothing of it is shown"):
         gateway.tabulate(type="sh:Person", columns={"name": "rdfs:label"})
+    assert timing_out.seen == nth
 

@@ -1,0 +1,161 @@
+"""A table's top rows without sorting its whole type: an order index per (type, column).
+
+A table ordered by a column of one forward step (or by the ID, as a table in no asked order
+is) is, for its first pages, the table of the few entities that come first in that order. `order_index` asks the store once for
+the first `PREFIX` entities of the type in the table's own order (the same SPARQL order
+keys `TableQuery.order` writes: nulls last, numbers as numbers, then text, then the ID),
+and the index is kept per open graph. `top` then walks it: it asks the table's own query
+(filters, columns, order and page unchanged) over the first entities of the index, more of
+them each time, until the page it gets is provably the whole table's page.
+
+Why the answer is the full sort's. After `j` entries of the index, every row whose place in
+the order comes strictly before entry `j`'s has its entity among the entities asked (the
+index holds every (entity, value) pair of the type in that order). So once the page asked
+over them ends (its row past the page included) strictly before entry `j`, no row of
+another entity can come before any of its rows: it is the whole table's page. The store
+orders both queries, so no order is written twice. "Strictly before" is told from the
+index alone: a row's pair at a position before the first of the entries that tie with
+entry `j` (the same text, and the same ID where the column is the only order key, since
+the ID breaks its ties next).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from gateway.engine.tables import Spec, TableQuery
+from gateway.terms import Blank, Literal
+
+PREFIX = 9_999
+"""Entries (entity, value) an index keeps: the head of the order, enough for a page of 1,000
+rows where one row in ten passes the filters. About 2 MB each; a graph keeps at most
+`context.CALLER_KEYS` of them. A page the head cannot answer is made by the full query.
+Its query reads one more (LIMIT 10000): the most rows Virtuoso sorts, so that the query
+runs as written on every store tests/backends/test_rows.py holds, though only embedded
+stores are sent it."""
+FIRST = 64
+"""Entities the first query of a walk asks for at least (then four times more each time)."""
+WIDTH = 12
+"""Entities the first query of a walk asks for each row it needs: a filter one row in five
+passes (a top 10 under a weight) then fills the page the first time but about once in 300.
+A second query costs more than the first one's extra entities, and the round a page needs
+would follow the data, not the graph's size."""
+
+Rows = list[list[object]]
+
+
+@dataclass(frozen=True)
+class OrderIndex:
+    """The first entries of a type's (entity, value) pairs in a table's order."""
+
+    entries: tuple[tuple[str, object], ...]
+    complete: bool
+    """Whether the entries are all the type's pairs."""
+    runs: tuple[int, ...]
+    """Per entry, the position of the first entry it ties with (see `ties`)."""
+    positions: dict[tuple[str, object], int]
+    """Where each pair stands (its first position)."""
+
+
+def first_key(spec: Spec) -> tuple[str, bool]:
+    """The table's first order key: its first order column, else the ID (a table in no
+    asked order is in the order of its columns, the ID first)."""
+    return spec.order[0] if spec.order else ("id", False)
+
+
+def order_spec(spec: Spec) -> Spec:
+    """The index's own table: the rows of `spec`'s type and its first order column, in that
+    column's order then by ID (`TableQuery.order`'s keys), `PREFIX` of them."""
+    name = first_key(spec)[0]
+    columns = {name: spec.columns[name]} if name != "id" else {}
+    return replace(spec, rows_ids=(), columns=columns, row_computes={}, where=[], group_by=None, aggregates={},
+                   group_computes={}, having=[], order=spec.order[:1], limit=PREFIX, offset=0,
+                   outputs=["id", *columns], through={})
+
+
+def indexable(spec: Spec, builder: TableQuery) -> bool:
+    """Whether the index can answer `spec`: rows of a type, not grouped, ordered first by the
+    ID or a column of one forward step (what one pair per entity and value places), on
+    statements the profile reads as triples (no claims: their values repeat)."""
+    if spec.grouped or spec.rows_type is None or spec.through or builder.claims:
+        return False
+    name = first_key(spec)[0]
+    steps = spec.columns.get(name, ())
+    one_step = len(steps) == 1 and not steps[0].backward and not steps[0].repeat
+    return (name == "id" or one_step) and spec.offset + spec.limit < PREFIX
+
+
+def by_entity(spec: Spec) -> bool:
+    """Whether the ID breaks the first order key's ties next (or is that key): the entries
+    that tie are then those of one entity only."""
+    return len(spec.order) <= 1 or first_key(spec)[0] == "id"
+
+
+def build(rows: Sequence[Sequence[object]], only_key: bool) -> OrderIndex:
+    """The index from the answer of `order_spec`'s query (`PREFIX` + 1 rows at most);
+    `only_key`: entries tie within one entity only (`by_entity`)."""
+    entries = tuple((str(row[0]), row[1] if len(row) > 1 else None) for row in rows[:PREFIX])
+    runs: list[int] = []
+    for i, (entity, value) in enumerate(entries):
+        same = i > 0 and _place(value) == _place(entries[i - 1][1]) and (not only_key or entity == entries[i - 1][0])
+        runs.append(runs[-1] if same else i)
+    positions: dict[tuple[str, object], int] = {}
+    for i, entry in enumerate(entries):
+        positions.setdefault(entry, i)
+    return OrderIndex(entries, len(rows) <= PREFIX, tuple(runs), positions)
+
+
+def _place(value: object) -> tuple[str, str]:
+    """What two values tying in the order share: their text (SPARQL's STR; a blank node
+    has none, as no value has). Values of one text may still differ as numbers ("5" and
+    "5.0" do not: their texts differ): then the entries are taken as tied, which only
+    asks for more entities, never fewer."""
+    if value is None:
+        return ("null", "")
+    if isinstance(value, Blank):
+        return ("blank", "")
+    return ("text", value.value if isinstance(value, Literal) else str(value))
+
+
+def top(index: OrderIndex, spec: Spec, run: Callable[[Spec], Rows]) -> Rows | None:
+    """The page of `spec` (its row past the page included), asked over ever more of the
+    index's first entities (`run` answers a spec over listed rows); None where the index's
+    entries run out before the page is certain (the full query makes it)."""
+    name = first_key(spec)[0]
+    column = spec.outputs.index(name) if name != "id" else None
+    wanted = spec.offset + spec.limit + 1
+    size = min(len(index.entries), max(FIRST, WIDTH * wanted))
+    while True:
+        entities = list(dict.fromkeys(entity for entity, _ in index.entries[:size]))
+        rows = run(replace(spec, rows_type=None, rows_ids=entities, subtypes=False))
+        if size == len(index.entries) and index.complete:
+            return rows
+        if len(rows) > spec.limit and _before(index, rows[spec.limit], column, size - 1):
+            return rows
+        if size == len(index.entries):
+            return None
+        size = min(len(index.entries), 4 * size)
+
+
+def _before(index: OrderIndex, row: Sequence[object], column: int | None, last: int) -> bool:
+    """Whether `row` comes strictly before every entry that ties with entry `last`."""
+    position = index.positions.get((str(row[0]), None if column is None else row[column]))
+    return position is not None and position < index.runs[last]
+
+
+def narrowed(index: OrderIndex, spec: Spec, check: Spec) -> Spec:
+    """A check's table (`table_warnings`: the count of a tie the page ends in) over the
+    entities the index says hold the tied value, where it holds all of them: the pairs of
+    one text tie, so they stand together in the order, and an entry of another text after
+    them (or the index is the whole type) says none is past the index. Else `check` as it is."""
+    name = first_key(spec)[0]
+    test = next((t for t in check.where if t.op == "tie" and t.subject == name), None)
+    if name == "id" or check.rows_type is None or test is None or test.values[0] is None:
+        return check
+    place = ("text", str(test.values[0]))
+    held = [i for i, (_, value) in enumerate(index.entries) if _place(value) == place]
+    if not held or (held[-1] == len(index.entries) - 1 and not index.complete):
+        return check
+    entities = list(dict.fromkeys(index.entries[i][0] for i in held))
+    return replace(check, rows_type=None, rows_ids=entities, subtypes=False)
