@@ -27,6 +27,8 @@ _opening = threading.Lock()
 _statm: tuple[int, int] | None = None
 """(process ID, descriptor) of /proc/self/statm, kept open: opening it took half of the
 two reads every call makes. The process ID tells a forked child to open its own."""
+_late = False
+"""Set by `ended_late` until the next hand-back."""
 
 
 def resident() -> int:
@@ -46,13 +48,26 @@ def resident() -> int:
 
 def give_back(before: int) -> None:
     """Hand free memory back to the system if the process grew past `TRIM_AFTER` since
-    `before`: what only reference cycles hold first (a large call's graph of objects would
-    otherwise wait for the collector's next full pass), then what the allocator keeps."""
-    if not before or resident() - before <= TRIM_AFTER:
+    `before`, or work ended late since the last hand-back (`ended_late`): what only
+    reference cycles hold first (a large call's graph of objects would otherwise wait for
+    the collector's next full pass), then what the allocator keeps."""
+    global _late
+    if not before or (not _late and resident() - before <= TRIM_AFTER):
         return
+    _late = False
     gc.collect()
     if (trim := _malloc_trim()) is not None:
         trim(0)
+
+
+def ended_late() -> None:
+    """Work ended after its call did (a query left running past its deadline,
+    `tables.by_deadline`): no call's `give_back` saw what it held, and a call running
+    beside it began with it counted. What it freed is handed back now, and again when the
+    next call ends (what it freed while others held theirs)."""
+    global _late
+    _late = True
+    give_back(1)
 
 
 @cache

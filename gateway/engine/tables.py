@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import contextvars
 import itertools
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from gateway import deadline as deadlines
+from gateway import memory
 from gateway.deadline import ALIVE, HELD
 from gateway.engine.formulas import Formula, render
 from gateway.errors import EndpointTimeout
@@ -507,17 +509,35 @@ def by_deadline(run: Callable[[], T]) -> T:
     deadline: past it, `EndpointTimeout` while the query ends on its own thread. The store's
     checks (`deadline.ALIVE`) stop a checked query's joins at the deadline, but it still
     scans its rows and sorts what it holds, which grows with the type (2-3 s at 200,000
-    rows); an unchecked one runs to its end. The call answers at its deadline all the same."""
+    rows); an unchecked one runs to its end. The call answers at its deadline all the same,
+    and a query that ends after its caller left hands back what it held (`memory.ended_late`:
+    the call's own `give_back` came too early to see it)."""
     if deadlines.remaining() is None:
         return run()
-    answer = QUERIES.submit(contextvars.copy_context().run, run)
-    while True:
-        left = deadlines.remaining() or 0.0
+    left = threading.Event()
+
+    def alone() -> T | None:
         try:
-            return answer.result(timeout=max(0.0, min(left, WAIT_STEP)))
+            answer: T | None = run()
+        except BaseException:
+            if not left.is_set():
+                raise
+            answer = None
+        if left.is_set():
+            # Nobody waits for it: what the query held goes now (its rows, or the frames of
+            # its error), before the memory is handed back.
+            answer = None
+            memory.ended_late()
+        return answer
+
+    answer = QUERIES.submit(contextvars.copy_context().run, alone)
+    while True:
+        try:
+            return cast(T, answer.result(timeout=max(0.0, min(deadlines.remaining() or 0.0, WAIT_STEP))))
         except FutureTimeout:
             deadline = deadlines.current()
             if deadline is not None and deadline.expired():
+                left.set()
                 answer.cancel()  # not begun yet (every thread held): never begun
                 gone = deadline.abandoned is not None and deadline.abandoned.is_set()
                 raise EndpointTimeout("the query was stopped: its caller went away" if gone
