@@ -55,6 +55,10 @@ def give_back(before: int) -> None:
     if not before or (not _late and resident() - before <= TRIM_AFTER):
         return
     _late = False
+    _hand_back()
+
+
+def _hand_back() -> None:
     gc.collect()
     if (trim := _malloc_trim()) is not None:
         trim(0)
@@ -66,8 +70,8 @@ def ended_late() -> None:
     beside it began with it counted. What it freed is handed back now, and again when the
     next call ends (what it freed while others held theirs)."""
     global _late
+    _hand_back()
     _late = True
-    give_back(1)
 
 
 @cache

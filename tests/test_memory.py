@@ -40,6 +40,40 @@ def test_freed_memory_is_handed_back_past_the_threshold() -> None:
     assert grown > 200 and left < 64
 
 
+OVERLAPPED = """
+import sys
+from gateway import memory
+before = memory.resident()
+blocks = [bytearray(4000) for _ in range(6_000)]  # 24 MB, under the threshold
+kept = blocks[::64]
+if sys.argv[1] == "late":
+    memory.ended_late()  # work that ended beside this call, while these blocks were held
+del blocks
+grown = memory.resident() - before
+memory.give_back(before)
+print(grown >> 20, (memory.resident() - before) >> 20)
+"""
+
+
+def test_work_that_ended_late_has_the_next_call_hand_back_what_it_freed() -> None:
+    """A query left running past its caller's deadline ends beside another call: its own
+    hand-back comes while that call holds its memory, and that call grew by less than the
+    threshold. The next hand-back frees what both let go all the same."""
+    if not memory.resident():
+        pytest.skip("no /proc/self/statm here")
+
+    def run(how: str) -> tuple[int, int]:
+        done = subprocess.run([sys.executable, "-c", OVERLAPPED, how], capture_output=True, text=True, check=True,
+                              cwd=ROOT)
+        grown, left = map(int, done.stdout.split())
+        return grown, left
+
+    grown, kept = run("alone")
+    assert grown < memory.TRIM_AFTER >> 20 and kept >= 16  # the control: under the threshold, kept
+    grown, left = run("late")
+    assert left < 8
+
+
 def test_a_forked_child_reads_its_own_resident_memory() -> None:
     """The statm descriptor is kept open across calls: a forked child (the SPARQL sandbox
     forks) must read its own figure, not its parent's. The child grows by 200 MB that the
