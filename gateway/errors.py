@@ -15,7 +15,8 @@
         ├── Unavailable     the store cannot take the query now (busy, or failing): retry later
         ├── RateLimited     the store asked us to slow down
         ├── UpstreamError   the store answered with an error
-        └── Truncated       the store cut an answer short
+        ├── Truncated       the store cut an answer short
+        └── StoreDamaged    the store's own files are damaged (said in full to its operator only)
 """
 
 from __future__ import annotations
@@ -141,3 +142,15 @@ class Truncated(BackendError):
     """The store cut an answer short without saying so in the protocol."""
 
     code = "truncated"
+
+
+class StoreDamaged(BackendError):
+    """A query met damage in the store's own files. `message` is what a caller may read;
+    `detail` names the server's files and the load that rebuilds them, for the operator
+    alone (the CLI, whose user is the operator, and the server's log)."""
+
+    code = "store_damaged"
+
+    def __init__(self, message: str, *, detail: str) -> None:
+        super().__init__(message)
+        self.detail = detail

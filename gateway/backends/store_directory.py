@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeVar
 
-from gateway.errors import InvalidInput
+from gateway.errors import InvalidInput, StoreDamaged
 
 logger = logging.getLogger("gateway.store")
 
@@ -99,6 +99,18 @@ def damage_in(directory: Path | None, error: BaseException) -> InvalidInput | No
         return None
     logger.debug("%s: the store's engine said: %s", directory, error)
     return damaged(directory, str(error))
+
+
+def damage_met(directory: Path | None, error: BaseException) -> StoreDamaged | None:
+    """`damage_in` met by a query while the store serves: the caller reads that the store is
+    damaged and that its operator must rebuild it, never the server's paths nor the load
+    that made it: those are the error's `detail`, which the surfaces log for the operator."""
+    found = damage_in(directory, error)
+    if found is None:
+        return None
+    why = _damage(directory or Path(), str(error))
+    return StoreDamaged(f"this graph's store is damaged: {why}; its operator must rebuild it (the server's log "
+                        "says how)", detail=found.message)
 
 
 def unfinished_load(directory: Path) -> InvalidInput:

@@ -37,7 +37,7 @@ from gateway import redaction
 from gateway.api import Gateway
 from gateway.backends.endpoint_file import ENDPOINTS_VARIABLE, endpoints_path, resolve_endpoint
 from gateway.backends.rdf_files import SYNTAXES
-from gateway.errors import GatewayError, InvalidInput
+from gateway.errors import GatewayError, InvalidInput, StoreDamaged
 from gateway.pictures import FORMATS
 from gateway.resources import demo_path, package_version
 from gateway.settings import Settings
@@ -66,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         redaction.register_url(endpoint)
     try:
         return int(args.run(args))
+    except StoreDamaged as error:  # this user runs the store: the whole of it, and they must act on the path given
+        print(f"bfsql: {redaction.redact(error.detail)}", file=sys.stderr)
+        return EXIT_USAGE
     except GatewayError as error:
         print(f"bfsql: {redaction.redact(error.message)}", file=sys.stderr)
         return EXIT_USAGE if error.code == "invalid_input" else EXIT_ERROR

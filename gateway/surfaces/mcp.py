@@ -59,7 +59,7 @@ from gateway import deadline as deadlines
 from gateway import llm
 from gateway.api import Gateway
 from gateway.auth import Reader
-from gateway.errors import EndpointTimeout, GatewayError, InvalidInput, ModelError, NoModel
+from gateway.errors import EndpointTimeout, GatewayError, InvalidInput, ModelError, NoModel, StoreDamaged
 from gateway.llm import Model
 from gateway.redaction import redact
 from gateway.resources import package_version
@@ -144,6 +144,8 @@ def create_mcp_server(gateway: Gateway) -> Server[Any]:
                               "the newest protocol (its model is asked between rounds) or over stdio (bfsql mcp)")
             return _error(f"{error.code}: {error.message}")
         except GatewayError as error:
+            if isinstance(error, StoreDamaged):  # where and how to rebuild it: for the operator's eyes
+                logger.error("%s", error.detail)
             where = f" (field: {error.field})" if error.field else ""
             return _error(f"{error.code}: {error.message}{where}")
         except Exception:  # as over HTTP: a bare error, the details in the log only (never their text)

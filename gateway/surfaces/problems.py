@@ -34,6 +34,7 @@ from gateway.errors import (
     NoModel,
     NotFound,
     RateLimited,
+    StoreDamaged,
     TooLarge,
     Truncated,
     Unauthorized,
@@ -97,6 +98,8 @@ def to_problem(error: BaseException, *, credentials_sent: bool = False) -> Probl
     if isinstance(error, Problem):
         return error
     if isinstance(error, GatewayError):
+        if isinstance(error, StoreDamaged):  # where and how to rebuild it: for the operator's eyes
+            logger.error("%s", error.detail)
         status = next(STATUS[cls] for cls in type(error).__mro__ if cls in STATUS)
         headers: dict[str, str] = {}
         if isinstance(error, Unauthorized):

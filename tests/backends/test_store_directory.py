@@ -202,7 +202,8 @@ def _text(path: Path) -> str:
 
 def test_damage_met_over_http_is_a_problem_naming_it(made: Path, tmp_path: Path) -> None:
     """`bfsql serve --on-disk` (the store read where it lies): the walk that meets the damage
-    answers the gateway's problem document, never a bare 500."""
+    answers the gateway's problem document, never a bare 500, and never the server's paths
+    nor the load that rebuilds it (those are the operator's, in the server's log)."""
     copy = _copy(made, tmp_path)
     _damage_middles(copy)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -216,8 +217,10 @@ def test_damage_met_over_http_is_a_problem_naming_it(made: Path, tmp_path: Path)
     finally:
         served.stop()
     problem = answer.json()
-    assert answer.status_code == 422 and problem["code"] == "invalid_input" and problem["field"] == "path", problem
+    assert answer.status_code == 503 and problem["code"] == "store_damaged" and "field" not in problem, problem
     assert "damaged" in problem["detail"] and not ENGINE_WORDS.search(problem["detail"])
+    assert str(tmp_path) not in problem["detail"] and "bfsql load" not in problem["detail"], problem
+    assert f"--store {copy.absolute()}" in served.log_text(), "the operator's log says how to rebuild it"
 
 
 def test_the_rebuild_commands_keep_a_load_made_before_loads_were_recorded(tmp_path: Path,
