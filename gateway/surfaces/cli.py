@@ -71,7 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except GatewayError as error:
         print(f"bfsql: {redaction.redact(error.message)}", file=sys.stderr)
-        return EXIT_USAGE if error.code == "invalid_input" else EXIT_ERROR
+        # 2: what was given cannot be used (a blank ID too, `MalformedInput`); 1: the graph or the store said no.
+        return EXIT_USAGE if isinstance(error, InvalidInput) else EXIT_ERROR
     except BrokenPipeError:  # the reader (say, `head`) closed the pipe: not an error
         sys.stderr.close()
         return 0

@@ -85,6 +85,8 @@ def test_bad_arguments_name_the_field() -> None:
     assert done.returncode == 2 and "truth_status.0" in done.stderr
     done = run("query", "bfs_query", "[1, 2]")
     assert done.returncode == 2 and "JSON object" in done.stderr
+    done = run("query", "describe_entity", '{"id": "  "}')  # malformed: still what was given (it exited 1)
+    assert done.returncode == 2 and "must not be blank" in done.stderr
 
 
 def test_unknown_tool_is_refused() -> None:
