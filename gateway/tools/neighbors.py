@@ -200,11 +200,12 @@ def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, o
     wanted types; a passage only where the reader may read its document), the types of
     every node reached, and the passages' places."""
     stated = [(key, hit) for key, hit in result.edges.items() if key.statement]
-    both, read = _nodes_and_statements(ctx, list(result.hops), stated)
+    listable = _listable(result)
+    both, read = _nodes_and_statements(ctx, listable, stated)
     fields = edge_fields(ctx, stated, read) if stated else []
     reached = _reaching_edges(ctx, result, outward, dict(zip((key for key, _ in stated), fields)))
     walked = len(reached)
-    if both is None:
+    if both is None or not reached.keys() <= set(listable):
         both = types_with_data(ctx, list(reached))
     types, data = both if both is not None else (node_types(ctx, list(reached)), None)
     if wanted is not None:
@@ -213,6 +214,14 @@ def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, o
     places = _passages(ctx, [n for n in reached if PASSAGE_TYPE in types.get(n, ())])
     reached = {n: r for n, r in reached.items() if PASSAGE_TYPE not in types.get(n, ()) or n in places}
     return _Listing(reached, types, places, walked, of_types, data)
+
+
+def _listable(result: WalkResult) -> list[str]:
+    """The nodes an edge may reach (`_distance`): those past the seeds, and seeds an edge
+    between seeds joins (a seed's own data is seldom listed, and often its largest)."""
+    hops = result.hops
+    joined = {n for key in result.edges for n in (key.subject, key.object) if hops.get(key.subject) == hops.get(key.object) == 0}
+    return [n for n, hop in hops.items() if hop or n in joined]
 
 
 FEW_STATEMENTS = 2000
