@@ -48,6 +48,7 @@ from gateway.engine.presentation import (
     PASSAGE_TYPE,
     STATEMENT_TYPE,
     NodeRow,
+    StatementData,
     edge_fields,
     full_nodes,
     node_types,
@@ -67,10 +68,10 @@ from gateway.engine.walk import EdgeKey, WalkResult, timeout_warning, unnamed_wa
 from gateway.errors import InvalidInput
 from gateway.ids import local_name
 from gateway.models import TRUTH_STATUSES, ExpandNeighborsInput, Neighbor, Neighbors
-from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
+from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan, StatementFields
 from gateway.settings import clamp
 from gateway.sparql import iris, writable
-from gateway.terms import Literal, text_of
+from gateway.terms import Literal, Term, text_of
 from gateway.tools.scan import cursor_sealer
 
 MAX_SEEDS = 8
@@ -198,9 +199,14 @@ def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, o
     """The neighbours the answer may list, each with its best reaching edge (those of the
     wanted types; a passage only where the reader may read its document), the types of
     every node reached, and the passages' places."""
-    reached = _reaching_edges(ctx, result, outward)
+    stated = [(key, hit) for key, hit in result.edges.items() if key.statement]
+    listable = _listable(result)
+    both, read = _nodes_and_statements(ctx, listable, stated)
+    fields = edge_fields(ctx, stated, read) if stated else []
+    reached = _reaching_edges(ctx, result, outward, dict(zip((key for key, _ in stated), fields)))
     walked = len(reached)
-    both = types_with_data(ctx, list(reached))
+    if both is None or not reached.keys() <= set(listable):
+        both = types_with_data(ctx, list(reached))
     types, data = both if both is not None else (node_types(ctx, list(reached)), None)
     if wanted is not None:
         reached = {n: r for n, r in reached.items() if wanted & _types_of(n, types)}
@@ -208,6 +214,43 @@ def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, o
     places = _passages(ctx, [n for n in reached if PASSAGE_TYPE in types.get(n, ())])
     reached = {n: r for n, r in reached.items() if PASSAGE_TYPE not in types.get(n, ()) or n in places}
     return _Listing(reached, types, places, walked, of_types, data)
+
+
+def _listable(result: WalkResult) -> list[str]:
+    """The nodes an edge may reach (`_distance`): those past the seeds, and seeds an edge
+    between seeds joins (a seed's own data is seldom listed, and often its largest)."""
+    hops = result.hops
+    joined = {n for key in result.edges for n in (key.subject, key.object) if hops.get(key.subject) == hops.get(key.object) == 0}
+    return [n for n, hop in hops.items() if hop or n in joined]
+
+
+FEW_STATEMENTS = 2000
+"""Statements whose data `_nodes_and_statements` reads with the nodes' (a chunk's worth)."""
+
+
+def _nodes_and_statements(
+    ctx: GraphContext, nodes: list[str], stated: list[tuple[EdgeKey, Hit]],
+) -> tuple[tuple[dict[str, list[str]], dict[str, list[NodeRow]]] | None, StatementData | None]:
+    """`types_with_data` of every node the walk reached (the neighbours among them) and the
+    data of its statements, in one query (node_and_statement_data.rq) where both are few
+    and the statements named by IRI: on a small graph a query costs more than its rows.
+    (None, None) where not."""
+    named = list(dict.fromkeys(key.statement or "" for key, _ in stated))
+    if not named or len(named) > FEW_STATEMENTS or writable(named) != named:
+        return None, None
+    claims: list[tuple[Term | None, ...]] = []
+
+    def rows_of(asked: Sequence[str]) -> dict[str, list[NodeRow]]:
+        rows: dict[str, list[NodeRow]] = {}
+        for part, x, p, v in ctx.select("node_and_statement_data", ids=iris(asked), statements=iris(named)):
+            if text_of(part) == "s":
+                claims.append((x, p, v))
+            elif v is not None:
+                rows.setdefault(str(x), []).append((str(p), v, None))
+        return rows
+
+    both = types_with_data(ctx, nodes, rows_of)
+    return (both, StatementData.read(ctx, (), rows=claims)) if both is not None else (None, None)
 
 
 class _Reach:
@@ -222,14 +265,14 @@ class _Reach:
         self.distance, self.is_seed = distance, is_seed
 
 
-def _reaching_edges(ctx: GraphContext, result: WalkResult, outward: bool) -> dict[str, _Reach]:
+def _reaching_edges(
+    ctx: GraphContext, result: WalkResult, outward: bool, data: dict[EdgeKey, StatementFields],
+) -> dict[str, _Reach]:
     """Every node reached -> its best reaching edge, scored (the module says how). A seed
     is listed where an edge between seeds reaches it (a self-loop reaches its own seed), at
     distance 1 from the seed the edge leaves; it keeps score 1 for the chains through it."""
     hops = result.hops
     keys = result.edge_keys()
-    stated = [(key, hit) for key, hit in result.edges.items() if key.statement]
-    data = dict(zip((key for key, _ in stated), edge_fields(ctx, stated))) if stated else {}
     to_id = ctx.ids.to_id
     score = {node: 1.0 for node, hop in hops.items() if hop == 0}
     best: dict[str, tuple[tuple[float, str, str, str], _Reach]] = {}
