@@ -240,6 +240,52 @@ def full_nodes(
 
 
 @dataclass(frozen=True)
+class Preview:
+    """What a list row shows of a node: `full_nodes`' id, types, label, description and
+    statement (for a statement node), the same values, without its properties."""
+
+    id: str
+    entity_type: str
+    types: list[str] | None
+    label: str | None
+    label_language: str | None
+    description: str | None
+    description_language: str | None
+    statement: Edge | None
+
+
+def previews(
+    ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, read: dict[str, list[NodeRow]] | None = None,
+) -> dict[str, Preview]:
+    """`full_nodes`' names and types of each node (`read`: its rows, read already), where a
+    list shows no properties: building every property of a node costs a short list more
+    than its query."""
+    rows_by_node = _node_rows(ctx, nodes)[0] if read is None else read
+    statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
+    details = statement_details(ctx, statements) if statements else {}
+    languages = tuple(ctx.settings.languages)
+    return {node: _preview(ctx, node, rows_by_node.get(node, ()), types.get(node, ()), details, languages)
+            for node in nodes}
+
+
+def _preview(
+    ctx: GraphContext, node: str, rows: Sequence[NodeRow], types: Sequence[str], details: dict[str, Edge],
+    languages: tuple[str, ...],
+) -> Preview:
+    to_id = ctx.ids.to_id
+    named = _named((p, v) for p, v, _ in rows)
+    label, description = _pick(named, LABELS, languages), _pick(named, DESCRIPTIONS, languages)
+    reader = languages[0] if languages else None
+    kind = entity_type(types, to_id)
+    return Preview(
+        id=to_id(node), entity_type=kind, types=_extra_types(kind, [to_id(t) for t in types if t != STATEMENT_TYPE]),
+        label=label.value if label else None, label_language=_tag(label, reader),
+        description=description.value if description else None, description_language=_tag(description, reader),
+        statement=details.get(node),
+    )
+
+
+@dataclass(frozen=True)
 class _Shared:
     """What the full nodes of one answer read together."""
 
@@ -292,12 +338,7 @@ class Names:
     def __init__(self, values: list[tuple[str, Term]], languages: Sequence[str]) -> None:
         self.reader = languages[0] if languages else None
         self.values = values
-        # The name values by predicate, in one pass: a node has a few of them among its data.
-        named: dict[str, list[Term]] = {}
-        for p, v in values:
-            if p in NAME_PREDICATES:
-                named.setdefault(p, []).append(v)
-        self.named = named
+        self.named = named = _named(values)
         self.label = _pick(named, LABELS, languages)
         self.description = _pick(named, DESCRIPTIONS, languages)
         synonyms: dict[str, Literal] = {}
@@ -310,10 +351,7 @@ class Names:
             LABELS: _tags([self.label]), DESCRIPTIONS: _tags([self.description]), ALT_LABELS: _tags(synonyms.values())}
 
     def tag(self, text: Literal | None) -> str | None:
-        """A shown text's language, where it is not the reader's (text without one is the data's own)."""
-        if text is None or not text.language or (self.reader and language_matches(text.language, self.reader)):
-            return None
-        return text.language
+        return _tag(text, self.reader)
 
     def said(self, text: Literal) -> str | Text:
         """A synonym as shown: plain in the reader's language, else with its language."""
@@ -347,6 +385,22 @@ class Names:
             shown = self.shown[kind]
             left |= {tag for tag in tags if not any(language_matches(tag, s) for s in shown)}
         return left
+
+
+def _named(values: Iterable[tuple[str, Term]]) -> dict[str, list[Term]]:
+    """The name values by predicate, in one pass: a node has a few of them among its data."""
+    named: dict[str, list[Term]] = {}
+    for p, v in values:
+        if p in NAME_PREDICATES:
+            named.setdefault(p, []).append(v)
+    return named
+
+
+def _tag(text: Literal | None, reader: str | None) -> str | None:
+    """A shown text's language, where it is not the reader's (text without one is the data's own)."""
+    if text is None or not text.language or (reader and language_matches(text.language, reader)):
+        return None
+    return text.language
 
 
 _NAME_KIND: dict[str, tuple[str, ...]] = {p: kind for kind in (ALT_LABELS, DESCRIPTIONS, LABELS) for p in kind}

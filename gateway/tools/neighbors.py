@@ -48,10 +48,11 @@ from gateway.engine.presentation import (
     PASSAGE_TYPE,
     STATEMENT_TYPE,
     NodeRow,
+    Preview,
     StatementData,
     edge_fields,
-    full_nodes,
     node_types,
+    previews,
     types_with_data,
 )
 from gateway.engine.search import readable_name, suggest_ids
@@ -114,7 +115,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     if not listing.reached:
         warnings += _why_empty(ctx, found.iris, plan, result, listing)
     chosen, cursor = _page(ctx, query, listing.reached, after, limit, warnings)
-    details = full_nodes(ctx, chosen, listing.types, read=listing.data)
+    details = previews(ctx, chosen, listing.types, read=listing.data)
     neighbors = [_neighbor(ctx, n, listing.reached[n], details[n], listing.places.get(n), chars) for n in chosen]
     return Neighbors(neighbors=neighbors, total=len(listing.reached), truncated=cursor is not None or result.cut is not None,
                      next_cursor=cursor, **answer)
@@ -332,7 +333,7 @@ def _passages(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, Place]:
 
 
 def _neighbor(
-    ctx: GraphContext, node: str, reach: _Reach, detail: Any, place: Place | None, chars: int,
+    ctx: GraphContext, node: str, reach: _Reach, detail: Preview, place: Place | None, chars: int,
 ) -> Neighbor:
     to_id = ctx.ids.to_id
     edge = reach.edge
@@ -362,7 +363,7 @@ def _neighbor(
 
 
 def _preview(
-    detail: Any, place: Place | None, name: str, name_language: str | None,
+    detail: Preview, place: Place | None, name: str, name_language: str | None,
 ) -> tuple[str, str | None]:
     """A neighbour's preview and the language it says it is in (the passage text, else the
     description, else the name)."""
