@@ -45,6 +45,8 @@ from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import (
+    DESCRIPTIONS,
+    LABELS,
     PASSAGE_TYPE,
     STATEMENT_TYPE,
     NodeRow,
@@ -72,7 +74,7 @@ from gateway.models import TRUTH_STATUSES, ExpandNeighborsInput, Neighbor, Neigh
 from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan, StatementFields
 from gateway.settings import clamp
 from gateway.sparql import iris, writable
-from gateway.terms import Literal, Term, text_of
+from gateway.terms import BFS, Literal, Term, text_of
 from gateway.tools.scan import cursor_sealer
 
 MAX_SEEDS = 8
@@ -82,6 +84,9 @@ MAX_LIMIT = 24
 MAX_CONTENT = 4000
 DECAY = 0.5
 """A neighbour's score is halved for each hop past the first (the module says how)."""
+
+NAMES = (*LABELS, *DESCRIPTIONS)
+"""The names a row shows (`presentation.previews` reads no other of a node's data)."""
 
 Place = tuple[str, int | None, str, str | None]
 """A passage's document, index, text, and the text's language where an answer tells it."""
@@ -227,15 +232,18 @@ def _listable(result: WalkResult) -> list[str]:
 
 FEW_STATEMENTS = 2000
 """Statements whose data `_nodes_and_statements` reads with the nodes' (a chunk's worth)."""
+RANKED_FIELDS = (BFS + "truthStatus", BFS + "confidence")
+"""The statement data the ranking and a row read (`truth_status`, `confidence`)."""
 
 
 def _nodes_and_statements(
     ctx: GraphContext, nodes: list[str], stated: list[tuple[EdgeKey, Hit]],
 ) -> tuple[tuple[dict[str, list[str]], dict[str, list[NodeRow]]] | None, StatementData | None]:
-    """`types_with_data` of every node the walk reached (the neighbours among them) and the
-    data of its statements, in one query (node_and_statement_data.rq) where both are few
-    and the statements named by IRI: on a small graph a query costs more than its rows.
-    (None, None) where not."""
+    """`types_with_data` of every node the walk reached (the neighbours among them), with
+    the rows of their names only, and the data of its statements the ranking reads
+    (`RANKED_FIELDS`), in one query (node_and_statement_data.rq) where both are few and the
+    statements named by IRI: on a small graph a query costs more than its rows, and the
+    rows more than the query. (None, None) where not."""
     named = list(dict.fromkeys(key.statement or "" for key, _ in stated))
     if not named or len(named) > FEW_STATEMENTS or writable(named) != named:
         return None, None
@@ -243,9 +251,10 @@ def _nodes_and_statements(
 
     def rows_of(asked: Sequence[str]) -> dict[str, list[NodeRow]]:
         rows: dict[str, list[NodeRow]] = {}
-        for part, x, p, v in ctx.select("node_and_statement_data", ids=iris(asked), statements=iris(named)):
-            if text_of(part) == "s":
-                claims.append((x, p, v))
+        for x, statement, p, v in ctx.select("node_and_statement_data", ids=iris(asked), statements=iris(named),
+                                             names=iris(NAMES, ", "), fields=iris(RANKED_FIELDS)):
+            if statement is not None:
+                claims.append((statement, p, v))
             elif v is not None:
                 rows.setdefault(str(x), []).append((str(p), v, None))
         return rows
