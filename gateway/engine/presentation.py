@@ -134,7 +134,7 @@ def types_with_data(
     if ctx.profile.queries != "native" or len(nodes) > FEW_NODES or writable(nodes) != list(nodes) or (
             has_types(ctx) and ctx.profile.statement_candidates(nodes)):
         return None
-    rows = _node_rows(ctx, nodes)[0] if rows_of is None else rows_of(nodes)
+    rows = node_rows(ctx, nodes)[0] if rows_of is None else rows_of(nodes)
     typed = has_types(ctx) and has_rdf_type(ctx)
     read = {n: list(dict.fromkeys(str(v) for p, v, _ in found if p == TYPE and type(v) is str))
             for n, found in rows.items()} if typed else {}
@@ -219,7 +219,7 @@ def full_nodes(
     may name its canonical IDs (`gateway.engine.canonical_ids.same_as` reads them), read in
     the same query with the identity links either way. `read`: each node's rows as
     node_data.rq reads them (with its same_as branch where `links` is given), read already."""
-    rows_by_node, claims = _node_rows(ctx, nodes, with_links=links is not None) if read is None else _rows_read(read)
+    rows_by_node, claims = node_rows(ctx, nodes, with_links=links is not None) if read is None else _rows_read(read)
     if links is not None:
         _set_links_apart(rows_by_node, links)
     held = {n: Counter(p for p, v, _ in rows_by_node.get(n, ()) if isinstance(v, Blank)) for n in nodes}
@@ -237,52 +237,6 @@ def full_nodes(
         asked=tuple(languages) if languages is not None and len(languages) > 1 else (),
     )
     return {node: _full_node(ctx, node, rows_by_node.get(node, []), types.get(node, ()), shared) for node in nodes}
-
-
-@dataclass(frozen=True)
-class Preview:
-    """What a list row shows of a node: `full_nodes`' id, types, label, description and
-    statement (for a statement node), the same values, without its properties."""
-
-    id: str
-    entity_type: str
-    types: list[str] | None
-    label: str | None
-    label_language: str | None
-    description: str | None
-    description_language: str | None
-    statement: Edge | None
-
-
-def previews(
-    ctx: GraphContext, nodes: Sequence[str], types: dict[str, list[str]], *, read: dict[str, list[NodeRow]] | None = None,
-) -> dict[str, Preview]:
-    """`full_nodes`' names and types of each node (`read`: its rows, read already), where a
-    list shows no properties: building every property of a node costs a short list more
-    than its query."""
-    rows_by_node = _node_rows(ctx, nodes)[0] if read is None else read
-    statements = [n for n in nodes if STATEMENT_TYPE in types.get(n, ())]
-    details = statement_details(ctx, statements) if statements else {}
-    languages = tuple(ctx.settings.languages)
-    return {node: _preview(ctx, node, rows_by_node.get(node, ()), types.get(node, ()), details, languages)
-            for node in nodes}
-
-
-def _preview(
-    ctx: GraphContext, node: str, rows: Sequence[NodeRow], types: Sequence[str], details: dict[str, Edge],
-    languages: tuple[str, ...],
-) -> Preview:
-    to_id = ctx.ids.to_id
-    named = _named((p, v) for p, v, _ in rows)
-    label, description = _pick(named, LABELS, languages), _pick(named, DESCRIPTIONS, languages)
-    reader = languages[0] if languages else None
-    kind = entity_type(types, to_id)
-    return Preview(
-        id=to_id(node), entity_type=kind, types=_extra_types(kind, [to_id(t) for t in types if t != STATEMENT_TYPE]),
-        label=label.value if label else None, label_language=_tag(label, reader),
-        description=description.value if description else None, description_language=_tag(description, reader),
-        statement=details.get(node),
-    )
 
 
 @dataclass(frozen=True)
@@ -321,7 +275,7 @@ def _full_node(ctx: GraphContext, node: str, rows: list[NodeRow], types: Sequenc
         description=names.description.value if names.description else None,
         description_language=names.tag(names.description),
         labels=labels,
-        types=_extra_types(kind, [to_id(t) for t in types if t != STATEMENT_TYPE]),
+        types=extra_types(kind, [to_id(t) for t in types if t != STATEMENT_TYPE]),
         alt_labels=names.alt or None,
         properties=properties,
         other_languages=_languages_told(others),
@@ -338,7 +292,12 @@ class Names:
     def __init__(self, values: list[tuple[str, Term]], languages: Sequence[str]) -> None:
         self.reader = languages[0] if languages else None
         self.values = values
-        self.named = named = _named(values)
+        # The name values by predicate, in one pass: a node has a few of them among its data.
+        named: dict[str, list[Term]] = {}
+        for p, v in values:
+            if p in NAME_PREDICATES:
+                named.setdefault(p, []).append(v)
+        self.named = named
         self.label = _pick(named, LABELS, languages)
         self.description = _pick(named, DESCRIPTIONS, languages)
         synonyms: dict[str, Literal] = {}
@@ -351,7 +310,10 @@ class Names:
             LABELS: _tags([self.label]), DESCRIPTIONS: _tags([self.description]), ALT_LABELS: _tags(synonyms.values())}
 
     def tag(self, text: Literal | None) -> str | None:
-        return _tag(text, self.reader)
+        """A shown text's language, where it is not the reader's (text without one is the data's own)."""
+        if text is None or not text.language or (self.reader and language_matches(text.language, self.reader)):
+            return None
+        return text.language
 
     def said(self, text: Literal) -> str | Text:
         """A synonym as shown: plain in the reader's language, else with its language."""
@@ -387,22 +349,6 @@ class Names:
         return left
 
 
-def _named(values: Iterable[tuple[str, Term]]) -> dict[str, list[Term]]:
-    """The name values by predicate, in one pass: a node has a few of them among its data."""
-    named: dict[str, list[Term]] = {}
-    for p, v in values:
-        if p in NAME_PREDICATES:
-            named.setdefault(p, []).append(v)
-    return named
-
-
-def _tag(text: Literal | None, reader: str | None) -> str | None:
-    """A shown text's language, where it is not the reader's (text without one is the data's own)."""
-    if text is None or not text.language or (reader and language_matches(text.language, reader)):
-        return None
-    return text.language
-
-
 _NAME_KIND: dict[str, tuple[str, ...]] = {p: kind for kind in (ALT_LABELS, DESCRIPTIONS, LABELS) for p in kind}
 """Each name predicate's kind (a predicate in two kinds would be the last one's; none is)."""
 
@@ -428,11 +374,11 @@ def _set_links_apart(rows_by_node: dict[str, list[NodeRow]], links: dict[str, li
 
 
 def _rows_read(read: dict[str, list[NodeRow]]) -> tuple[dict[str, list[NodeRow]], set[str]]:
-    """`_node_rows` from rows read already (copies: the links are set apart in place)."""
+    """`node_rows` from rows read already (copies: the links are set apart in place)."""
     return {n: list(rows) for n, rows in read.items()}, {s for rows in read.values() for _, _, s in rows if s}
 
 
-def _node_rows(ctx: GraphContext, nodes: Sequence[str], *, with_links: bool = False) -> tuple[dict[str, list[NodeRow]], set[str]]:
+def node_rows(ctx: GraphContext, nodes: Sequence[str], *, with_links: bool = False) -> tuple[dict[str, list[NodeRow]], set[str]]:
     """Each node's literal and IRI values (`with_links`: and its identity links and
     external-ID claims, same_as.rq), and every claim's statement among them."""
     rows_by_node: dict[str, list[NodeRow]] = defaultdict(list)
@@ -497,7 +443,7 @@ def _in_languages(
     return others
 
 
-def _extra_types(kind: str, types: list[str]) -> list[str] | None:
+def extra_types(kind: str, types: list[str]) -> list[str] | None:
     """All types, but only when there is more than the one entity_type already says."""
     return sorted(types) if set(types) - {kind} else None
 

@@ -50,13 +50,12 @@ from gateway.engine.presentation import (
     PASSAGE_TYPE,
     STATEMENT_TYPE,
     NodeRow,
-    Preview,
     StatementData,
     edge_fields,
     node_types,
-    previews,
     types_with_data,
 )
+from gateway.engine.previews import Preview, previews
 from gateway.engine.search import readable_name, suggest_ids
 from gateway.engine.seeds import (
     Seeds,

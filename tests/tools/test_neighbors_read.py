@@ -14,7 +14,8 @@ import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway
-from gateway.engine.presentation import Preview, full_nodes, node_types, previews
+from gateway.engine.presentation import full_nodes, node_types
+from gateway.engine.previews import Preview, previews
 from gateway.resources import demo_path
 from gateway.tools import neighbors
 
