@@ -124,15 +124,17 @@ FEW_NODES = 64
 """Nodes whose data `types_with_data` reads in one query with their types."""
 
 
-def types_with_data(ctx: GraphContext, nodes: Sequence[str]) -> tuple[dict[str, list[str]], dict[str, list[NodeRow]]] | None:
-    """`node_types` of a few nodes read from their data (node_data.rq's rows hold their
-    rdf:type IRIs), with those rows, for `full_nodes(read=...)`: one query where two would
-    read the same triples. None where the profile's node data is not native's, the nodes
-    are many, or one may be a reifier (its type is asked apart)."""
+def types_with_data(
+    ctx: GraphContext, nodes: Sequence[str], rows_of: Callable[[Sequence[str]], dict[str, list[NodeRow]]] | None = None,
+) -> tuple[dict[str, list[str]], dict[str, list[NodeRow]]] | None:
+    """`node_types` of a few nodes read from their data (node_data.rq's rows hold their rdf:type IRIs), with
+    those rows, for `full_nodes(read=...)`: one query where two would read the same triples. None where the
+    profile's node data is not native's, the nodes are many, or one may be a reifier (its type is asked
+    apart). `rows_of`: reads the rows in node_data.rq's place (with others, in one query)."""
     if ctx.profile.queries != "native" or len(nodes) > FEW_NODES or writable(nodes) != list(nodes) or (
             has_types(ctx) and ctx.profile.statement_candidates(nodes)):
         return None
-    rows, _ = _node_rows(ctx, nodes)
+    rows = node_rows(ctx, nodes)[0] if rows_of is None else rows_of(nodes)
     typed = has_types(ctx) and has_rdf_type(ctx)
     read = {n: list(dict.fromkeys(str(v) for p, v, _ in found if p == TYPE and type(v) is str))
             for n, found in rows.items()} if typed else {}
@@ -217,7 +219,7 @@ def full_nodes(
     may name its canonical IDs (`gateway.engine.canonical_ids.same_as` reads them), read in
     the same query with the identity links either way. `read`: each node's rows as
     node_data.rq reads them (with its same_as branch where `links` is given), read already."""
-    rows_by_node, claims = _node_rows(ctx, nodes, with_links=links is not None) if read is None else _rows_read(read)
+    rows_by_node, claims = node_rows(ctx, nodes, with_links=links is not None) if read is None else _rows_read(read)
     if links is not None:
         _set_links_apart(rows_by_node, links)
     held = {n: Counter(p for p, v, _ in rows_by_node.get(n, ()) if isinstance(v, Blank)) for n in nodes}
@@ -273,7 +275,7 @@ def _full_node(ctx: GraphContext, node: str, rows: list[NodeRow], types: Sequenc
         description=names.description.value if names.description else None,
         description_language=names.tag(names.description),
         labels=labels,
-        types=_extra_types(kind, [to_id(t) for t in types if t != STATEMENT_TYPE]),
+        types=extra_types(kind, [to_id(t) for t in types if t != STATEMENT_TYPE]),
         alt_labels=names.alt or None,
         properties=properties,
         other_languages=_languages_told(others),
@@ -372,11 +374,11 @@ def _set_links_apart(rows_by_node: dict[str, list[NodeRow]], links: dict[str, li
 
 
 def _rows_read(read: dict[str, list[NodeRow]]) -> tuple[dict[str, list[NodeRow]], set[str]]:
-    """`_node_rows` from rows read already (copies: the links are set apart in place)."""
+    """`node_rows` from rows read already (copies: the links are set apart in place)."""
     return {n: list(rows) for n, rows in read.items()}, {s for rows in read.values() for _, _, s in rows if s}
 
 
-def _node_rows(ctx: GraphContext, nodes: Sequence[str], *, with_links: bool = False) -> tuple[dict[str, list[NodeRow]], set[str]]:
+def node_rows(ctx: GraphContext, nodes: Sequence[str], *, with_links: bool = False) -> tuple[dict[str, list[NodeRow]], set[str]]:
     """Each node's literal and IRI values (`with_links`: and its identity links and
     external-ID claims, same_as.rq), and every claim's statement among them."""
     rows_by_node: dict[str, list[NodeRow]] = defaultdict(list)
@@ -441,7 +443,7 @@ def _in_languages(
     return others
 
 
-def _extra_types(kind: str, types: list[str]) -> list[str] | None:
+def extra_types(kind: str, types: list[str]) -> list[str] | None:
     """All types, but only when there is more than the one entity_type already says."""
     return sorted(types) if set(types) - {kind} else None
 
@@ -469,10 +471,10 @@ def full_edges(
     return [full_edge(ctx, key, hit, data, valid_at=valid_at) for key, hit in keys]
 
 
-def edge_fields(ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]]) -> list[StatementFields]:
-    """What `full_edges`' edges state beside their triple (truth status, confidence, ...),
-    without building the edges (a ranking reads two of the fields)."""
-    data = _data_of(ctx, keys)
+def edge_fields(
+        ctx: GraphContext, keys: Sequence[tuple[EdgeKey, Hit]], read: StatementData | None = None) -> list[StatementFields]:
+    """`full_edges`' fields beside the triple (truth status, confidence, ...), without the edges; `read`: their data."""
+    data = _data_of(ctx, keys) if read is None else read
     return [_fields(ctx, key, hit, data) for key, hit in keys]
 
 
@@ -508,23 +510,22 @@ class StatementData:
     @classmethod
     def read(
         cls, ctx: GraphContext, statements: Sequence[str], *, blank: Sequence[tuple[str, str, str]] = (),
-        with_bookkeeping: bool = False,
+        with_bookkeeping: bool = False, rows: Iterable[Sequence[Term | None]] | None = None,
     ) -> StatementData:
-        """The data of the statements named by IRI, and of the blank-node statements of the
-        triples in `blank` (a query cannot name a blank node: they are found by their triple)."""
+        """The data of the statements named by IRI, and of the blank-node statements of the triples in `blank`
+        (a query cannot name a blank node: they are found by their triple). `rows`: their rows, read already."""
         found: dict[str, list[StatementRow]] = defaultdict(list)
         hidden = frozenset() if with_bookkeeping else bookkeeping(ctx)
         value_nodes: set[str] = set()
         reads = [("statement_data", {"ids": iris(chunk)}) for chunk in _chunks(statements)]
         reads += [("blank_statement_data", {"triples": triples(blank[i:i + 500])}) for i in range(0, len(blank), 500)]
-        for query, slots in reads:
-            for r, p, v, *group in ctx.select(query, **slots):
-                if v is None or str(p) in hidden:
-                    continue
-                reference = str(group[0]) if group and group[0] is not None else None
-                found[line_text(r) if isinstance(r, Blank) else str(r)].append((str(p), v, reference))
-                if ctx.profile.value_node_predicate(str(p)) and isinstance(v, str):
-                    value_nodes.add(v)
+        for r, p, v, *group in (row for query, slots in reads for row in ctx.select(query, **slots)) if rows is None else rows:
+            if v is None or str(p) in hidden:
+                continue
+            reference = str(group[0]) if group and group[0] is not None else None
+            found[line_text(r) if isinstance(r, Blank) else str(r)].append((str(p), v, reference))
+            if ctx.profile.value_node_predicate(str(p)) and isinstance(v, str):
+                value_nodes.add(v)
         nodes: dict[str, dict[str, Term]] = defaultdict(dict)
         for chunk in _chunks(sorted(value_nodes)):
             for n, f, v in ctx.select("value_nodes", ids=iris(chunk)):

@@ -45,14 +45,17 @@ from gateway.engine.context import GraphContext
 from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import (
+    DESCRIPTIONS,
+    LABELS,
     PASSAGE_TYPE,
     STATEMENT_TYPE,
     NodeRow,
+    StatementData,
     edge_fields,
-    full_nodes,
     node_types,
     types_with_data,
 )
+from gateway.engine.previews import Preview, previews
 from gateway.engine.search import readable_name, suggest_ids
 from gateway.engine.seeds import (
     Seeds,
@@ -67,10 +70,10 @@ from gateway.engine.walk import EdgeKey, WalkResult, timeout_warning, unnamed_wa
 from gateway.errors import InvalidInput
 from gateway.ids import local_name
 from gateway.models import TRUTH_STATUSES, ExpandNeighborsInput, Neighbor, Neighbors
-from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan
+from gateway.profiles.base import STRUCTURAL_OBJECT, STRUCTURAL_SUBJECT, Hit, HopPlan, StatementFields
 from gateway.settings import clamp
 from gateway.sparql import iris, writable
-from gateway.terms import Literal, text_of
+from gateway.terms import BFS, Literal, Term, text_of
 from gateway.tools.scan import cursor_sealer
 
 MAX_SEEDS = 8
@@ -80,6 +83,9 @@ MAX_LIMIT = 24
 MAX_CONTENT = 4000
 DECAY = 0.5
 """A neighbour's score is halved for each hop past the first (the module says how)."""
+
+NAMES = (*LABELS, *DESCRIPTIONS)
+"""The names a row shows (`presentation.previews` reads no other of a node's data)."""
 
 Place = tuple[str, int | None, str, str | None]
 """A passage's document, index, text, and the text's language where an answer tells it."""
@@ -113,7 +119,7 @@ def expand_neighbors(ctx: GraphContext, query: ExpandNeighborsInput) -> Neighbor
     if not listing.reached:
         warnings += _why_empty(ctx, found.iris, plan, result, listing)
     chosen, cursor = _page(ctx, query, listing.reached, after, limit, warnings)
-    details = full_nodes(ctx, chosen, listing.types, read=listing.data)
+    details = previews(ctx, chosen, listing.types, read=listing.data)
     neighbors = [_neighbor(ctx, n, listing.reached[n], details[n], listing.places.get(n), chars) for n in chosen]
     return Neighbors(neighbors=neighbors, total=len(listing.reached), truncated=cursor is not None or result.cut is not None,
                      next_cursor=cursor, **answer)
@@ -198,9 +204,14 @@ def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, o
     """The neighbours the answer may list, each with its best reaching edge (those of the
     wanted types; a passage only where the reader may read its document), the types of
     every node reached, and the passages' places."""
-    reached = _reaching_edges(ctx, result, outward)
+    stated = [(key, hit) for key, hit in result.edges.items() if key.statement]
+    listable = _listable(result)
+    both, read = _nodes_and_statements(ctx, listable, stated)
+    fields = edge_fields(ctx, stated, read) if stated else []
+    reached = _reaching_edges(ctx, result, outward, dict(zip((key for key, _ in stated), fields)))
     walked = len(reached)
-    both = types_with_data(ctx, list(reached))
+    if both is None or not reached.keys() <= set(listable):
+        both = types_with_data(ctx, list(reached))
     types, data = both if both is not None else (node_types(ctx, list(reached)), None)
     if wanted is not None:
         reached = {n: r for n, r in reached.items() if wanted & _types_of(n, types)}
@@ -208,6 +219,47 @@ def _listed(ctx: GraphContext, result: WalkResult, wanted: set[str] | None, *, o
     places = _passages(ctx, [n for n in reached if PASSAGE_TYPE in types.get(n, ())])
     reached = {n: r for n, r in reached.items() if PASSAGE_TYPE not in types.get(n, ()) or n in places}
     return _Listing(reached, types, places, walked, of_types, data)
+
+
+def _listable(result: WalkResult) -> list[str]:
+    """The nodes an edge may reach (`_distance`): those past the seeds, and seeds an edge
+    between seeds joins (a seed's own data is seldom listed, and often its largest)."""
+    hops = result.hops
+    joined = {n for key in result.edges for n in (key.subject, key.object) if hops.get(key.subject) == hops.get(key.object) == 0}
+    return [n for n, hop in hops.items() if hop or n in joined]
+
+
+FEW_STATEMENTS = 2000
+"""Statements whose data `_nodes_and_statements` reads with the nodes' (a chunk's worth)."""
+RANKED_FIELDS = (BFS + "truthStatus", BFS + "confidence")
+"""The statement data the ranking and a row read (`truth_status`, `confidence`)."""
+
+
+def _nodes_and_statements(
+    ctx: GraphContext, nodes: list[str], stated: list[tuple[EdgeKey, Hit]],
+) -> tuple[tuple[dict[str, list[str]], dict[str, list[NodeRow]]] | None, StatementData | None]:
+    """`types_with_data` of every node the walk reached (the neighbours among them), with
+    the rows of their names only, and the data of its statements the ranking reads
+    (`RANKED_FIELDS`), in one query (node_and_statement_data.rq) where both are few and the
+    statements named by IRI: on a small graph a query costs more than its rows, and the
+    rows more than the query. (None, None) where not."""
+    named = list(dict.fromkeys(key.statement or "" for key, _ in stated))
+    if not named or len(named) > FEW_STATEMENTS or writable(named) != named:
+        return None, None
+    claims: list[tuple[Term | None, ...]] = []
+
+    def rows_of(asked: Sequence[str]) -> dict[str, list[NodeRow]]:
+        rows: dict[str, list[NodeRow]] = {}
+        for x, statement, p, v in ctx.select("node_and_statement_data", ids=iris(asked), statements=iris(named),
+                                             names=iris(NAMES, ", "), fields=iris(RANKED_FIELDS)):
+            if statement is not None:
+                claims.append((statement, p, v))
+            elif v is not None:
+                rows.setdefault(str(x), []).append((str(p), v, None))
+        return rows
+
+    both = types_with_data(ctx, nodes, rows_of)
+    return (both, StatementData.read(ctx, (), rows=claims)) if both is not None else (None, None)
 
 
 class _Reach:
@@ -222,14 +274,14 @@ class _Reach:
         self.distance, self.is_seed = distance, is_seed
 
 
-def _reaching_edges(ctx: GraphContext, result: WalkResult, outward: bool) -> dict[str, _Reach]:
+def _reaching_edges(
+    ctx: GraphContext, result: WalkResult, outward: bool, data: dict[EdgeKey, StatementFields],
+) -> dict[str, _Reach]:
     """Every node reached -> its best reaching edge, scored (the module says how). A seed
     is listed where an edge between seeds reaches it (a self-loop reaches its own seed), at
     distance 1 from the seed the edge leaves; it keeps score 1 for the chains through it."""
     hops = result.hops
     keys = result.edge_keys()
-    stated = [(key, hit) for key, hit in result.edges.items() if key.statement]
-    data = dict(zip((key for key, _ in stated), edge_fields(ctx, stated))) if stated else {}
     to_id = ctx.ids.to_id
     score = {node: 1.0 for node, hop in hops.items() if hop == 0}
     best: dict[str, tuple[tuple[float, str, str, str], _Reach]] = {}
@@ -289,7 +341,7 @@ def _passages(ctx: GraphContext, nodes: Sequence[str]) -> dict[str, Place]:
 
 
 def _neighbor(
-    ctx: GraphContext, node: str, reach: _Reach, detail: Any, place: Place | None, chars: int,
+    ctx: GraphContext, node: str, reach: _Reach, detail: Preview, place: Place | None, chars: int,
 ) -> Neighbor:
     to_id = ctx.ids.to_id
     edge = reach.edge
@@ -319,7 +371,7 @@ def _neighbor(
 
 
 def _preview(
-    detail: Any, place: Place | None, name: str, name_language: str | None,
+    detail: Preview, place: Place | None, name: str, name_language: str | None,
 ) -> tuple[str, str | None]:
     """A neighbour's preview and the language it says it is in (the passage text, else the
     description, else the name)."""
