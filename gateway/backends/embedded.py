@@ -47,7 +47,6 @@ from gateway.backends.store_directory import (
     META_FILE,
     STORE_DIR,
     damage_in,
-    damage_met,
     read_meta,
     store_trouble,
     unfinished_load,
@@ -296,7 +295,7 @@ class EmbeddedBackend(Selects):
             if shape is IRIS:
                 return self._iris(query, graphs)
         except (RuntimeError, UpstreamError) as error:  # the engine's damage: a RuntimeError, or an OSError wrapped
-            damage = damage_met(self.directory or self.store_path, error.__cause__ or error)
+            damage = store_directory.damage_met(self.directory or self.store_path, error.__cause__ or error)
             if damage is None:
                 raise
             raise damage from None
