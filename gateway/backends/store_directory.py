@@ -248,7 +248,13 @@ def recorded_loads(meta: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _rebuild(directory: Path) -> str:
-    return "remove it and rebuild it with " + load_commands(directory)
+    """The loads that made the store, with the profile it was made for (its name index is)."""
+    try:
+        profile = store_profile(directory)
+    except InvalidInput:  # meta.json unreadable: the loads are not known either
+        profile = None
+    options = ["--profile", profile] if profile is not None and profile != "native" else []
+    return "remove it and rebuild it with " + load_commands(directory, options)
 
 
 def load_commands(directory: Path, options: Sequence[str] = ()) -> str:

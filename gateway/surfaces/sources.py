@@ -40,7 +40,8 @@ def open_data(
     backend = gateway.backend
     if isinstance(backend, EmbeddedBackend) and backend.directory is None and (
             len(backend.report.files) > 1 or any(p.is_dir() for p in paths)):
-        say(loaded_line(paths, backend.report.files, backend.report.quads, lenient=lenient, rdf_format=rdf_format))
+        say(loaded_line(paths, backend.report.files, backend.report.quads, lenient=lenient, rdf_format=rdf_format,
+                        profile=options.get("profile")))
     return gateway
 
 
@@ -69,16 +70,18 @@ def _open_files(paths: Sequence[Path], *, lenient: bool, given: Any, **options: 
 
 
 def loaded_line(paths: Sequence[Path], files: Sequence[str], quads: int, *, lenient: bool,
-                rdf_format: str | None) -> str:
+                rdf_format: str | None, profile: str | None = None) -> str:
     """What was read into memory, and the command that keeps it in a store: `bfsql load` for
-    RDF files and folders, `bfsql import-bundle` for a bundle (whose files are not RDF)."""
+    RDF files and folders (with the profile asked for: a store's name index is made for
+    one), `bfsql import-bundle` for a bundle (whose files are not RDF)."""
     store = f"{paths[0].resolve().name.split('.')[0] or 'graph'}-store"
     lenient_option = ["--lenient"] if lenient else []
     if len(paths) == 1 and is_bundle(paths[0]):
         command = shlex.join(["bfsql", "import-bundle", str(paths[0]), *lenient_option, "--store", store])
         read = f"the bundle {shlex.quote(str(paths[0]))}"
     else:
-        options = [*(["--rdf-format", rdf_format] if rdf_format else []), *lenient_option]
+        options = [*(["--rdf-format", rdf_format] if rdf_format else []), *lenient_option,
+                   *(["--profile", profile] if profile else [])]
         command = shlex.join(["bfsql", "load", *map(str, paths), *options, "--store", store])
         read = f"{len(files)} file{'' if len(files) == 1 else 's'}"
     return (f"read {read} into memory ({quads:,} triples), as on every start; to keep it in a store that "

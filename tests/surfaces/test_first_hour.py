@@ -22,6 +22,7 @@ import tty
 from pathlib import Path
 
 import httpx2
+import pytest
 from mcp import Client, StdioServerParameters
 
 from gateway import Gateway, MalformedInput
@@ -149,22 +150,24 @@ def _wikidata_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_folder_of_files_answers_as_the_store_its_load_line_makes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("profile", [[], ["--profile", "wikidata"]], ids=["default", "wikidata"])
+def test_a_folder_of_files_answers_as_the_store_its_load_line_makes(tmp_path: Path, profile: list[str]) -> None:
     """The folder is read into memory, and the line saying so gives the `bfsql load` command
-    whose store answers the same."""
+    whose store answers the same (with the profile asked for: a store made without it warned
+    on every query that its name index was another profile's)."""
     folder = _wikidata_folder(tmp_path)
-    read = _bfsql("query", "describe_schema", "--data", str(folder))
+    read = _bfsql("query", "describe_schema", "--data", str(folder), *profile)
     assert read.returncode == 0, read.stderr
     line = next(text for text in read.stderr.splitlines() if "into memory" in text)
     command = shlex.split(line.split("opens at once: ", 1)[1].split(", then give", 1)[0])
-    assert command[:2] == ["bfsql", "load"]
+    assert command[:2] == ["bfsql", "load"] and " ".join(profile) in shlex.join(command)
     loaded = _bfsql(*command[1:], cwd=tmp_path)
     assert loaded.returncode == 0, loaded.stderr
     store = tmp_path / command[command.index("--store") + 1]
-    stored = _bfsql("query", "describe_schema", "--data", str(store))
+    stored = _bfsql("query", "describe_schema", "--data", str(store), *profile)
     assert stored.returncode == 0 and json.loads(stored.stdout) == json.loads(read.stdout)
-    assert "into memory" not in stored.stderr
-    several = _bfsql("query", "describe_schema", *(f"--data={folder / name}" for name in WIKIDATA))
+    assert "into memory" not in stored.stderr and "not this store's index" not in stored.stderr, stored.stderr
+    several = _bfsql("query", "describe_schema", *(f"--data={folder / name}" for name in WIKIDATA), *profile)
     assert several.returncode == 0 and json.loads(several.stdout) == json.loads(read.stdout)
 
 
