@@ -232,7 +232,8 @@ class WikidataProfile(NativeProfile):
         return probed_estimates() if self.bounded else None
 
     def schema_warnings(self, stats: Statistics) -> list[str]:
-        """A graph mostly of other RDF: its triples are neither counted nor walked here."""
+        """A graph mostly of other RDF, or with some beside Wikidata's: those triples are
+        neither counted nor walked here."""
         warning = other_data_warning(stats.namespaces)
         return [warning] if warning else []
 
