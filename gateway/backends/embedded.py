@@ -47,6 +47,7 @@ from gateway.backends.store_directory import (
     META_FILE,
     STORE_DIR,
     damage_in,
+    is_store_directory,
     read_meta,
     store_trouble,
     unfinished_load,
@@ -85,11 +86,6 @@ class LoadReport:
             f"kept {count} literal(s) with the invalid language tag {tag!r} (lenient mode)"
             for tag, count in sorted(self.invalid_language_tags.items())
         ]
-
-
-def is_store_directory(directory: Path) -> bool:
-    """A store `bfsql load` made (meta.json), or a bare Oxigraph one (RocksDB's CURRENT file)."""
-    return (directory / META_FILE).is_file() or (directory / STORE_DIR).is_dir() or (directory / "CURRENT").is_file()
 
 
 def store_error(directory: Path, error: Exception) -> InvalidInput:

@@ -49,6 +49,11 @@ def rdf_format(path: Path, given: ox.RdfFormat | None = None) -> ox.RdfFormat:
     return fmt
 
 
+def named_rdf(path: Path) -> bool:
+    """Whether the file's extension names an RDF syntax."""
+    return _extension_format(path) is not None
+
+
 def _extension_format(path: Path) -> ox.RdfFormat | None:
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
     return FORMATS.get(suffixes[-1]) if suffixes else None

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeVar
 
+from gateway.backends.rdf_files import named_rdf
 from gateway.errors import InvalidInput, StoreDamaged
 
 logger = logging.getLogger("gateway.store")
@@ -60,6 +61,15 @@ def store_profile(directory: Path | None) -> str | None:
     the profile was recorded was loaded with "native"; None: not such a store."""
     meta = read_meta(directory) if directory is not None else None
     return str(meta.get("profile") or "native") if meta else None
+
+
+def is_store_directory(directory: Path) -> bool:
+    """A store `bfsql load` made (meta.json; a `store/` without it is a load killed as it
+    began, unless RDF files lie beside it: then it is a folder of one's own files that
+    holds a subfolder of that name), or a bare Oxigraph one (RocksDB's CURRENT file)."""
+    if (directory / META_FILE).is_file() or (directory / "CURRENT").is_file():
+        return True
+    return (directory / STORE_DIR).is_dir() and not any(p.is_file() and named_rdf(p) for p in directory.iterdir())
 
 
 def store_trouble(directory: Path, error: Exception) -> InvalidInput:

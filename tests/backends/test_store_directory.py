@@ -87,6 +87,23 @@ def test_a_missing_meta_json_is_a_load_that_did_not_finish(made: Path, tmp_path:
     capsys.readouterr()
 
 
+def test_a_folder_of_files_with_a_store_subfolder_is_read_as_files(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """One's own folder of RDF files that also holds a `store/` subfolder is a folder of files,
+    not a load that did not finish (a load's directory never holds RDF files): its files are
+    read, as pyoxigraph counts them."""
+    import pyoxigraph as ox
+
+    source = shared_data("wikidata", "Q24628793.ttl")
+    shutil.copy(source, tmp_path / source.name)
+    (tmp_path / "store").mkdir()
+    assert main(["query", "describe_schema", "--data", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "did not finish" not in err and "read 1 file into memory" in err, err
+    triples = len(list(ox.parse(path=str(source), format=ox.RdfFormat.TURTLE)))
+    assert f"({triples:,} triples)" in err
+
+
 # -- damage found while reading, after the store opened ---------------------------------------
 MEMORY = 4_000_000_000
 """Bytes of address space a command over a damaged store may take: a corrupt length inside
