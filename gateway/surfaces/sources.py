@@ -38,7 +38,8 @@ def open_data(
     for line in left_out([p for p in paths if not _whole(p)], given):
         say(line)
     backend = gateway.backend
-    if isinstance(backend, EmbeddedBackend) and backend.directory is None and (
+    stores = any(p.is_dir() and is_store_directory(p) for p in paths)  # a bare Oxigraph one has no directory
+    if isinstance(backend, EmbeddedBackend) and backend.directory is None and not stores and (
             len(backend.report.files) > 1 or any(p.is_dir() for p in paths)):
         say(loaded_line(paths, backend.report.files, backend.report.quads, lenient=lenient, rdf_format=rdf_format,
                         profile=options.get("profile")))

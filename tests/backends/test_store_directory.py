@@ -104,6 +104,18 @@ def test_a_folder_of_files_with_a_store_subfolder_is_read_as_files(tmp_path: Pat
     assert f"({triples:,} triples)" in err
 
 
+def test_the_engine_folder_inside_a_store_is_read_as_a_store_and_says_nothing_of_files(
+        made: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`DIR/store` (a bare Oxigraph store) answers as `DIR` does, without a line saying it
+    read "0 files into memory" and a `bfsql load` of it that could only fail."""
+    assert main(["query", "describe_schema", "--data", str(made)]) == 0
+    whole = capsys.readouterr().out
+    assert main(["query", "describe_schema", "--data", str(made / "store")]) == 0
+    inner = capsys.readouterr()
+    assert "into memory" not in inner.err and "bfsql load" not in inner.err, inner.err
+    assert json.loads(inner.out)["statements"] == json.loads(whole)["statements"]
+
+
 # -- damage found while reading, after the store opened ---------------------------------------
 MEMORY = 4_000_000_000
 """Bytes of address space a command over a damaged store may take: a corrupt length inside
