@@ -60,7 +60,12 @@ EXIT_USAGE = 2
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        files = [u for u in unknown if not u.startswith("-") and Path(u).exists()]
+        hint = f"; give each file its own --data (--data {' --data '.join(files)})" if files and getattr(
+            args, "data", None) else ""
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     endpoint = getattr(args, "endpoint", None)
     if endpoint:
         redaction.register_url(endpoint)

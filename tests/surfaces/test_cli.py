@@ -89,6 +89,15 @@ def test_bad_arguments_name_the_field() -> None:
     assert done.returncode == 2 and "must not be blank" in done.stderr
 
 
+def test_several_files_after_one_data_are_told_to_give_each_its_own(tmp_path: Path) -> None:
+    second = tmp_path / "more.ttl"
+    second.write_text("<http://example.org/a> <http://example.org/p> <http://example.org/b> .\n", encoding="utf-8")
+    done = run("query", "describe_schema", "--data", str(DEMO), str(second))
+    assert done.returncode == 2 and f"give each file its own --data (--data {second})" in done.stderr, done.stderr
+    done = run("query", "describe_schema", "--nonsense")
+    assert done.returncode == 2 and "unrecognized arguments: --nonsense" in done.stderr and "--data" not in done.stderr
+
+
 def test_unknown_tool_is_refused() -> None:
     done = run("query", "drop_everything", "{}")
     assert done.returncode == 2 and "invalid choice" in done.stderr
