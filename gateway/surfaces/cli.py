@@ -29,6 +29,7 @@ import argparse
 import json
 import logging
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,8 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         files = [u for u in unknown if not u.startswith("-") and Path(u).exists()]
-        hint = f"; give each file its own --data (--data {' --data '.join(files)})" if files and getattr(
-            args, "data", None) else ""
+        hint = ""
+        if files and getattr(args, "data", None):  # `--data a.ttl b.nt`: each file takes its own
+            hint = f"; give each file its own --data ({' '.join(f'--data {shlex.quote(f)}' for f in files)})"
         parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     endpoint = getattr(args, "endpoint", None)
     if endpoint:

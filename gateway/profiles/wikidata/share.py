@@ -63,10 +63,10 @@ def other_data_warning(namespaces: dict[str, int]) -> str | None:
                 "native to see them")
     other = {name: n for name, n in namespaces.items()
              if not WIKIBASE_NAMESPACE.match(name) and not name.startswith(EXPORT_VOCABULARIES)}
-    total = sum(namespaces.values())
-    if sum(other.values()) < OTHER_VOCABULARIES_MAX * total:
+    other_share = sum(other.values()) / sum(namespaces.values())
+    if other_share < OTHER_VOCABULARIES_MAX:
         return None
     most = ", ".join(sorted(other, key=lambda name: -other[name])[:3])
-    return (f"profile: wikidata reads only Wikidata statements, and {sum(other.values()) / total:.0%} of this graph's "
-            f"IRIs are in other vocabularies ({most}): their triples are not counted or walked here; open it with "
-            "profile native to see them")
+    return (f"profile: wikidata reads only Wikidata statements, and {other_share:.0%} of this graph's IRIs are in "
+            f"other vocabularies ({most}): their triples are not counted or walked here; open it with profile "
+            "native to see them")
