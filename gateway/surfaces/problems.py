@@ -98,8 +98,6 @@ def to_problem(error: BaseException, *, credentials_sent: bool = False) -> Probl
     if isinstance(error, Problem):
         return error
     if isinstance(error, GatewayError):
-        if isinstance(error, StoreDamaged):  # where and how to rebuild it: for the operator's eyes
-            logger.error("%s", error.detail)
         status = next(STATUS[cls] for cls in type(error).__mro__ if cls in STATUS)
         headers: dict[str, str] = {}
         if isinstance(error, Unauthorized):
@@ -125,6 +123,8 @@ def to_problem(error: BaseException, *, credentials_sent: bool = False) -> Probl
 
 def problem_response(error: BaseException, *, credentials_sent: bool = False) -> Response:
     problem = to_problem(error, credentials_sent=credentials_sent)
+    if isinstance(error, StoreDamaged):  # where and how to rebuild it: for the operator's eyes
+        logger.error("%s", error.detail)
     if problem.status >= 500 and not isinstance(error, (Problem, GatewayError)):
         logger.error("unexpected error", exc_info=error)
     return Response(
