@@ -66,7 +66,7 @@ def _hand_back() -> None:
 
 def ended_late() -> None:
     """Work ended after its call did (a query left running past its deadline,
-    `tables.by_deadline`): no call's `give_back` saw what it held, and a call running
+    `query_threads.by_deadline`): no call's `give_back` saw what it held, and a call running
     beside it began with it counted. What it freed is handed back now, and again when the
     next call ends (what it freed while others held theirs)."""
     global _late

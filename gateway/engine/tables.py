@@ -1,5 +1,4 @@
-"""tabulate's one SPARQL query, written from a checked table spec (and, in process, waited
-for no longer than the call's deadline: `by_deadline`).
+"""tabulate's one SPARQL query, written from a checked table spec.
 
 Every name a caller gave has become an IRI (checked by `gateway.ids`) or a variable made
 from a column's checked name before it gets here; values enter as literals through
@@ -13,26 +12,17 @@ dates compare in time order); text tests (`contains`, `starts_with`) ignore case
 
 from __future__ import annotations
 
-import contextvars
 import itertools
-import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import TypeVar, cast
 
-from gateway import deadline as deadlines
-from gateway import memory
 from gateway.deadline import ALIVE, HELD
 from gateway.engine.formulas import Formula, render
-from gateway.errors import EndpointTimeout
 from gateway.profiles.base import NON_EDGES, HopPlan, Profile, time_filters
 from gateway.sparql import Sparql, integer, iri, iris, joined, literal, variable
 from gateway.terms import BFS, RDF, Blank, Literal
 
-T = TypeVar("T")
 NUMERIC_AGGREGATES = ("sum", "avg", "min", "max")
 """Aggregates that read numbers (min and max read text where a group has no number)."""
 SENTINEL = "\uffff"
@@ -492,53 +482,3 @@ def aggregate(aggregation: Aggregation) -> Sparql:
     if fn == "max":
         return Sparql(f"IF(COUNT({n}) > 0, MAX(COALESCE({n}, BNODE())), MAX(COALESCE({v}, BNODE())))")
     return Sparql(f"IF(COUNT({n}) > 0, MIN(COALESCE({n}, {literal(SENTINEL)})), MIN(COALESCE({v}, {literal(SENTINEL)})))")
-
-
-# -- running it -------------------------------------------------------------------------
-WAIT_STEP = 0.25
-"""How often a call waiting for its query looks whether its caller went away."""
-QUERIES = ThreadPoolExecutor(max_workers=16, thread_name_prefix="bfsql-table")
-"""Where a table's embedded queries run (`by_deadline`), while the call waits for them no
-longer than its deadline. Threads kept: starting one a query cost 1-3 ms on a busy
-machine. A query left running past its caller's deadline holds one until its checks end
-it; a call finding them all held waits in line, within its own deadline."""
-
-
-def by_deadline(run: Callable[[], T]) -> T:
-    """`run()`'s answer (an embedded store's query), waited for no longer than the call's
-    deadline: past it, `EndpointTimeout` while the query ends on its own thread. The store's
-    checks (`deadline.ALIVE`) stop a checked query's joins at the deadline, but it still
-    scans its rows and sorts what it holds, which grows with the type (2-3 s at 200,000
-    rows); an unchecked one runs to its end. The call answers at its deadline all the same,
-    and a query that ends after its caller left hands back what it held (`memory.ended_late`:
-    the call's own `give_back` came too early to see it)."""
-    if deadlines.remaining() is None:
-        return run()
-    left = threading.Event()
-
-    def alone() -> T | None:
-        try:
-            answer: T | None = run()
-        except BaseException:
-            if not left.is_set():
-                raise
-            answer = None
-        if left.is_set():
-            # Nobody waits for it: what the query held goes now (its rows, or the frames of
-            # its error), before the memory is handed back.
-            answer = None
-            memory.ended_late()
-        return answer
-
-    answer = QUERIES.submit(contextvars.copy_context().run, alone)
-    while True:
-        try:
-            return cast(T, answer.result(timeout=max(0.0, min(deadlines.remaining() or 0.0, WAIT_STEP))))
-        except FutureTimeout:
-            deadline = deadlines.current()
-            if deadline is not None and deadline.expired():
-                left.set()
-                answer.cancel()  # not begun yet (every thread held): never begun
-                gone = deadline.abandoned is not None and deadline.abandoned.is_set()
-                raise EndpointTimeout("the query was stopped: its caller went away" if gone
-                                      else f"the query was stopped at the call's deadline ({deadline.seconds:g} s)") from None

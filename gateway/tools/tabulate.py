@@ -21,9 +21,10 @@ from gateway.engine import formulas, table_order
 from gateway.engine.context import GraphContext, quoted
 from gateway.engine.names import did_you_mean, resolve_terms, vocabulary
 from gateway.engine.plan import make_plan
+from gateway.engine.query_threads import by_deadline
 from gateway.engine.seeds import resolve_seeds
 from gateway.engine.statistics import STATISTICS, statistics
-from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test, by_deadline
+from gateway.engine.tables import NUMERIC_AGGREGATES, Aggregation, Spec, Step, TableQuery, Test
 from gateway.engine.walk import TIMEOUTS
 from gateway.errors import EndpointTimeout, InvalidInput, TooLarge, UpstreamError
 from gateway.ids import local_name

@@ -1,6 +1,6 @@
-"""Hostile calls against a real `bfsql serve`: each answered within its deadline + 2 s, and the
-server's memory back within 64 MiB of where it started after each (marked `soak`: minutes,
-its own CI step, `pytest -m soak`).
+"""Hostile calls against a real `bfsql serve`: each answered within its deadline + 2 s, the
+server's memory back within `SLACK_MIB` of where it started after each, and no higher for
+good after the same calls again (marked `soak`: minutes, its own CI step, `pytest -m soak`).
 
 The store (`bfsql load`, served with readers, copied into memory): 50,000 people in four named
 graphs, members of 20 organisations of which one holds half of them (a four-step table
@@ -33,7 +33,16 @@ from tests.tools.test_tabulate_bounds import CROSSED, THROUGH_HUBS, X, hub_quads
 pytestmark = pytest.mark.soak
 DEADLINE = 5.0
 GRAPHS = [f"https://probe.example/g{i}" for i in range(4)]
-SLACK_MIB = 64
+SLACK_MIB = 96
+"""What a heavy call may leave resident. Python's allocator keeps the free parts of its
+arenas that a call's survivors (a cached ID, a replaced entry) still pin, for its next
+objects: measured in process after a hub's communities, 25-29 MB of free pools the next
+call reuses (the same call three times: +31.6, +33.0, +33.0 MiB). Kept memory that grows
+is what `REPEAT_MIB` catches."""
+REPEAT_MIB = 8
+"""How much higher the server's lowest point over the hostile calls a second time may be than
+its highest over the first: what calls keep for good raises the floor, pass after pass, where
+the free pools a call leaves pinned come and go (±30 MiB from one call to the next)."""
 
 
 def _quads() -> list[ox.Quad]:
@@ -73,7 +82,7 @@ def resident_mib(server: Served) -> float:
 SETTLE = 10.0
 """Seconds the server is given to finish a call's work after its answer: a table query
 stopped at its deadline is answered at once and ends moments later on its own thread
-(`gateway.engine.tables.by_deadline`), handing back what it held then."""
+(`gateway.engine.query_threads.by_deadline`), handing back what it held then."""
 
 
 def cpu_seconds(server: Served) -> float:
@@ -124,12 +133,18 @@ def test_every_hostile_call_ends_by_its_deadline_and_gives_its_memory_back(serve
     with served.client() as client:
         client.post("/v1/tools/describe_schema", json={})  # the store's own counts, read once
         client.post("/v1/tools/search_entities", json={"query": "h0"})
-        # A table's names, counts and the type's statistics, read once per graph, as the above.
+        # A table's names, counts and the type's statistics, read once per graph, as the above;
+        # the code that finds communities, loaded once.
         client.post("/v1/tools/tabulate", json={"type": X + "Person", "columns": {"city": f"<{X}city>"}, "limit": 1})
+        client.post("/v1/tools/communities", json={"seeds": [X + "e1"], "max_hops": 1})
         start = resident_mib(served)
         report: list[tuple[str, int, float, int]] = []
         for tool, arguments in HOSTILE:
             _hostile(client, served, tool, arguments, start, report)
+        for tool, arguments in HOSTILE:
+            _hostile(client, served, tool, arguments, start, report)
+        first, again = ([grown for *_, grown in report[n * len(HOSTILE):(n + 1) * len(HOSTILE)]] for n in (0, 1))
+        assert min(again) <= max(first) + REPEAT_MIB, report
         scoped = resident_mib(served)
         for tool, arguments in NEW_SCOPES * 2:
             _hostile(client, served, tool, arguments, scoped, report)
@@ -156,7 +171,7 @@ def test_every_hostile_call_ends_by_its_deadline_and_gives_its_memory_back(serve
 
 def _hostile(client: httpx2.Client, served: Served, tool: str, arguments: dict[str, Any], start: float,
              report: list[tuple[str, int, float, int]]) -> None:
-    """One call: answered (or refused, typed) by its deadline + 2 s, the server within 64 MiB of `start` after."""
+    """One call: answered (or refused, typed) by its deadline + 2 s, the server within `SLACK_MIB` of `start` after."""
     started = time.monotonic()
     response = client.post(f"/v1/tools/{tool}", json=arguments, headers={"BFSQL-Deadline": str(DEADLINE)})
     took = time.monotonic() - started

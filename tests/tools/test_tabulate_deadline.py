@@ -6,7 +6,7 @@ never a table late, never one in part.
 The store's own checks (`gateway.deadline.ALIVE`) stop a query's joins at the deadline,
 but it still reads the rows of its type and sorts what it held, which grows with the type;
 so the call waits for a query over a whole type no longer than its deadline
-(`gateway.engine.tables.by_deadline`). The first tests hold such a query back until the call has
+(`gateway.engine.query_threads.by_deadline`). The first tests hold such a query back until the call has
 answered (no real query is that slow on demand): the call cannot have waited for it. The
 last asks for less time than a table over a real type of 40,000 entities takes, and checks
 the typed outcome only (no clock).
