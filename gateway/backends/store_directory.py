@@ -27,7 +27,10 @@ STORE_DIR = "store"
 # The engine's words for each trouble (RocksDB's, through pyoxigraph 0.5). `lock file` is
 # matched whole: "block checksum mismatch" holds "lock" too, and is no writer.
 _HELD = re.compile(r"\block file\b|[/\\]LOCK\b")
-_CHECKSUM = re.compile(r"checksum mismatch|Corruption: (?:bad|truncated|block)", re.I)
+_CHECKSUM = re.compile(r"checksum mismatch", re.I)
+_DATA_FILE = re.compile(r"\.sst\b|Corruption: (?:bad|truncated|block)", re.I)
+"""The engine naming one of its data files (its text then goes on to say its file list "may
+be corrupted", whatever it found)."""
 _DAMAGE = re.compile(r"Corruption|checksum mismatch", re.I)
 _MISSING = re.compile(r"No such file|Column family not found|wal_dir contains existing log file", re.I)
 
@@ -219,6 +222,9 @@ def _holders(lock: Path, kind: str) -> list[int]:
 def _damage(directory: Path, text: str) -> str:
     if _CHECKSUM.search(text):
         return "a data file does not match its checksum (a disk error, or a copy taken while a load was writing)"
+    if _DATA_FILE.search(text):
+        return ("a data file is cut short or overwritten (a disk error, a copy taken while a load was writing, or "
+                "files changed by hand)")
     if _MISSING.search(text):
         return "some of its data files are missing (a load that was stopped, or files removed)"
     if text.startswith("Corruption"):

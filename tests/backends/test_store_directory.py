@@ -63,6 +63,19 @@ def test_a_flipped_byte_is_damage_not_a_writer(made: Path, tmp_path: Path, capsy
     assert f"bfsql load {shared_data('wikidata', 'Q42.ttl')} --store {copy}" in text
 
 
+@pytest.mark.parametrize("damage", ["cut", "zeroed"])
+def test_data_files_cut_or_zeroed_are_named_as_data_files(made: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    """Every data file emptied or overwritten with zeros: the engine names the first and says its
+    file list "may be corrupted"; the data files are what is said to be damaged."""
+    copy = _copy(made, tmp_path)
+    for table in (copy / "store").glob("*.sst"):
+        table.write_bytes(b"" if damage == "cut" else bytes(table.stat().st_size))
+    text = _said(copy, capsys)
+    assert "damaged: a data file is cut short or overwritten" in text and "lists its data files" not in text, text
+    assert f"bfsql load {shared_data('wikidata', 'Q42.ttl')} --store {copy}" in text
+
+
 @pytest.mark.parametrize("removed", ["MANIFEST-*", "CURRENT"])
 def test_missing_engine_files_are_damage(made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          removed: str) -> None:
