@@ -21,6 +21,7 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from gateway.backends.base import Rows
 from gateway.deadline import ALIVE
 from gateway.engine.context import GraphContext
 from gateway.engine.query_threads import by_deadline
@@ -83,14 +84,14 @@ def read(ctx: GraphContext, nodes: Sequence[str], held: Mapping[str, Mapping[str
     return found
 
 
-def _rows(ctx: GraphContext, chunk: Sequence[str]) -> list[list[Term | None]]:
+def _rows(ctx: GraphContext, chunk: Sequence[str]) -> Rows:
     # Where the store runs the gateway's checks, a long read ends at the call's deadline (a
     # typed timeout: never a structure shown in part as if whole), on a thread of its own:
     # what the store does after its checks said no outlasts the deadline.
     checked = ["checked"] if ctx.backend.capabilities.evaluates_checks else []
     text = ctx.profile.render("blank_values", checked, ids=iris(chunk), alive=iri(ALIVE))
 
-    def read() -> list[list[Term | None]]:
+    def read() -> Rows:
         return ctx.backend.select(f"{text}\nLIMIT {BLANK_ROWS + 1}")[1]
 
     return by_deadline(read) if checked else read()
@@ -100,7 +101,11 @@ def _sizes(ctx: GraphContext, chunk: Sequence[str]) -> dict[str, dict[str, tuple
     """Owner -> predicate -> (blank values, list members under them), counted by the store."""
     sizes: dict[str, dict[str, tuple[int, int]]] = defaultdict(dict)
     checked = ["checked"] if ctx.backend.capabilities.evaluates_checks else []
-    for x, p, n, cells in ctx.select("blank_sizes", checked, ids=iris(chunk), alive=iri(ALIVE)):
+
+    def read() -> Rows:
+        return ctx.select("blank_sizes", checked, ids=iris(chunk), alive=iri(ALIVE))
+
+    for x, p, n, cells in by_deadline(read) if checked else read():
         sizes[str(x)][str(p)] = (_int(n), _int(cells))
     return sizes
 

@@ -6,11 +6,12 @@ const STATUSES = ["asserted_true", "asserted_false", "hypothetical", "disputed",
 const STATUS_COLOURS = { asserted_true: "#444444", asserted_false: "#c0392b", hypothetical: "#2e86c1",
                          disputed: "#d68910", retracted: "#7f8c8d" };
 const DERIVED_COLOUR = "#8e44ad";
-// Twenty colours, every two at least 15 apart in CIEDE2000 (tests/surfaces/test_explorer.py checks):
-// Tableau's first eight, then each the farthest from those before it, none too pale for a white page.
+// Twenty colours, every two at least 18.5 apart in CIEDE2000 (tests/surfaces/test_explorer.py checks),
+// as far apart as Tableau's first eight are from each other: those eight, then each the farthest from
+// those before it among colours neither pale, dark nor grey (L* 35-82, chroma 25 or more).
 const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f",
-                 "#666600", "#aabbff", "#007766", "#eebbbb", "#8844aa", "#00bbff", "#ffaaff", "#bb2266",
-                 "#bbbb99", "#aa8822", "#00dd99", "#885500"];
+                 "#8400c0", "#006048", "#b4c0fc", "#605400", "#903054", "#fcb4b4", "#a80c00", "#00b4fc",
+                 "#e40cfc", "#78e400", "#9c8400", "#fca8fc"];
 const LIMITS = ["50", "100", "250", "500", "1000"];
 const TRAITS = ["Symmetric", "Inverse"];
 const LABEL_CHARS = 28;
@@ -1081,7 +1082,7 @@ function schemaElements(found) {
     const id = "t" + nodes.length;
     byIri.set(type, id);
     const size = 24 + 8 * Math.log10(1 + (n || 0));
-    nodes.push({ group: "nodes", classes: "type", data: { id, iri: type, label: type, type, colour: typeColour(type), size,
+    nodes.push({ group: "nodes", classes: "type", data: { id, iri: type, label: type, type, count: n, colour: typeColour(type), size,
                                                            short: clip(shortName(type), LABEL_CHARS) + (n ? " (" + n + ")" : "") } });
     return id;
   };
@@ -1125,7 +1126,7 @@ async function drawSchema(push) {
     cy.elements().remove();
     collapsed.clear();
     cy.add([...nodes, ...edges]);
-    schemaLegend(found);  // first: the legend's height sets the drawing's, which the layout fits
+    schemaLegend(nodes);  // first: the legend's height sets the drawing's, which the layout fits
     runLayout(null, null, null);
     document.body.dataset.nodes = String(nodes.length);
     document.body.dataset.edges = String(links);
@@ -1135,13 +1136,14 @@ async function drawSchema(push) {
   }
 }
 
-function schemaLegend(found) {
+// Every type drawn, those only an edge names (a statement's type, say) included, uncounted.
+function schemaLegend(nodes) {
   const rows = [element("h4", "Types (entities)")];
-  for (const t of [...(found.entity_types || [])].sort((a, b) => (b.count || 0) - (a.count || 0))) {
+  for (const { data } of [...nodes].sort((a, b) => (b.data.count || 0) - (a.data.count || 0))) {
     const row = element("span");
     const swatch = element("span", null, "swatch");
-    swatch.style.backgroundColor = typeColour(t.id);
-    row.append(swatch, t.id + " " + t.count);
+    swatch.style.backgroundColor = data.colour;
+    row.append(swatch, data.iri + (data.count ? " " + data.count : ""));
     rows.push(row);
   }
   const line = element("span", null, "line");
