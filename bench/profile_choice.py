@@ -4,7 +4,7 @@
     PYTHONPATH=. python -m bench.profile_choice --no-write
 
 On local data, auto reads the graph's namespace counts before keeping `wikidata`
-(gateway/profiles/wikidata/share.py): those a `bfsql load` store's statistics keep, for
+(gateway/profiles/wikibase_share.py): those a `bfsql load` store's statistics keep, for
 files counted alone in one read of the quads. Side by side in one process, interleaved, each
 round with an empty statistics cache: `Gateway.open(FILE, profile=...)` and its first
 describe_schema, with "wikidata" named and with "auto".

@@ -33,7 +33,7 @@ from gateway.profiles import detect_profile, profile_class
 from gateway.profiles.base import Profile
 from gateway.profiles.graph import MemoKey
 from gateway.profiles.native import NativeProfile
-from gateway.profiles.wikidata.share import mostly_other
+from gateway.profiles.wikibase_share import mostly_other
 from gateway.settings import Settings
 from gateway.sparql import template
 from gateway.terms import DEFAULT_GRAPH
@@ -49,7 +49,7 @@ _DEFAULT_GRAPH_HELD: MemoKey[bool] = MemoKey("default_graph")
 
 def profile_named(name: str, backend: Backend) -> type[Profile]:
     """The statement model `name` names ("auto": the one `backend`'s data is in; not
-    Wikidata's on local data mostly of other RDF, `gateway.profiles.wikidata.share`)."""
+    Wikidata's on local data mostly of other RDF, `gateway.profiles.wikibase_share`)."""
     if name == "auto":
         name = detect_profile(backend)
         if name == "wikidata" and _mostly_other_rdf(backend):

@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from shlex import quote
 from xml.parsers import expat
 
 import pyoxigraph as ox
@@ -133,9 +134,15 @@ class FolderContents:
     def left_out(self) -> str | None:
         """What was not read, in one line; None when everything was."""
         parts = []
-        if self.unnamed:
-            parts.append(f"{_names(self.unnamed)}: no RDF syntax has {'its' if len(self.unnamed) == 1 else 'their'} "
-                         f"extension; name it with --rdf-format ({', '.join(SYNTAXES)})")
+        if len(self.unnamed) == 1:
+            parts.append(f"{_names(self.unnamed)}: no RDF syntax has its extension; name it with --rdf-format "
+                         f"({', '.join(SYNTAXES)})")
+        elif self.unnamed:  # --rdf-format would read them all: one of them may be no RDF at all
+            folder, first = self.unnamed[0].parent, self.unnamed[0]
+            parts.append(f"{_names(self.unnamed)}: no RDF syntax has their extension; --rdf-format NAME reads them all "
+                         f"as that syntax ({', '.join(SYNTAXES)}); to read only some, add them to a store by turns: "
+                         f"`bfsql load {quote(str(folder))} --store DIR`, then `bfsql load {quote(str(first))} "
+                         "--rdf-format NAME --store DIR` and so on")
         if self.foreign:
             parts.append(f"{_names(self.foreign)}: not RDF")
         if self.folders:

@@ -19,6 +19,7 @@ from gateway.models import Claim, Datum, Direction, TruthStatus, Value
 from gateway.profiles.graph import EntitySearch, Graph, MemoKey, TermResolver, TypesOf
 from gateway.profiles.mwapi import entity_search_for
 from gateway.profiles.statistics import Estimates, Statistics
+from gateway.profiles.wikibase_share import unread_statements_warning
 from gateway.sparql import Sparql, literal, not_after, not_before, render
 from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term, status_name, text_of
 from gateway.values import ToId, datum, scalar
@@ -451,8 +452,10 @@ class Profile:
         return None
 
     def schema_warnings(self, stats: Statistics) -> list[str]:
-        """What describe_schema should say of how well the data fits this profile."""
-        return []
+        """What describe_schema should say of how well the data fits this profile: a
+        Wikidata export read by another profile, for one."""
+        warning = unread_statements_warning(self.name, stats.namespaces, stats.types)
+        return [warning] if warning else []
 
     def named_graphs(self, graph: Graph) -> Iterable[str]:
         """The named graphs the store holds (`DEFAULT_GRAPH` among them where it answers so)."""

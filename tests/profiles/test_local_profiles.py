@@ -12,7 +12,7 @@ import pytest
 
 from gateway import Gateway, InvalidInput, api
 from gateway.loading import load_store
-from gateway.profiles.wikidata.share import WIKIBASE_NAMESPACE, WIKIBASE_SHARE_MIN
+from gateway.profiles.wikibase_share import WIKIBASE_NAMESPACE, WIKIBASE_SHARE_MIN
 from tests.conftest import shared_data
 
 WD = "http://www.wikidata.org/entity/"
@@ -103,6 +103,23 @@ def test_auto_keeps_wikidata_for_real_wikibase_exports() -> None:
         assert Gateway.open(path, profile="auto").profile.name == "wikidata", name
 
 
+@pytest.mark.parametrize("profile", ["native", "plain"])
+def test_a_wikidata_export_read_by_another_profile_is_said_to_be_one(profile: str) -> None:
+    """Its statement nodes, entities of their own there (a walk from wd:Q42 passes through
+    them), counted as pyoxigraph counts them; under wikidata, or on other data, nothing said."""
+    for name in ("Q42.ttl", "Q37599471.ttl"):
+        path = shared_data("wikidata", name)
+        store = ox.Store()
+        store.load(path=str(path), format=ox.RdfFormat.TURTLE)
+        [[count]] = store.query("SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a <http://wikiba.se/ontology#Statement> }")
+        warned = [w for w in Gateway.open(path, profile=profile).describe_schema().warnings if "wikibase:Statement" in w]
+        assert warned == [f"profile: {profile} reads this graph's {int(count.value):,} Wikidata statement nodes "
+                          "(wikibase:Statement) as entities of their own: open it with profile wikidata (or auto) to "
+                          "walk them as statements, their ranks as truth status"], name
+        assert not any("wikibase:Statement" in w for w in Gateway.open(path, profile="wikidata").describe_schema().warnings)
+    assert not any("wikibase:Statement" in w for w in Gateway.open(_shapes()[0], profile=profile).describe_schema().warnings)
+
+
 @pytest.mark.parametrize("item", ["Q_INTERSECTION.ttl", "Q37599471.ttl"])
 def test_auto_picks_native_on_a_folder_mostly_of_other_rdf(tmp_path: Path, item: str) -> None:
     files = [shared_data("wikidata", item), *_shapes()]
@@ -110,6 +127,7 @@ def test_auto_picks_native_on_a_folder_mostly_of_other_rdf(tmp_path: Path, item:
         shutil.copy(path, tmp_path / path.name)
     assert _wikibase_share(files) < WIKIBASE_SHARE_MIN
     assert Gateway.open(tmp_path, profile="auto").profile.name == "native"
+    assert not any("wikibase:Statement" in w for w in Gateway.open(tmp_path, profile="native").describe_schema().warnings)
     schema = Gateway.open(tmp_path, profile="wikidata").describe_schema()  # named: kept, and said
     assert any(w.startswith("profile: wikidata") and "native" in w for w in schema.warnings)
 

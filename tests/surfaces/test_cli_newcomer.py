@@ -119,6 +119,31 @@ def test_a_folder_says_what_it_leaves_out(tmp_path: Path) -> None:
     assert sum("left out" in line and "Q24628793.wd" in line for line in said(loaded)) == 1
 
 
+def test_a_folder_of_two_unnamed_files_says_how_to_read_only_one(tmp_path: Path) -> None:
+    """A Turtle file under an unknown extension beside a text file that is no RDF: --rdf-format
+    would read both (and fail on the second), so the line says to load them by turns; the
+    loads it gives, run as written, hold the folder's file and the unnamed one, as pyoxigraph
+    parses them."""
+    import shlex
+
+    import pyoxigraph as ox
+
+    folder = wikidata_folder(tmp_path)
+    (folder / WIKIDATA[1]).rename(folder / "Q24628793.wd")
+    shutil.copy(ROOT / "README.md", folder / "terms.obo")
+    ran = bfsql("query", "describe_schema", "--data", str(folder))
+    [left] = [line for line in said(ran) if "left out" in line]
+    assert "Q24628793.wd, terms.obo: no RDF syntax has their extension; --rdf-format NAME reads them all" in left, left
+    loads = re.findall(r"`(bfsql load [^`]+)`", left)
+    assert loads == [f"bfsql load {folder} --store DIR", f"bfsql load {folder / 'Q24628793.wd'} --rdf-format NAME --store DIR"]
+    for command in loads:
+        args = shlex.split(command.replace("DIR", str(tmp_path / "store")).replace("NAME", "turtle"))[1:]
+        assert bfsql(*args).returncode == 0
+    expected = len({quad for name in WIKIDATA
+                    for quad in ox.parse(path=str(shared_data("wikidata", name)), format=ox.RdfFormat.TURTLE)})
+    assert len(ox.Store.read_only(str(tmp_path / "store" / "store"))) == expected
+
+
 def test_a_folder_of_python_files_is_no_rdf(tmp_path: Path) -> None:
     folder = tmp_path / "code"
     shutil.copytree(ROOT / "gateway" / "demos", folder, ignore=shutil.ignore_patterns("__pycache__"))

@@ -62,9 +62,9 @@ from gateway.profiles.graph import EntitySearch, Graph, TermResolver, TypesOf
 from gateway.profiles.mwapi import entity_search_for
 from gateway.profiles.native import NativeProfile
 from gateway.profiles.statistics import Estimates, Statistics
+from gateway.profiles.wikibase_share import other_data_warning
 from gateway.profiles.wikidata.probes import probed_estimates, probed_statistics, probed_terms
 from gateway.profiles.wikidata.search import LabelSearch
-from gateway.profiles.wikidata.share import other_data_warning
 from gateway.profiles.wikidata.terms import CLAIM, NAMESPACES, WD, claim_predicate
 from gateway.profiles.wikidata.values import claim, claim_fields, is_value_node_predicate
 from gateway.sparql import Sparql, integer, iri, iris, not_after, not_before, render
