@@ -11,7 +11,7 @@ from gateway.engine.names import resolve_terms
 from gateway.engine.presentation import bookkeeping, full_nodes, node_types
 from gateway.engine.search import search_entities_in, suggest_ids
 from gateway.engine.seeds import held_questions, identified_first, present_found, seed_iris
-from gateway.engine.statistics import statistics
+from gateway.engine.statistics import STATISTICS, statistics
 from gateway.errors import NotFound
 from gateway.models import (
     DescribeEntitiesInput,
@@ -132,6 +132,6 @@ def search_entities(ctx: GraphContext, query: SearchEntitiesInput) -> SearchResu
     if not hits:
         within = " of these types" if types else ""
         warnings.append(f"no entity{within} is named like {query.query!r}; try fewer or other words")
-        if ctx.backend.capabilities.quads is not None:  # counted already, in process: what the profile leaves out
+        if ctx.computed(STATISTICS):  # what the profile leaves out, where counted already (no wait)
             warnings += ctx.profile.schema_warnings(statistics(ctx))
     return SearchResult(query=query.query, results=hits, warnings=warnings)
