@@ -219,10 +219,13 @@ def test_a_graph_over_the_bound_is_refused_with_what_to_do(medlit_store: Gateway
 def test_a_slow_model_ends_at_the_calls_deadline(medlit_store: Gateway) -> None:
     gateway, server = served(medlit_store, Script(mode="slow"))
     try:
+        # The name index is made before the clock starts, and the deadline leaves the
+        # partition time on a loaded machine: the model, not the walk, is what it cuts.
+        gateway.call("search_entities", {"query": QUESTION})
         started = time.monotonic()
         with pytest.raises(EndpointTimeout, match="did not answer within the call's deadline"):
-            gateway.call("answer", {"question": QUESTION, "max_batches": 1}, deadline=1.5)
-        assert time.monotonic() - started < 4  # the model's 5 s were not waited out
+            gateway.call("answer", {"question": QUESTION, "max_batches": 1}, deadline=3)
+        assert time.monotonic() - started < 4.5  # the model's 5 s were not waited out
     finally:
         server.stop()
 
