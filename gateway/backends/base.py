@@ -8,7 +8,7 @@ so that nothing made over every graph reaches a reader of some.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Generic, Protocol, TypeVar, overload
@@ -28,7 +28,7 @@ QueryLog = Callable[[str, int], None]
 
 
 class Shape(Generic[T]):
-    """What `Backend.select` hands back: one of `TABLE`, `IRIS`, `LINES`, `WRITTEN`. Each
+    """What `Backend.select` hands back: one of `TABLE`, `ROWS`, `IRIS`, `LINES`, `WRITTEN`. Each
     backend reads its answers into each shape its own fastest way."""
 
     __slots__ = ("name",)
@@ -42,6 +42,10 @@ class Shape(Generic[T]):
 
 TABLE: Final[Shape[Table]] = Shape("table")
 """(variables, rows): every value a `gateway.terms` value (None where unbound)."""
+ROWS: Final[Shape[Iterator[list[Term | None]]]] = Shape("rows")
+"""`TABLE`'s rows, read as they are asked for: a whole-graph read (every name, for the name
+index) that must not be held whole as Python terms. Read them all, on the thread that asked;
+a backend whose answers come whole hands back an iterator over them."""
 IRIS: Final[Shape[list[str]]] = Shape("iris")
 """The IRIs bound to the only variable (unbound and non-IRI values skipped): the long ID
 lists of a transitive closure, with no term made per row."""

@@ -15,9 +15,10 @@ import os
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, field
+from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,6 +29,7 @@ from gateway.backends import reifiers, store_directory
 from gateway.backends.base import (
     IRIS,
     LINES,
+    ROWS,
     TABLE,
     WRITTEN,
     Capabilities,
@@ -40,8 +42,9 @@ from gateway.backends.base import (
     Table,
 )
 from gateway.backends.file_checks import check_files, read_errors
+from gateway.backends.load_report import LoadReport, invalid_language_tags, odd_iri_examples, odd_iris
 from gateway.backends.namespaces import graphs_using
-from gateway.backends.rdf_files import first_places, rdf_format, rdf_sources, syntax_error_text
+from gateway.backends.rdf_files import rdf_format, rdf_sources, syntax_error_text
 from gateway.backends.results import tsv_text
 from gateway.backends.store_directory import (
     META_FILE,
@@ -54,38 +57,13 @@ from gateway.backends.store_directory import (
 )
 from gateway.errors import InvalidInput, UpstreamError
 from gateway.sparql import template
-from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, from_oxigraph, line_text
+from gateway.terms import DEFAULT_GRAPH, NO_GRAPH, Term, from_oxigraph, line_text
 
 _PREFIXED_FORMATS = {ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3}
 _PREFIX_LINE = re.compile(rb"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.\-]*)?:\s*<([^>\s]*)>", re.I)
 _TRUE, _FALSE = ox.Literal(True), ox.Literal(False)
 _CHECKS = {name: ox.NamedNode(name) for name in (deadlines.ALIVE, deadlines.HELD)}
 logger = logging.getLogger("gateway.store")
-
-
-@dataclass
-class LoadReport:
-    """What a load read, and what lenient mode let through that a strict parser refuses."""
-
-    files: list[str] = field(default_factory=list)
-    quads: int = 0
-    lenient: bool = False
-    invalid_language_tags: dict[str, int] = field(default_factory=dict)
-    odd_iris: int = 0
-    """IRIs that no query can name (spaces, control characters, brackets: lenient mode)."""
-    odd_iri_examples: list[str] = field(default_factory=list)
-    """The first few of them, each with where a file first writes it (`first_places`)."""
-
-    def warnings(self) -> list[str]:
-        named = f": {'; '.join(self.odd_iri_examples)}" + (
-            f" and {self.odd_iris - len(self.odd_iri_examples)} more" if self.odd_iris > len(self.odd_iri_examples)
-            else "") if self.odd_iri_examples else ""
-        odd = [f"kept {self.odd_iris} IRI(s) a strict parser refuses (spaces, control characters or brackets in them, "
-               f"lenient mode): answers show them escaped, and no walk can go on from them{named}"] if self.odd_iris else []
-        return odd + [
-            f"kept {count} literal(s) with the invalid language tag {tag!r} (lenient mode)"
-            for tag, count in sorted(self.invalid_language_tags.items())
-        ]
 
 
 def store_error(directory: Path, error: Exception) -> InvalidInput:
@@ -281,7 +259,9 @@ class EmbeddedBackend(Selects):
 
     # -- querying -----------------------------------------------------------------
     def _select(self, query: str, shape: Shape[Any], graphs: Graphs) -> Any:
-        try:
+        if shape is ROWS:
+            return self._rows(query, graphs)
+        with self._damage_said():
             if shape is TABLE:
                 return self._table(query, graphs)
             if shape is LINES:
@@ -290,12 +270,37 @@ class EmbeddedBackend(Selects):
                 return self._written(query, graphs)
             if shape is IRIS:
                 return self._iris(query, graphs)
+        raise ValueError(f"no such shape: {shape!r}")
+
+    @contextmanager
+    def _damage_said(self) -> Iterator[None]:
+        """A damaged store's failure as `StoreDamaged`, in the project's words."""
+        try:
+            yield
         except (RuntimeError, UpstreamError) as error:  # the engine's damage: a RuntimeError, or an OSError wrapped
             damage = store_directory.damage_met(self.directory or self.store_path, error.__cause__ or error)
             if damage is None:
                 raise
             raise damage from None
-        raise ValueError(f"no such shape: {shape!r}")
+
+    def _rows(self, query: str, graphs: Graphs) -> Iterator[list[Term | None]]:
+        """`ROWS`: `_table`'s rows, each made as it is read."""
+        watch = deadlines.Watch()
+        read = 0
+        named = ox.NamedNode
+        with self._damage_said():
+            try:
+                for solution in self._solutions(query, graphs, watch):
+                    read += 1
+                    yield [term.value if type(term) is named else from_oxigraph(term) for term in solution]
+            except SyntaxError as error:
+                raise UpstreamError(f"the store rejected a generated query: {error}") from error
+            except OSError as error:
+                raise UpstreamError(f"the store failed: {error}") from error
+        self.rows_read += read
+        if self.query_log is not None:
+            self.query_log(query, read)
+        watch.check()
 
     def _table(self, query: str, graphs: Graphs) -> Table:
         watch = deadlines.Watch()
@@ -509,44 +514,6 @@ def load_files(
         if report.odd_iris:
             report.odd_iri_examples = odd_iri_examples(store, paths)
     return report
-
-
-def odd_iri_examples(store: ox.Store, paths: Sequence[Path]) -> list[str]:
-    """The first few IRIs no query can name, escaped as answers show them, each with its place."""
-    solutions = store.query(template("native/odd_iri_examples"), use_default_graph_as_union=True)
-    assert isinstance(solutions, ox.QuerySolutions)  # a SELECT
-    found = [str(solution["x"].value) for solution in solutions]
-    places = first_places(paths, found)
-    return [f"<{_escaped(iri)}>" + (f" ({places[iri]})" if iri in places else "") for iri in found]
-
-
-def _escaped(iri: str) -> str:
-    return "".join(f"\\u{ord(c):04X}" if c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F else c for c in iri)
-
-
-def odd_iris(store: ox.Store) -> int:
-    """How many IRIs of the store no query can name (`queries/native/odd_iris.rq`)."""
-    solutions = store.query(template("native/odd_iris"), use_default_graph_as_union=True)
-    assert isinstance(solutions, ox.QuerySolutions)  # a SELECT
-    return int(next(iter(solutions))["n"].value)
-
-
-def invalid_language_tags(store: ox.Store) -> dict[str, int]:
-    """Language tags a strict parser refuses, each with how many literals carry it."""
-    query = (
-        "SELECT ?lang (COUNT(*) AS ?n) WHERE { ?s ?p ?o "
-        'BIND(LANG(?o) AS ?lang) FILTER(?lang != "") } GROUP BY ?lang'
-    )
-    bad: dict[str, int] = {}
-    solutions = store.query(query, use_default_graph_as_union=True)
-    assert isinstance(solutions, ox.QuerySolutions)  # a SELECT
-    for solution in solutions:
-        tag = str(solution["lang"].value)
-        try:
-            ox.Literal("", language=tag)
-        except ValueError:
-            bad[tag] = int(solution["n"].value)
-    return bad
 
 
 class _Counting(io.RawIOBase):

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 import pyoxigraph as ox
 from typing_extensions import TypeIs
 
-from gateway.backends.embedded import EmbeddedBackend, LoadReport, invalid_language_tags
+from gateway.backends.embedded import EmbeddedBackend
+from gateway.backends.load_report import LoadReport, invalid_language_tags
 from gateway.errors import InvalidInput
 from gateway.terms import Literal, namespace, to_oxigraph
 

@@ -28,25 +28,25 @@ import sqlite3
 import tempfile
 import threading
 import unicodedata
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.authorities import parse_id
 from gateway.backends.store_directory import store_generation, store_profile
-from gateway.engine.census import Census, Entity, census
+from gateway.engine.census import Census
 from gateway.engine.context import GraphContext, quoted
-from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping, full_nodes, node_types
+from gateway.engine.name_entries import BATCH, Entry, collect
+from gateway.engine.presentation import full_nodes, node_types
 from gateway.engine.seeds import TOLD, Seeds, resolve_seeds
 from gateway.errors import InvalidInput
-from gateway.ids import MAX_ID_LENGTH, IdMapper, local_name
+from gateway.ids import MAX_ID_LENGTH, local_name
 from gateway.models import Match, SearchHit
 from gateway.models.outputs import EXACT_SCORES
-from gateway.profiles.base import NON_EDGE_PREDICATES, HopPlan
+from gateway.profiles.base import HopPlan
 from gateway.profiles.graph import EntitySearch, MemoKey
-from gateway.sparql import iris
-from gateway.terms import BFS, Literal, language_matches, pick_literal
+from gateway.terms import language_matches
 
 logger = logging.getLogger("gateway.search")
 SEARCH_FILE = "search.sqlite"
@@ -79,8 +79,6 @@ STOPWORDS = frozenset({
 (English, and the articles and conjunctions of German, French, Spanish and Italian)."""
 _POSSESSIVE = re.compile(r"(\w)['\u2019]s\b")
 _PUNCTUATION = re.compile(r"[^\w]+")
-_READABLE = re.compile(r"[^\W\d_]{3,}")
-_CODE = re.compile(r"[0-9a-f]{8,}|[A-Z]?\d+")
 
 
 SEARCH_INDEX: MemoKey[EntitySearch] = MemoKey("search_index")
@@ -225,13 +223,6 @@ def normalize(text: str) -> str:
     return " ".join(_PUNCTUATION.sub(" ", text).split())
 
 
-def readable_name(local: str) -> str | None:
-    """An ID's local name as a name (`Cushing's_disease`), or None for a code (`D003480`)."""
-    if not _READABLE.search(local) or _CODE.fullmatch(local):
-        return None
-    return local.replace("_", " ")
-
-
 class SearchIndex:
     """A full-text index of entity names. Thread-safe; read-only once built."""
 
@@ -253,7 +244,7 @@ class SearchIndex:
         """Every name in the graph in a new index (`collect`, then `write`): in the file
         `path`, for the store's `generation`, else in a scratch file; degrees, types and text values from the store's
         `census` where one is given or can be taken."""
-        return cls.write(collect(ctx, counted), path, generation=generation)
+        return cls.write(collect(ctx, counted, beside=path.parent if path else None), path, generation=generation)
 
     @classmethod
     def write(cls, entries: Iterable[Entry], path: Path | None = None, *, generation: str | None = None) -> SearchIndex:
@@ -298,7 +289,7 @@ class SearchIndex:
                                         entry.degree, entry.sitelinks))
                 batch["type"].extend((number, t) for t in entry.types)
                 _name_rows(batch, number, entry.texts)
-                if len(batch["fulltext"]) >= _BATCH:
+                if len(batch["fulltext"]) >= BATCH:
                     _insert(db, batch)
             _insert(db, batch)
             db.executescript(INDEXES)
@@ -442,108 +433,6 @@ def _as_written(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One entity as the index keeps it."""
-
-    iri: str
-    label: str | None
-    label_language: str | None
-    entity_type: str
-    """Its types as an answer names them (`TypeNames`)."""
-    degree: int
-    sitelinks: int
-    types: list[str]
-    """Its IRI types, each once, sorted."""
-    texts: list[tuple[str, str, str | None]]
-    """(kind, text, language): "label", "alt" (a synonym; its readable local name last), and
-    "description" and "value", which are searched as text only."""
-
-
-Names = dict[str, list[tuple[str, Literal]]]
-"""Entity -> (kind, text) of each of its names and searched values."""
-
-
-def collect(ctx: GraphContext, counted: Census | None = None) -> Iterator[Entry]:
-    """Every entity the index holds, in IRI order: those with a name, a readable local name
-    (Jane_Doe) or a searched value. What is read from the store (degrees, types and text
-    values from `counted` or the store's `census` where it can be taken, else SPARQL) is
-    read before this returns; the entries are made as they are asked for."""
-    names = _names(ctx)
-    # The graph's own mapper keeps the last `ID_CACHE_SIZE` IRIs it was asked: asked for
-    # every entity here, it would keep a quarter million strings made among the build's
-    # millions, each pinning the allocator's arena it sits in (0.66 GB on NCBITaxon,
-    # bench/RESULTS.md). One of the build's own is let go with it; the IDs are the same.
-    to_id = IdMapper(ctx.ids.converter, vocabulary=ctx.ids.vocabulary).to_id
-    counted = counted if counted is not None else census(ctx)
-    entities, text_rows = _counts(ctx) if counted is None else (counted.entities, counted.text_values)
-    valued = {str(row[0]) for row in text_rows}
-    degrees: dict[str, int] = {}
-    types: dict[str, list[str]] = {}
-    for x, degree, kinds in entities:  # read as they come: only those the index may hold are kept
-        if x not in names:
-            if degree and readable_name(local_name(to_id(x))):
-                names[x] = []  # no label at all: found by a readable local name (Jane_Doe)
-            elif x not in valued:
-                continue
-        if degree:
-            degrees[x] = degree
-        if kinds:
-            types[x] = kinds
-    _searched_values(ctx, names, types, text_rows)
-    degrees = {x: degrees[x] for x in names if x in degrees}
-    types = {x: types[x] for x in names if x in types}
-    sitelinks = {str(x): _count(n) for x, n in ctx.select("sitelinks") if str(x) in names}
-    return _entries(ctx, names, degrees, types, sitelinks, to_id)
-
-
-def _names(ctx: GraphContext) -> Names:
-    names: Names = defaultdict(list)
-    for x, kind, text in ctx.select("names"):
-        if isinstance(text, Literal) and isinstance(x, str):
-            names[x].append((kind.value if isinstance(kind, Literal) else "label", text))
-    return names
-
-
-def _counts(ctx: GraphContext) -> tuple[list[Entity], Sequence[Sequence[object]]]:
-    """(each entity's degree and types, text values) asked in SPARQL, where no census can be taken."""
-    degrees = {str(x): int(n.value) for x, n in ctx.select("degrees", excluded=iris(NON_EDGE_PREDICATES, ", "))
-               if isinstance(n, Literal)}
-    types: dict[str, list[str]] = defaultdict(list)
-    for x, t in ctx.select("entity_types"):
-        if isinstance(t, str):
-            types[str(x)].append(t)
-    entities = [(x, degrees.get(x, 0), types.get(x, [])) for x in degrees.keys() | types.keys()]
-    return entities, ctx.select("text_values")
-
-
-def _searched_values(
-    ctx: GraphContext, names: Names, types: Mapping[str, list[str]], text_rows: Sequence[Sequence[object]],
-) -> None:
-    """An address, a city, a code: searched as text, for the entities named or typed (not
-    the records of how a statement was made, such as a provenance node's sentence)."""
-    unsearched = NAME_PREDICATES | bookkeeping(ctx)
-    for x, p, text in text_rows:
-        if (isinstance(text, Literal) and (x in names or x in types) and str(p) not in unsearched
-                and not str(p).startswith(BFS)):
-            names[str(x)].append(("value", text))
-
-
-def _entries(
-    ctx: GraphContext, names: Names, degrees: Mapping[str, int], types: Mapping[str, list[str]],
-    sitelinks: Mapping[str, int], to_id: Callable[[str], str],
-) -> Iterator[Entry]:
-    kinds = TypeNames(to_id)
-    for iri, values in sorted(names.items()):
-        label = pick_literal([v for k, v in values if k == "label"], ctx.settings.languages)
-        own = readable_name(local_name(to_id(iri)))
-        yield Entry(
-            iri, label.value if label else None, label.language if label else None, kinds(types.get(iri, ())),
-            degrees.get(iri, 0), sitelinks.get(iri, 0), sorted(set(types.get(iri, ()))),
-            [(k, v.value, v.language) for k, v in values] + ([("alt", own, None)] if own else []),
-        )
-
-
 def _name_rows(batch: dict[str, list[tuple[object, ...]]], number: int, texts: list[tuple[str, str, str | None]]) -> None:
     """Entity `number`'s names (each spelling once a kind: one written as a query is
     ranks above one equal once normalised) and full-text rows."""
@@ -557,14 +446,6 @@ def _name_rows(batch: dict[str, list[tuple[object, ...]]], number: int, texts: l
         batch["fulltext"].append((number, text))
 
 
-def _count(term: object) -> int:
-    try:
-        return int(term.value) if isinstance(term, Literal) else 0
-    except ValueError:
-        return 0
-
-
-_BATCH = 50_000
 _INSERTS = {
     "entity": "INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?)",
     "type": "INSERT INTO type VALUES (?, ?)",

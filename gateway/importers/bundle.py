@@ -48,7 +48,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from gateway.api import Gateway
-from gateway.backends.embedded import LoadReport
+from gateway.backends.load_report import LoadReport
 from gateway.errors import GatewayError, InvalidInput
 from gateway.importers.bundle_model import BundleReport
 from gateway.importers.bundle_read import description_of, read_bundle

@@ -10,11 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import typing
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
-from gateway.backends.base import LINES, Backend, Rows
+from gateway.backends.base import LINES, ROWS, Backend, Rows
 from gateway.models import Claim, Datum, Direction, TruthStatus, Value
 from gateway.profiles.graph import EntitySearch, Graph, MemoKey, TermResolver, TypesOf
 from gateway.profiles.mwapi import entity_search_for
@@ -332,6 +332,10 @@ class Profile:
     def select(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> Rows:
         """The rows of this profile's template `query`."""
         return self.backend.select(self.render(query, flags, **slots))[1]
+
+    def rows(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> Iterator[list[Term | None]]:
+        """The rows of this profile's template `query`, read as they are asked for (`ROWS`)."""
+        return self.backend.select(self.render(query, flags, **slots), ROWS)
 
     def select_fields(self, query: str, flags: Iterable[str] = (), **slots: Sparql) -> list[list[str]]:
         """The rows of template `query` as text fields (`LINES`, split)."""

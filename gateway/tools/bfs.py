@@ -7,6 +7,7 @@ from itertools import repeat
 from typing import Any
 
 from gateway.engine.context import GraphContext
+from gateway.engine.name_entries import readable_name
 from gateway.engine.plan import make_path, make_plan, resolve_presentation
 from gateway.engine.presentation import (
     NodeRow,
@@ -20,7 +21,7 @@ from gateway.engine.presentation import (
     node_types,
     types_with_data,
 )
-from gateway.engine.search import normalize, readable_name, suggest_ids
+from gateway.engine.search import normalize, suggest_ids
 from gateway.engine.seeds import held_questions, identified_first, present_seeds, seed_iris, walked_entities
 from gateway.engine.walk import WalkResult, timeout_warning, unnamed_warning, walk
 from gateway.errors import InvalidInput

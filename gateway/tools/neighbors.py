@@ -42,6 +42,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 
 from gateway.engine.context import GraphContext
+from gateway.engine.name_entries import readable_name
 from gateway.engine.names import resolve_terms
 from gateway.engine.plan import make_plan
 from gateway.engine.presentation import (
@@ -56,7 +57,7 @@ from gateway.engine.presentation import (
     types_with_data,
 )
 from gateway.engine.previews import Preview, previews
-from gateway.engine.search import readable_name, suggest_ids
+from gateway.engine.search import suggest_ids
 from gateway.engine.seeds import (
     Seeds,
     held_questions,

@@ -9,7 +9,7 @@ import pyoxigraph as ox
 import pytest
 
 from gateway.backends import reifiers
-from gateway.backends.base import IRIS, LINES, TABLE, WRITTEN, Shape
+from gateway.backends.base import IRIS, LINES, ROWS, TABLE, WRITTEN, Shape
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend
@@ -40,6 +40,10 @@ def test_each_shape_is_the_same_answer() -> None:
     assert backend.select(QUERY, LINES) == [f"{EX}a\t{EX}b", f"{EX}a\tAnn", f"{EX}c\t{EX}d"]
     assert backend.select(QUERY, WRITTEN) == [f"<{EX}a>\t<{EX}b>", f'<{EX}a>\t"Ann"', f"<{EX}c>\t<{EX}d>"]
     assert backend.select(f"SELECT ?o WHERE {{ <{EX}a> ?p ?o }} ORDER BY ?o", IRIS) == [EX + "b"]
+    read = backend.rows_read
+    rows = backend.select(QUERY, ROWS)
+    assert backend.rows_read == read  # nothing read until asked for
+    assert list(rows) == backend.select(QUERY)[1] and backend.rows_read == read + 3 + 3
     with pytest.raises(ValueError, match="no such shape"):
         backend.select(QUERY, Shape[list[str]]("another"))
 
@@ -49,6 +53,7 @@ def test_a_scope_reads_its_graphs_whatever_a_query_asks() -> None:
     alone = EmbeddedBackend(_store(DATA.replace(f"<{EX}g1>", f"<{EX}g3>")))
     for shape in (TABLE, LINES, WRITTEN):
         assert scoped.select(QUERY, shape, graphs=[EX + "g1"]) == alone.select(QUERY, shape, graphs=[EX + "g2"])
+    assert list(scoped.select(QUERY, ROWS, graphs=[EX + "g1"])) == alone.select(QUERY, graphs=[EX + "g2"])[1]
 
 
 def test_a_store_declares_what_it_can_do(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ import uvicorn
 from gateway import EndpointTimeout, Gateway, UpstreamError
 from gateway import deadline as deadlines
 from gateway.auth import Reader
-from gateway.backends.base import LINES, TABLE
+from gateway.backends.base import LINES, ROWS, TABLE
 from gateway.backends.endpoint_config import EndpointConfig
 from gateway.backends.remote import RemoteBackend
 from gateway.backends.result_cache import ResultCache, counting
@@ -171,6 +171,7 @@ def test_a_hit_reads_the_same_answer_in_every_shape(proxy: CountingProxy) -> Non
     for shape in (TABLE, LINES):
         assert backend.select(QUERY, shape) == backend.select(QUERY, shape) == direct.select(QUERY, shape)
     assert proxy.queries().count(QUERY) == 2 + 2  # once per reading with the cache, every time without
+    assert list(backend.select(QUERY, ROWS)) == direct.select(QUERY)[1]  # an endpoint's answer, whole
 
 
 def test_rows_a_caller_changes_do_not_change_the_cache(proxy: CountingProxy) -> None:

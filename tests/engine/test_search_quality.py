@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from gateway import Gateway
-from gateway.engine.search import normalize, readable_name
+from gateway.engine.name_entries import readable_name
+from gateway.engine.search import normalize
 from gateway.importers.bundle import open_bundle
 from tests.conftest import shared_data
 
