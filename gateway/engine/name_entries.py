@@ -96,7 +96,8 @@ def _named_rows(ctx: GraphContext) -> Iterator[tuple[str, int, str, str | None]]
     for x, kind, text in ctx.profile.rows("names"):
         if isinstance(text, Literal) and isinstance(x, str):
             kind = kind.value if isinstance(kind, Literal) else "label"
-            yield x, _KINDS.index(kind) if kind in _KINDS else 1, text.value, text.language  # another: a synonym
+            # A kind the templates do not bind is read as a synonym.
+            yield x, _KINDS.index(kind) if kind in _KINDS else _KINDS.index("alt"), text.value, text.language
 
 
 def _entity_rows(entities: Iterable[Entity], to_id: Callable[[str], str]) -> Iterator[tuple[str, int, str, str | None]]:
@@ -108,8 +109,8 @@ def _entity_rows(entities: Iterable[Entity], to_id: Callable[[str], str]) -> Ite
 
 class _Staged:
     """What the index is made of, in a scratch SQLite file (its name gone once opened)
-    rather than in Python: held as Python objects, 16.7M entities' names took over 14 GiB
-    on a 50M-triple graph (docs/scaling.md). Read back in IRI order, an entity's own row
+    rather than in Python: held as Python objects, the names of a 50M-triple graph (9.8M
+    entities) took the loader to 19.1 GiB (docs/scaling.md). Read back in IRI order, an entity's own row
     (`_ENTITY`) first, then its labels, synonyms, descriptions and values, each kind in
     the order it was read."""
 
