@@ -38,7 +38,6 @@ class LoadReport:
         ]
 
 
-
 def odd_iri_examples(store: ox.Store, paths: Sequence[Path]) -> list[str]:
     """The first few IRIs no query can name, escaped as answers show them, each with its place."""
     solutions = store.query(template("native/odd_iri_examples"), use_default_graph_as_union=True)

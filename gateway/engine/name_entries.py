@@ -110,9 +110,9 @@ def _entity_rows(entities: Iterable[Entity], to_id: Callable[[str], str]) -> Ite
 class _Staged:
     """What the index is made of, in a scratch SQLite file (its name gone once opened)
     rather than in Python: held as Python objects, the names of a 50M-triple graph (9.8M
-    entities) took the loader to 19.1 GiB (docs/scaling.md). Read back in IRI order, an entity's own row
-    (`_ENTITY`) first, then its labels, synonyms, descriptions and values, each kind in
-    the order it was read."""
+    entities) took the loader to 19.1 GiB (docs/scaling.md). Read back in IRI order, an
+    entity's own row (`_ENTITY`) first, then its labels, synonyms, descriptions and
+    values, each kind in the order it was read."""
 
     def __init__(self, beside: Path | None) -> None:
         handle, name = tempfile.mkstemp(prefix=".bfsql-names-", suffix=".sqlite", dir=beside)
@@ -144,6 +144,7 @@ class _Staged:
                 self._db.executemany(insert, batch)
 
     def ordered(self, sitelinks: list[tuple[str, int]]) -> None:
+        """The last of what is staged (each entity's sitelinks), then the order `read` reads it in."""
         with self._db:
             self._db.executemany("INSERT OR REPLACE INTO sitelinks VALUES (?, ?)", sitelinks)
             self._db.execute("CREATE INDEX staged_order ON staged(iri, kind)")
