@@ -13,6 +13,7 @@ dates compare in time order); text tests (`contains`, `starts_with`) ignore case
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -89,6 +90,11 @@ class Spec:
     through: dict[str, str] = field(default_factory=dict)
     """Column -> the name of a hidden row column bound to the entity its last step starts
     from (whose name a name column reads): what the check of merged names counts."""
+    ties_ordered: bool = True
+    """Whether rows of one place in the caller's order come in the order of their columns,
+    so that pages never overlap. A query that counts rows, or finds where the places of
+    the order fall (`table_order.by_places`), needs no more than the caller's order: the
+    store sorts IRIs by their text, read from its dictionary, most of a large table's time."""
 
     @property
     def grouped(self) -> bool:
@@ -112,11 +118,12 @@ _SPARQL_OPS = {"=": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 def compare_value(v: Sparql, op: str, values: Sequence[object]) -> Sparql:
     """The test of `v` against constants (one, or several for `in`)."""
-    if op == "tie":  # internal: the same place in the order as a row's value (its text, or none)
-        (value,) = values
-        if value is None:
-            return Sparql(f"(!BOUND({v}) || isBlank({v}) || (isLiteral({v}) && STR({v}) = {literal(SENTINEL)}))")
-        return Sparql(f"(BOUND({v}) && STR({v}) = {literal(str(value))})")
+    if op == "tie":  # internal: the same place in the order as one of some values (their text, or none)
+        texts = [literal(str(value)) for value in values if value is not None]
+        tests = [f"(BOUND({v}) && STR({v}) IN ({', '.join(texts)}))"] if texts else []
+        if None in values:
+            tests.append(f"(!BOUND({v}) || isBlank({v}) || (isLiteral({v}) && STR({v}) = {literal(SENTINEL)}))")
+        return Sparql(f"({' || '.join(tests)})")
     if op == "exists":
         return Sparql(f"BOUND({v})")
     if op == "missing":
@@ -280,7 +287,9 @@ class TableQuery:
     # -- the query -----------------------------------------------------------------------
     def text(self, spec: Spec) -> str:
         body = self.body(spec)
-        page = {"order": self.order(spec), "limit": integer(spec.limit + 1), "offset": integer(spec.offset)}
+        order = self.order(spec)
+        page = {"order": order, "limit": integer(spec.limit + 1), "offset": integer(spec.offset)}
+        ordered = ["ordered"] * bool(order)
         # Solutions repeat only where a triple is in several graphs, a path goes through
         # several middle nodes (`p+` is `p/p*`), a claim has several statements or a value
         # is also held by a reifier alone: elsewhere DISTINCT has nothing to remove (and
@@ -292,8 +301,8 @@ class TableQuery:
         self.holds = bool(distinct) or not spec.grouped
         if not spec.grouped:
             projection = joined(var(n) for n in spec.outputs)
-            return self.profile.render("table", distinct, projection=projection, body=body, **page)
-        flags = ["grouped"] * bool(spec.group_by) + distinct
+            return self.profile.render("table", distinct + ordered, projection=projection, body=body, **page)
+        flags = ["grouped"] * bool(spec.group_by) + distinct + ordered
         return self.profile.render("table_grouped", flags, **self._grouped_slots(spec, body), **page)
 
     def _grouped_slots(self, spec: Spec, body: Sparql) -> dict[str, Sparql]:
@@ -341,41 +350,59 @@ class TableQuery:
         """A query counting the table's rows, up to `cap` + 1 (the store stops reading there)."""
         return self.profile.render("table_count", rows=self.rows(spec), limit=integer(cap + 1))
 
-    def work(self, spec: Spec, rows: int, most: Callable[[Step], int | None]) -> int | None:
+    def work(self, spec: Spec, rows: int, degree: Callable[[Step], tuple[int, int] | None]) -> int | None:
         """At most how many bindings and tests the table's query goes through, from its
-        `rows` and the most values one entity has along each step (`most`: None where not
-        known). Along a path the store meets at most the product of those at each step, at
-        each depth (the partial paths, dead ends included); the columns multiply (each is
-        joined on every solution of the ones before), and so do the conditions' paths (each
-        tested on every solution). A value on a last step onto text counts as many times as
-        the most values there (for one in another language the query looks through the
-        others), a statement the filters judge in the reification model as many times as one
-        entity has statements (the store may start from those). None where that does not
-        bound it: Wikidata's claims, or a step whose most values it cannot tell."""
+        `rows` and, along each step, the most values one entity has and the predicate's
+        triples (`degree`: None where not known). Along a path the store meets at most the
+        product of the most values at each step, at each depth (the partial paths, dead ends
+        included); the columns multiply (each is joined on every solution of the ones
+        before), and so do the conditions' paths (each tested on every solution). A value on
+        a last step onto text counts as many times as the most values there (for one in
+        another language the query looks through the others), a statement the filters judge
+        in the reification model as many times as one entity has statements (the store may
+        start from those). A column of one step no filter judges has at most a solution a
+        row and one a triple, however the values fall (a few much-linked rows are not each
+        as linked as the most linked one). None where that does not bound it: Wikidata's
+        claims, or a step whose degree it cannot tell."""
         if self.claims:
             return None
         statements = 1
         if self.filtered and self.profile.linked_statements:
-            ends = [most(Step(RDF + t, backward=True)) for t in ("subject", "object")]
+            ends = [degree(Step(RDF + t, backward=True)) for t in ("subject", "object")]
             if None in ends:
                 return None
-            statements = max(1, *(e or 0 for e in ends))
-        total = rows
+            statements = max(1, *(e[0] for e in ends if e is not None))
+        paths: list[tuple[int, int | None]] = []
         for steps, languages in [*((s, not self._untagged(spec, s)) for s in spec.columns.values()),
                                  *((t.steps, False) for t in spec.where if t.steps)]:
-            reach, path, last = 1, 0, 1
-            for step in steps:
-                found = most(step)
-                if found is None:
-                    return None
-                judged = self.filtered and step.predicate not in NON_EDGES
-                last = max(1, found + (self._unasserted_most(step) if judged else 0))
-                reach *= last  # the partial paths this deep
-                path += reach * (statements if judged else 1)
-            if languages and spec.languages and not steps[-1].backward:
-                path += reach * last
-            total *= path
+            path = self._path(steps, languages and bool(spec.languages), degree, statements)
+            if path is None:
+                return None
+            paths.append(path)
+        total = rows * math.prod(each for each, _ in paths)
+        for i, (_, triples) in enumerate(paths):
+            if triples is not None:
+                total = min(total, (rows + triples) * math.prod(each for j, (each, _) in enumerate(paths) if j != i))
         return total
+
+    def _path(self, steps: Sequence[Step], languages: bool, degree: Callable[[Step], tuple[int, int] | None],
+              statements: int) -> tuple[int, int | None] | None:
+        """A path's bindings a row (`work`), and its triples where they bound its bindings
+        over all rows; None where a step's degree is not known."""
+        reach, path, last, judged, triples = 1, 0, 1, False, 0
+        for step in steps:
+            found = degree(step)
+            if found is None:
+                return None
+            most, triples = found
+            judged = self.filtered and step.predicate not in NON_EDGES
+            last = max(1, most + (self._unasserted_most(step) if judged else 0))
+            reach *= last  # the partial paths this deep
+            path += reach * (statements if judged else 1)
+        texts = languages and not steps[-1].backward
+        if texts:
+            path += reach * last
+        return path, triples if len(steps) == 1 and not judged and not texts else None
 
     def _unasserted_most(self, step: Step) -> int:
         """The most reifier-only statements of the step's predicate one entity has (those a
@@ -419,7 +446,7 @@ class TableQuery:
 
     def order(self, spec: Spec) -> Sparql:
         """The caller's order (nulls last, numbers as numbers, else text), then every
-        output column, so that pages never overlap."""
+        output column, so that pages never overlap (`Spec.ties_ordered`); empty for none."""
         keys: list[str] = []
         for name, descending in spec.order:
             v = var(name)
@@ -429,8 +456,18 @@ class TableQuery:
             # from one store to another).
             keys += [] if descending else [f"ASC(!BOUND({v}))"]
             keys += [f"{direction}({numeric(v)})", f"{direction}(STR({v}))"]
-        keys += [f"ASC({var(n)})" for n in spec.outputs]
+        if spec.ties_ordered:
+            keys += [key for n in spec.outputs for key in (["ASC(?c_id)"] if n == "id" else apart(var(n)))]
         return Sparql(" ".join(keys))
+
+
+def apart(v: Sparql) -> list[str]:
+    """Sort keys setting any two terms apart in one total order: IRIs and blank nodes as
+    the store orders them, then literals by datatype, language and text. Ordered by the
+    store's own comparison, literals of some mixes of types (numbers, text, dates) compare
+    inconsistently, and its sort then panics, which aborts the whole process; each of these
+    keys holds terms of one kind only (a row's ID is always an IRI, ordered as it is)."""
+    return [f'ASC(IF(isLiteral({v}), "", {v}))', f"ASC(DATATYPE({v}))", f"ASC(LANG({v}))", f"ASC(STR({v}))"]
 
 
 LARGEST = literal(1.7976931348623157e308)

@@ -69,7 +69,7 @@ def _tie(ctx: GraphContext, checked: Checked, spec: Spec, rows: Sequence[Sequenc
     if key != [_order_text(rows[spec.limit][i]) for i in at]:
         return []
     tests = [Test("tie", name, values=(text,)) for (name, _), text in zip(spec.order, key)]
-    counting = replace(spec, limit=TIE_COUNTED, offset=0, order=[],
+    counting = replace(spec, limit=TIE_COUNTED, offset=0, order=[], ties_ordered=False,
                        having=[*spec.having, *tests] if spec.grouped else spec.having,
                        where=spec.where if spec.grouped else [*spec.where, *tests])
     tied = checked(counting)

@@ -8,11 +8,13 @@ column names against the table, formulas by `gateway.engine.formulas`.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from gateway import deadline as deadlines
@@ -100,12 +102,11 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
         return _answer(ctx, spec, [], unresolved, warnings)
     runner = _Runner(ctx, plan)
     _check_repeats(ctx, plan, spec, runner.unasserted)
-    rows, builder, index = _rows(ctx, runner, spec)
+    rows, builder, narrowed = _rows(ctx, runner, spec)
     if builder.crossed:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
                         "left out is not counted: widen them to see it")
-    checked = runner.checked if index is None else lambda part: runner.checked(table_order.narrowed(index, spec, part))
-    warnings += silences(ctx, checked, spec, rows)
+    warnings += silences(ctx, lambda part: runner.checked(narrowed(part)), spec, rows)
     return _answer(ctx, spec, rows, unresolved, warnings)
 
 
@@ -175,25 +176,30 @@ def whole() -> Iterator[None]:
 
 
 def _rows(ctx: GraphContext, runner: _Runner,
-          spec: Spec) -> tuple[list[list[object]], TableQuery, table_order.OrderIndex | None]:
+          spec: Spec) -> tuple[list[list[object]], TableQuery, Callable[[Spec], Spec]]:
     """The table's page: through the order index of its type and first order key where it
     can answer (`table_order`: a page of the first entities in that order, the same rows as
-    the full sort's), else by the table's own query over the whole type; and the index
-    that answered (a tie the page ends in is counted from it)."""
+    the full sort's), else, in process, sorted by the caller's order first
+    (`table_order.by_places`), else by the table's own query; and what narrows the checks'
+    tables to the entities that can answer them (a tie the page ends in is counted over them)."""
+    written: list[TableQuery] = []
+
+    def run(part: Spec) -> list[list[object]]:
+        rows, builder = runner.table(part)
+        written.append(builder)
+        return rows
+
     if checks(ctx.backend) and table_order.indexable(spec, runner.writer()):
         with whole():
             index = _order_index(ctx, runner, spec)
-        written: list[TableQuery] = []
-
-        def run(part: Spec) -> list[list[object]]:
-            rows, builder = runner.table(part)
-            written.append(builder)
-            return rows
-
         rows = table_order.top(index, spec, run)
         if rows is not None:
-            return rows, written[-1], index
-    return (*runner.table(spec), None)
+            return rows, written[-1], lambda check: table_order.narrowed(index, spec, check)
+    if checks(ctx.backend) and spec.order and spec.order[0][0] != "id":
+        found = table_order.by_places(spec, run)
+        if found is not None:
+            return found[0], written[-1], partial(found[1].narrowed, spec.order[0][0])
+    return (*runner.table(spec), lambda check: check)
 
 
 def _order_index(ctx: GraphContext, runner: _Runner, spec: Spec) -> table_order.OrderIndex:
@@ -245,45 +251,54 @@ def checks(backend: Backend) -> bool:
 def _bounded(ctx: GraphContext, builder: TableQuery, spec: Spec) -> bool:
     """Whether the table's query (`builder`, written) is small enough to run without the
     store's checks: the bindings and tests it goes through (`TableQuery.work`: its rows,
-    counted by the store, which stops at the bound, and the most values one entity has along
-    each step, `_most`) at most `SMALL`; or, where the store keeps only its groups, at most
-    `LINEAR` and what the time left allows (a linear read of a large type: the checks would
-    cost it several times its time, and it needs no stopping to stay within its deadline)."""
-    each = builder.work(spec, 1, lambda step: _most(ctx, step))
-    if each is None:
-        return False
+    counted by the store, which stops past the most that fit, and each step's degree,
+    `_degree`) at most `SMALL`; or, where the store keeps only its groups, at most `LINEAR`
+    and what the time left allows (a linear read of a large type: the checks would cost it
+    several times its time, and it needs no stopping to stay within its deadline)."""
     allowed = SMALL
     left = deadlines.remaining()
     if not builder.holds:
         allowed = max(SMALL, min(LINEAR, int((left if left is not None else ctx.settings.deadline) * PER_SECOND)))
-    if each > allowed:
+
+    def fits(rows: int) -> bool:
+        work = builder.work(spec, rows, lambda step: _degree(ctx, step))
+        return work is not None and work <= allowed
+
+    if not fits(1):
         return False
-    rows = first_number(ctx.backend.select(builder.count(spec, allowed // each))[1])
-    return rows is not None and rows * each <= allowed
+    most = bisect.bisect_left(range(allowed + 1), True, lo=1, key=lambda rows: not fits(rows)) - 1
+    text = builder.count(spec, most)
+
+    def count() -> int | None:
+        return first_number(ctx.backend.select(text)[1])
+
+    # A type's rows are counted once per open graph and bound (up to ~0.4 s at 200k rows).
+    rows = count() if spec.rows_type is None else ctx.memo(
+        MemoKey("table_rows", (spec.rows_type, str(spec.subtypes), str(most))), count)
+    return rows is not None and fits(rows)
 
 
 DEGREE_READ = 1_000_000
-"""Triples of one predicate `_most` reads at most (about a second, once per open graph); past
-them the most values one entity has there is not known, and a table through it carries the
-store's checks."""
+"""Triples of one predicate `_degree` reads at most (about a second, once per open graph);
+past them its degree is not known, and a table through it carries the store's checks."""
 
 
-def _most(ctx: GraphContext, step: Step) -> int | None:
+def _degree(ctx: GraphContext, step: Step) -> tuple[int, int] | None:
     """The most values one entity has for the step's predicate (backwards: the most entities
-    sharing one value), read once per open graph; None when it has more triples than
-    `DEGREE_READ`, or for a `*` / `+` step (what it reaches is not counted: the table then
-    carries the store's checks, as every unbounded one)."""
+    sharing one value), and its triples, read once per open graph; None when it has more
+    triples than `DEGREE_READ`, or for a `*` / `+` step (what it reaches is not counted: the
+    table then carries the store's checks, as every unbounded one)."""
     if step.repeat:
         return None
 
-    def read() -> int | None:
+    def read() -> tuple[int, int] | None:
         text = ctx.profile.render("table_degree", ["backward"] * step.backward, p=sparql_iri(step.predicate),
                                   limit=integer(DEGREE_READ + 1))
         rows = ctx.backend.select(text)[1]
         most, seen = (first_number(rows[:1]), first_number([rows[0][1:]])) if rows and len(rows[0]) == 2 else (None, None)
         if seen is None or seen > DEGREE_READ:
             return None
-        return most or 0  # no triple at all: none
+        return most or 0, seen  # no triple at all: none
 
     return ctx.memo(MemoKey("table_degree", (str(step.backward), step.predicate)), read)
 
