@@ -95,6 +95,9 @@ class Spec:
     so that pages never overlap. A query that counts rows, or finds where the places of
     the order fall (`table_order.by_places`), needs no more than the caller's order: the
     store sorts IRIs by their text, read from its dictionary, most of a large table's time."""
+    one_row_each: bool = False
+    """Whether each entity has one row at most (no column has two values for one entity):
+    the ID alone then sets the rows apart, without the keys of every column (`apart`)."""
 
     @property
     def grouped(self) -> bool:
@@ -350,11 +353,11 @@ class TableQuery:
         """A query counting the table's rows, up to `cap` + 1 (the store stops reading there)."""
         return self.profile.render("table_count", rows=self.rows(spec), limit=integer(cap + 1))
 
-    def work(self, spec: Spec, rows: int, degree: Callable[[Step], tuple[int, int] | None]) -> int | None:
-        """At most how many bindings and tests the table's query goes through, from its
-        `rows` and, along each step, the most values one entity has and the predicate's
-        triples (`degree`: None where not known). Along a path the store meets at most the
-        product of the most values at each step, at each depth (the partial paths, dead ends
+    def most_rows(self, spec: Spec, degree: Callable[[Step], tuple[int, int] | None], allowed: int) -> int | None:
+        """The most rows whose query goes through at most `allowed` bindings and tests, from,
+        along each step, the most values one entity has and the predicate's triples
+        (`degree`: None where not known). Along a path the store meets at most the product
+        of the most values at each step, at each depth (the partial paths, dead ends
         included); the columns multiply (each is joined on every solution of the ones
         before), and so do the conditions' paths (each tested on every solution). A value on
         a last step onto text counts as many times as the most values there (for one in
@@ -379,15 +382,17 @@ class TableQuery:
             if path is None:
                 return None
             paths.append(path)
-        total = rows * math.prod(each for each, _ in paths)
+        # Work is rows times every path, or, through a path its triples bound, rows and
+        # those triples times the other paths: the least of these is the bound.
+        most = allowed // math.prod(each for each, _ in paths)
         for i, (_, triples) in enumerate(paths):
             if triples is not None:
-                total = min(total, (rows + triples) * math.prod(each for j, (each, _) in enumerate(paths) if j != i))
-        return total
+                most = max(most, allowed // math.prod(each for j, (each, _) in enumerate(paths) if j != i) - triples)
+        return most
 
     def _path(self, steps: Sequence[Step], languages: bool, degree: Callable[[Step], tuple[int, int] | None],
               statements: int) -> tuple[int, int | None] | None:
-        """A path's bindings a row (`work`), and its triples where they bound its bindings
+        """A path's bindings a row (`most_rows`), and its triples where they bound its bindings
         over all rows; None where a step's degree is not known."""
         reach, path, last, judged, triples = 1, 0, 1, False, 0
         for step in steps:
@@ -456,7 +461,9 @@ class TableQuery:
             # from one store to another).
             keys += [] if descending else [f"ASC(!BOUND({v}))"]
             keys += [f"{direction}({numeric(v)})", f"{direction}(STR({v}))"]
-        if spec.ties_ordered:
+        if spec.ties_ordered and spec.one_row_each and not spec.grouped and "id" in spec.outputs:
+            keys.append("ASC(?c_id)")
+        elif spec.ties_ordered:
             keys += [key for n in spec.outputs for key in (["ASC(?c_id)"] if n == "id" else apart(var(n)))]
         return Sparql(" ".join(keys))
 

@@ -8,7 +8,6 @@ column names against the table, formulas by `gateway.engine.formulas`.
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import math
 import re
@@ -102,6 +101,7 @@ def tabulate(ctx: GraphContext, query: TabulateInput) -> Table:
         return _answer(ctx, spec, [], unresolved, warnings)
     runner = _Runner(ctx, plan)
     _check_repeats(ctx, plan, spec, runner.unasserted)
+    spec.one_row_each = _one_row_each(ctx, spec, runner.unasserted)
     rows, builder, narrowed = _rows(ctx, runner, spec)
     if builder.crossed:
         warnings.append(f"statements crossed by the paths passed the traversal filters ({_filters(plan)}); what they "
@@ -250,23 +250,18 @@ def checks(backend: Backend) -> bool:
 
 def _bounded(ctx: GraphContext, builder: TableQuery, spec: Spec) -> bool:
     """Whether the table's query (`builder`, written) is small enough to run without the
-    store's checks: the bindings and tests it goes through (`TableQuery.work`: its rows,
-    counted by the store, which stops past the most that fit, and each step's degree,
-    `_degree`) at most `SMALL`; or, where the store keeps only its groups, at most `LINEAR`
+    store's checks: the bindings and tests it goes through (`TableQuery.most_rows`: from
+    each step's degree, `_degree`; its rows counted by the store, which stops past the
+    most that fit) at most `SMALL`; or, where the store keeps only its groups, at most `LINEAR`
     and what the time left allows (a linear read of a large type: the checks would cost it
     several times its time, and it needs no stopping to stay within its deadline)."""
     allowed = SMALL
     left = deadlines.remaining()
     if not builder.holds:
         allowed = max(SMALL, min(LINEAR, int((left if left is not None else ctx.settings.deadline) * PER_SECOND)))
-
-    def fits(rows: int) -> bool:
-        work = builder.work(spec, rows, lambda step: _degree(ctx, step))
-        return work is not None and work <= allowed
-
-    if not fits(1):
+    most = builder.most_rows(spec, lambda step: _degree(ctx, step), allowed)
+    if most is None or most < 1:
         return False
-    most = bisect.bisect_left(range(allowed + 1), True, lo=1, key=lambda rows: not fits(rows)) - 1
     text = builder.count(spec, most)
 
     def count() -> int | None:
@@ -275,7 +270,7 @@ def _bounded(ctx: GraphContext, builder: TableQuery, spec: Spec) -> bool:
     # A type's rows are counted once per open graph and bound (up to ~0.4 s at 200k rows).
     rows = count() if spec.rows_type is None else ctx.memo(
         MemoKey("table_rows", (spec.rows_type, str(spec.subtypes), str(most))), count)
-    return rows is not None and fits(rows)
+    return rows is not None and rows <= most
 
 
 DEGREE_READ = 1_000_000
@@ -301,6 +296,20 @@ def _degree(ctx: GraphContext, step: Step) -> tuple[int, int] | None:
         return most or 0, seen  # no triple at all: none
 
     return ctx.memo(MemoKey("table_degree", (str(step.backward), step.predicate)), read)
+
+
+def _one_row_each(ctx: GraphContext, spec: Spec, unasserted: dict[str, list[tuple[str, str]]]) -> bool:
+    """Whether each entity has one row at most, in process: rows not grouped, and every
+    step of every column at most one value an entity, read from its triples (`_degree`),
+    none held by a reifier alone (nor a claim, whose statements repeat it)."""
+    if spec.grouped or ctx.profile.claims or not checks(ctx.backend):
+        return False
+    for steps in spec.columns.values():
+        for step in steps:
+            found = _degree(ctx, step) if step.predicate not in unasserted else None
+            if found is None or found[0] > 1:
+                return False
+    return True
 
 
 def _one_graph(ctx: GraphContext) -> bool:
