@@ -136,7 +136,7 @@ def top(index: OrderIndex, spec: Spec, run: Callable[[Spec], Rows]) -> Rows | No
     size = min(len(index.entries), max(FIRST, WIDTH * wanted))
     while True:
         entities = list(dict.fromkeys(entity for entity, _ in index.entries[:size]))
-        rows = run(replace(spec, rows_type=None, rows_ids=entities, subtypes=False))
+        rows = run(spec.over(entities))
         if size == len(index.entries) and index.complete:
             return rows
         if len(rows) > spec.limit and _before(index, rows[spec.limit], column, size - 1):
@@ -154,13 +154,13 @@ def _before(index: OrderIndex, row: Sequence[object], column: int | None, last: 
 
 @dataclass(frozen=True)
 class Head:
-    """The first rows of a table in the caller's order alone (`by_places`)."""
+    """Rows of a table in the caller's order alone, from a little before a page (`by_places`)."""
 
     rows: Rows
     places: list[tuple[str, str]]
     """Each row's place: its first order column's (`_place`)."""
     complete: bool
-    """Whether the rows are all the table's."""
+    """Whether the rows are all the table's from the first one read."""
     ids: int | None
     """The ID's column, where the table over some of its entities holds their rows as the
     whole table does (rows not grouped, or grouped by the ID among others); else None."""
@@ -176,11 +176,11 @@ class Head:
     def narrowed(self, name: str, check: Spec) -> Spec:
         """A check's table (`table_warnings`: the count of a tie the page ends in) over the
         entities of the tied place's rows, where the head holds them all; else `check`."""
-        test = next((t for t in (*check.where, *check.having) if t.op == "tie" and t.subject == name), None)
+        test = check.tie(name)
         if test is None or check.rows_type is None or None in test.values:
             return check
         entities = self.entities({("text", str(value)) for value in test.values})
-        return check if entities is None else replace(check, rows_type=None, rows_ids=entities, subtypes=False)
+        return check if entities is None else check.over(entities)
 
 
 def by_places(spec: Spec, run: Callable[[Spec], Rows]) -> tuple[Rows, Head] | None:
@@ -192,35 +192,38 @@ def by_places(spec: Spec, run: Callable[[Spec], Rows]) -> tuple[Rows, Head] | No
 
     Why the answer is the full sort's. Rows of one place (the same text in the first order
     column) share their keys in that column, so they stand together in either order, the
-    rows of earlier places before them. The head holds the first rows of the caller's
-    order, past the row past the page: every row before the page's first place is in it,
-    and is before that place in the full order too. Where the page's places are each one
-    row's, and the rows beside the page are of other places, the caller's order is the
-    full one there. Else the rows of the page's places are one run of the full order,
-    starting where the first of them starts in the head."""
+    rows of earlier places before them. The head holds the caller's order from `FIRST`
+    rows before the page (a deep page's rows before those are not read) to past the row
+    past the page. Where the page's first place begins within it, the rows before that
+    place are before it in the full order too, and their number is known; where it begins
+    at the head's first row, it may begin earlier (the full query makes the page). Where
+    the page's places are each one row's, and the rows beside the page are of other
+    places, the caller's order is the full one there. Else the rows of the page's places
+    are one run of the full order, starting where the first of them starts in the head."""
     name = spec.order[0][0]
     column = spec.outputs.index(name)
-    wanted = spec.offset + spec.limit + 1
+    start = max(0, spec.offset - FIRST)  # a deep page: its rows and a few before, not all before it
+    wanted = spec.offset + spec.limit + 1 - start
     read = 2 * wanted + FIRST  # more than the page: the places at its edges most often end within them
-    rows = run(replace(spec, ties_ordered=False, offset=0, limit=read))
-    if any(_place(row[column])[0] != "text" or is_missing(row[column]) for row in rows[spec.offset:wanted]):
+    rows = run(replace(spec, ties_ordered=False, offset=start, limit=read))
+    at = spec.offset - start
+    if any(_place(row[column])[0] != "text" or is_missing(row[column]) for row in rows[at:wanted]):
         return None
     by_id = "id" in spec.outputs and (not spec.grouped or "id" in (spec.group_by or []))
     head = Head(rows, [_place(row[column]) for row in rows], len(rows) <= read,
                 spec.outputs.index("id") if by_id else None)
-    page = head.places[spec.offset:wanted]
+    page = head.places[at:wanted]
     if not page:
         return [], head
     first = head.places.index(page[0])
-    if len(set(page)) == len(page) and first == spec.offset and head.places[wanted:wanted + 1] != page[-1:]:
-        return rows[spec.offset:wanted], head
+    if first == 0 and start > 0:
+        return None  # the first place's rows may begin before those read
+    if len(set(page)) == len(page) and first == at and head.places[wanted:wanted + 1] != page[-1:]:
+        return rows[at:wanted], head
     tied = Test("tie", name, values=tuple(dict.fromkeys(text for _, text in page)))
-    part = replace(spec, offset=spec.offset - first, having=[*spec.having, tied] if spec.grouped else spec.having,
-                   where=spec.where if spec.grouped else [*spec.where, tied])
+    part = replace(spec.tested([tied]), offset=spec.offset - start - first)
     entities = head.entities(set(page))
-    if entities is not None:
-        part = replace(part, rows_type=None, rows_ids=entities, subtypes=False)
-    return run(part), head
+    return run(part.over(entities) if entities is not None else part), head
 
 
 def narrowed(index: OrderIndex, spec: Spec, check: Spec) -> Spec:
@@ -229,7 +232,7 @@ def narrowed(index: OrderIndex, spec: Spec, check: Spec) -> Spec:
     one text tie, so they stand together in the order, and an entry of another text after
     them (or the index is the whole type) says none is past the index. Else `check` as it is."""
     name = first_key(spec)[0]
-    test = next((t for t in check.where if t.op == "tie" and t.subject == name), None)
+    test = check.tie(name)
     if name == "id" or check.rows_type is None or test is None or test.values[0] is None:
         return check
     place = ("text", str(test.values[0]))
@@ -237,4 +240,4 @@ def narrowed(index: OrderIndex, spec: Spec, check: Spec) -> Spec:
     if not held or (held[-1] == len(index.entries) - 1 and not index.complete):
         return check
     entities = list(dict.fromkeys(index.entries[i][0] for i in held))
-    return replace(check, rows_type=None, rows_ids=entities, subtypes=False)
+    return check.over(entities)

@@ -16,7 +16,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gateway.deadline import ALIVE, HELD
 from gateway.engine.formulas import Formula, render
@@ -102,6 +102,20 @@ class Spec:
     @property
     def grouped(self) -> bool:
         return self.group_by is not None or bool(self.aggregates)
+
+    def tested(self, tests: Sequence[Test]) -> Spec:
+        """This table with `tests` more: on its groups where it is grouped, else on its rows."""
+        if self.grouped:
+            return replace(self, having=[*self.having, *tests])
+        return replace(self, where=[*self.where, *tests])
+
+    def over(self, entities: list[str]) -> Spec:
+        """This table over these entities only (its rows listed, not its type's)."""
+        return replace(self, rows_type=None, rows_ids=entities, subtypes=False)
+
+    def tie(self, name: str) -> Test | None:
+        """This table's test of a place in the order of column `name` (`Test` "tie"), if any."""
+        return next((t for t in (*self.where, *self.having) if t.op == "tie" and t.subject == name), None)
 
 
 def var(name: str) -> Sparql:

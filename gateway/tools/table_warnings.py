@@ -69,9 +69,7 @@ def _tie(ctx: GraphContext, checked: Checked, spec: Spec, rows: Sequence[Sequenc
     if key != [_order_text(rows[spec.limit][i]) for i in at]:
         return []
     tests = [Test("tie", name, values=(text,)) for (name, _), text in zip(spec.order, key)]
-    counting = replace(spec, limit=TIE_COUNTED, offset=0, order=[], ties_ordered=False,
-                       having=[*spec.having, *tests] if spec.grouped else spec.having,
-                       where=spec.where if spec.grouped else [*spec.where, *tests])
+    counting = replace(spec, limit=TIE_COUNTED, offset=0, order=[], ties_ordered=False).tested(tests)
     tied = checked(counting)
     described = ", ".join(f"{name} = {_shown(ctx, rows[spec.limit - 1][i])}" for (name, _), i in zip(spec.order, at))
     on_page = sum(1 for row in rows[: spec.limit] if [_order_text(row[i]) for i in at] == key)
