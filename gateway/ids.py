@@ -229,6 +229,8 @@ class IdMap(dict[str, str]):
 ID_CACHE_SIZE = 1 << 18
 """IRIs whose IDs are kept (tens of MB at most): a long-running server would otherwise keep
 every IRI it ever answered with. Past it the cache starts again."""
+_NAMESPACES_MET = 32
+"""Namespaces `many_ids` remembers: each IRI in none of them is tried against all."""
 
 
 class IdMapper:
@@ -321,25 +323,36 @@ class IdMapper:
         return IdMap({iri: seen(iri) or to_id(iri) for iri in iris}, to_id)
 
     def to_ids(self, iris: Iterable[str]) -> list[str]:
-        """Canonical IDs of many IRIs (a closure's): those in the first one's namespace, when
-        no longer namespace could claim them, skip the prefix-map lookup and the cache, which
-        would otherwise grow by every ID a large answer holds."""
-        iris = list(iris)
-        to_id = self.to_id
-        if not iris:
-            return []
-        first, curie = iris[0], to_id(iris[0])
-        head, _, local = curie.partition(":")
-        namespace = first[: len(first) - len(local)]
-        usable = (
-            curie != first and local and first.endswith(local) and namespace in self._leaf_namespaces
-            and not (self.vocabulary and namespace.startswith(self.vocabulary))
-        )
-        if not usable:
-            return [to_id(iri) for iri in iris]
-        prefix, cut = head + ":", len(namespace)
-        return [prefix + iri[cut:] if iri.startswith(namespace) and iri.isascii() and not _FORBIDDEN.search(iri)
-                and not iri.startswith("//", cut) else to_id(iri) for iri in iris]
+        """Canonical IDs of many IRIs (a closure's), as `many_ids` makes them."""
+        return list(map(self.many_ids(), iris))
+
+    def many_ids(self) -> Callable[[str], str]:
+        """`to_id` for many IRIs (a closure's, a graph's entities): those in a namespace met
+        before that no longer namespace could claim skip the prefix map's lookup (a walk
+        through a trie in Python, a character at a time) and the cache, which would
+        otherwise grow by every ID a large answer holds."""
+        met: dict[str, str] = {}
+        """Leaf namespace -> its prefix and colon; a few a graph, asked in the order met."""
+        to_id, vocabulary = self.to_id, self.vocabulary
+
+        def one(iri: str) -> str:
+            for namespace, prefix in met.items():
+                # Two leaf namespaces are never both an IRI's: one would extend the other.
+                if iri.startswith(namespace):
+                    cut = len(namespace)
+                    if (len(iri) > cut and shown_as_is(iri) and not iri.startswith("//", cut)
+                            and not (vocabulary and iri.startswith(vocabulary))):
+                        return prefix + iri[cut:]
+                    break
+            curie = to_id(iri)
+            head, _, local = curie.partition(":")
+            namespace = iri[: len(iri) - len(local)]
+            if (len(met) < _NAMESPACES_MET and curie != iri and local and iri.endswith(local)
+                    and namespace in self._leaf_namespaces and not (vocabulary and namespace.startswith(vocabulary))):
+                met[namespace] = head + ":"
+            return curie
+
+        return one
 
     @cached_property
     def _leaf_namespaces(self) -> frozenset[str]:
@@ -509,7 +522,12 @@ def _escaped(c: str) -> str:
 
 def local_name(iri: str) -> str:
     """The part of an IRI after its last `#`, `/` or `:`."""
-    return re.split(r"[#/:]", iri)[-1]
+    return iri[max(iri.rfind("#"), iri.rfind("/"), iri.rfind(":")) + 1 :]
+
+
+def shown_as_is(text: str) -> bool:
+    """Whether an ID holding `text` shows it as it is (`shown` escapes none of it)."""
+    return text.isascii() and not _FORBIDDEN.search(text)
 
 
 def _show(text: str) -> str:

@@ -136,6 +136,13 @@ def test_batch_conversion_equals_one_by_one() -> None:
         assert IdMapper(build_converter(extra), vocabulary=extra[""]).to_ids(iris) == [mapper.to_id(i) for i in iris], iris
 
 
+
+def test_batch_conversion_keeps_a_vocabulary_inside_a_namespace_met() -> None:
+    """A vocabulary no prefix names, inside a namespace met before, still gives bare names."""
+    mapper = IdMapper(build_converter({"ex": "http://ex.example/"}), vocabulary="http://ex.example/v/")
+    iris = ["http://ex.example/a", "http://ex.example/v/Person", "http://ex.example/v/b/c"]
+    assert mapper.to_ids(iris) == ["ex:a", "Person", "ex:v/b/c"]
+
 def test_the_id_cache_is_bounded_and_answers_stay_right(monkeypatch: pytest.MonkeyPatch) -> None:
     """A long-running server maps every IRI it answers with: the cache starts again past its
     size, so memory stays bounded, and no ID changes (an `id_map` made before keeps its own)."""

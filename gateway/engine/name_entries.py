@@ -19,7 +19,7 @@ from pathlib import Path
 from gateway.engine.census import Census, Entity, census
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping
-from gateway.ids import IdMapper, local_name
+from gateway.ids import IdMapper, local_name, shown_as_is
 from gateway.profiles.base import NON_EDGE_PREDICATES
 from gateway.sparql import iris
 from gateway.terms import BFS, Literal, pick_literal
@@ -35,6 +35,17 @@ def readable_name(local: str) -> str | None:
     if not _READABLE.search(local) or _CODE.fullmatch(local):
         return None
     return local.replace("_", " ")
+
+
+def own_name(iri: str, to_id: Callable[[str], str]) -> str | None:
+    """The readable name of an IRI's ID (`readable_name`). An ID's local name ends the
+    IRI's own (the ID is a prefix and the rest of the IRI), so where the IRI's holds no
+    word, neither does the ID's, and the ID is not made: a graph of codes (`n/123`,
+    `HP_0001336`, `Q42`) then costs no lookup in the prefix map an entity."""
+    local = local_name(iri)
+    if not _READABLE.search(local) and shown_as_is(local):  # as the ID shows it: no escape adds letters
+        return None
+    return readable_name(local_name(to_id(iri)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +85,7 @@ def collect(ctx: GraphContext, counted: Census | None = None, *, beside: Path | 
     # every entity here, it would keep a quarter million strings made among the build's
     # millions, each pinning the allocator's arena it sits in (0.66 GB on NCBITaxon,
     # bench/RESULTS.md). One of the build's own is let go with it; the IDs are the same.
-    to_id = IdMapper(ctx.ids.converter, vocabulary=ctx.ids.vocabulary).to_id
+    to_id = IdMapper(ctx.ids.converter, vocabulary=ctx.ids.vocabulary).many_ids()
     counted = counted if counted is not None else census(ctx)
     entities, text_rows = _counts(ctx) if counted is None else (counted.entities, counted.text_values)
     staged = _Staged(beside)
@@ -104,7 +115,7 @@ def _entity_rows(entities: Iterable[Entity], to_id: Callable[[str], str]) -> Ite
     """(IRI, degree, types, readable local name) of each entity with a degree or a type;
     the readable name only where it can keep the entity in the index (it has a degree)."""
     for x, degree, kinds in entities:
-        yield x, degree, "\t".join(kinds), readable_name(local_name(to_id(x))) if degree else None
+        yield x, degree, "\t".join(kinds), own_name(x, to_id) if degree else None
 
 
 class _Staged:
@@ -150,10 +161,15 @@ class _Staged:
             self._db.execute("CREATE INDEX staged_order ON staged(iri, kind)")
 
     def read(self) -> Iterator[list[_StagedRow]]:
-        """Each entity's rows (IRI, kind, text, language, degree, types, own, sitelinks), IRI by IRI."""
+        """Each entity's rows (IRI, kind, text, language, degree, types, own, sitelinks), IRI by IRI;
+        not those of an entity with neither a text nor a readable local name, which no entry
+        keeps (most of a graph of codes: told apart here, without a row read into Python)."""
         rows = self._db.execute(
             "SELECT s.iri, s.kind, s.text, s.lang, s.degree, s.types, s.own, coalesce(l.n, 0) FROM staged s "
-            "LEFT JOIN sitelinks l ON l.iri = s.iri ORDER BY s.iri, s.kind, s.rowid")
+            "LEFT JOIN sitelinks l ON l.iri = s.iri "
+            f"WHERE s.kind != {_ENTITY} OR s.own IS NOT NULL "
+            f"OR EXISTS (SELECT 1 FROM staged t WHERE t.iri = s.iri AND t.kind > {_ENTITY}) "
+            "ORDER BY s.iri, s.kind, s.rowid")
         for _, group in itertools.groupby(rows, key=itemgetter(0)):
             yield list(group)
 
@@ -176,7 +192,7 @@ def _entries(ctx: GraphContext, staged: _Staged, to_id: Callable[[str], str]) ->
             if not (named or (degree and own) or (types and rows)):
                 continue
             if not degree:  # not asked while staged
-                own = readable_name(local_name(to_id(iri)))
+                own = own_name(iri, to_id)
             typed = types.split("\t") if types else []
             rows = _once(rows)
             label = pick_literal([Literal(row[2], None, row[3]) for row in rows if row[1] == 0], ctx.settings.languages)

@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gateway.backends.embedded import EmbeddedBackend
 from gateway.engine.context import GraphContext
-from gateway.engine.name_entries import collect
+from gateway.engine.name_entries import collect, own_name, readable_name
+from gateway.ids import IdMapper, build_converter, local_name
 from gateway.profiles.native import NativeProfile
 
 EX = "http://example.org/"
@@ -24,6 +27,9 @@ DESCRIPTION = "http://www.w3.org/2000/01/rdf-schema#comment"
 CITY = EX + "city"
 TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 KINDS = {**dict.fromkeys(LABELS, "label"), ALT: "alt", DESCRIPTION: "description"}
+NAMESPACES = [EX, "http://purl.obolibrary.org/obo/", "http://purl.obolibrary.org/obo/HP_", "http://www.wikidata.org/entity/",
+              "https://example.org/wiki/", "urn:x:", "http://example.org/a/b#", "http://vocab.example/"]
+"""Nested namespaces, a scheme named like a prefix, ones the project's map knows."""
 
 
 def random_graph(seed: int) -> str:
@@ -83,3 +89,20 @@ def test_each_entity_has_its_distinct_names_and_the_entities_kept_are_those_told
         assert bool(own) == ("Jane_Doe" in iri or "Alpha_Beta" in iri), iri  # a readable local name, kept or not
         assert bool([t for t in entry.texts if t[0] == "value"]) == (iri in valued), iri
         assert entry.label is not None or not any(kind == "label" for kind, _, _ in told)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    declared=st.dictionaries(st.sampled_from(["hp", "obo", "ex", "wd", "x"]), st.sampled_from(NAMESPACES), max_size=4),
+    vocabulary=st.one_of(st.none(), st.sampled_from(NAMESPACES)),
+    iris=st.lists(st.tuples(st.sampled_from(NAMESPACES), st.text("Jan_eDo1:/é\u200b<#", max_size=9)), max_size=30),
+)
+def test_a_readable_local_name_is_the_ids_whichever_way_it_is_found(
+    declared: dict[str, str], vocabulary: str | None, iris: list[tuple[str, str]],
+) -> None:
+    """`own_name` skips the ID where the IRI's own local name holds no word, and `many_ids`
+    skips the prefix map for namespaces it met: neither may change a name the index keeps."""
+    ids = IdMapper(build_converter(declared), vocabulary=vocabulary)
+    written = [namespace + local for namespace, local in iris]
+    many = IdMapper(ids.converter, vocabulary=vocabulary).many_ids()
+    assert [own_name(iri, many) for iri in written] == [readable_name(local_name(ids.to_id(iri))) for iri in written]
