@@ -472,8 +472,9 @@ class TableQuery:
             direction = "DESC" if descending else "ASC"
             # SPARQL sorts unbound first: descending puts nulls last by itself. What is
             # not a number sorts by its text (terms of several kinds sort differently
-            # from one store to another).
-            keys += [] if descending else [f"ASC(!BOUND({v}))"]
+            # from one store to another). Nulls last as a number: Virtuoso drops !BOUND(v) as a
+            # constant where v is always bound (a count) and then refuses the query.
+            keys += [] if descending else [f"ASC(IF(BOUND({v}), 0, 1))"]
             keys += [f"{direction}({numeric(v)})", f"{direction}(STR({v}))"]
         if spec.ties_ordered and spec.one_row_each and not spec.grouped and "id" in spec.outputs:
             keys.append("ASC(?c_id)")
