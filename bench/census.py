@@ -1,9 +1,10 @@
 """`bfsql load` against the store's own bulk load, and the census's memory.
 
-    PYTHONPATH=. python -m bench.census [--triples 3000000 10000000] [--before DIR] [--no-write]
+    PYTHONPATH=. python -m bench.census [--triples 3000000 10000000] [--reified] [--before DIR] [--no-write]
 
 bench/floors.py's typed plain graph (Pareto-weighted endpoints over 20 predicates,
-`rdf:type` on every entity) as N-Triples at each size asked. In one fresh child process
+`rdf:type` on every entity) as N-Triples at each size asked; with `--reified`, its RDF 1.2
+twin (each edge triple asserted and reified, its reifier with a truth status). In one fresh child process
 per size: a bare `pyoxigraph.Store(DIR).bulk_load(path=FILE)`, then the whole `bfsql
 load` (`gateway.loading.load_store`, its progress bar on) into another directory, side by
 side; the load's own stage times are read from what it prints. In a second child the
@@ -29,6 +30,7 @@ from bench.floors import generate
 
 HERE = Path(__file__).resolve().parent
 SECTION = "## Census"
+REIFIED_SECTION = "## Census of RDF 1.2 graphs"
 TARGET = 1.5
 """`bfsql load` at most this multiple of the bare bulk load."""
 
@@ -111,11 +113,12 @@ def _stages(stages: list[tuple[str, float]]) -> str:
     return "; ".join(f"{name.replace('counted ', '').replace('made the ', '')} {s:.0f}" for name, s in stages)
 
 
-def run(sizes: list[int], before: Path | None) -> str:
+def run(sizes: list[int], before: Path | None, *, reified: bool = False) -> str:
     rows, worst = [], 0.0
     for triples in sizes:
-        relationships = int(triples / (1 + 1.1 / 3))  # as bench/scale.py: a type for each entity, a second for 1 in 10
-        path = generate(relationships, reified=False, typed=True)
+        # As bench/scale.py: a type for each entity, a second for 1 in 10; reified, 3 lines an edge.
+        relationships = int(triples / ((3 if reified else 1) + 1.1 / 3))
+        path = generate(relationships, reified=reified, typed=True)
         now = measure(path, [HERE.parent, *([before] if before is not None else [])])
         bulk, load = float(now["bulk_s"]), float(now["load0_s"])
         ratio = load / bulk
@@ -132,8 +135,10 @@ def run(sizes: list[int], before: Path | None) -> str:
     verdict = report.record("loading", f"bfsql load ≤ {TARGET}x the bulk load", f"at most {worst:.2f}x", worst <= TARGET)
     then_head = "before: bfsql load s (CPU) | x bulk | " if before is not None else ""
     return "\n".join([
-        SECTION, "",
-        ("`python -m bench.census` (bench/census.py): bench/floors.py's typed plain graph as N-Triples; in one fresh "
+        REIFIED_SECTION if reified else SECTION, "",
+        (f"`python -m bench.census{' --reified' if reified else ''}` (bench/census.py): bench/floors.py's typed "
+         f"{'RDF 1.2 graph (each edge triple reified, with a truth status)' if reified else 'plain graph'} as N-Triples; "
+         "in one fresh "
          "process a bare `Store(DIR).bulk_load(path=FILE)` and the whole `bfsql load` (progress bar on) side by side, "
          "its stages as it prints them (s); then, in another, the census of the file's text alone (as `bfsql load` "
          "takes it beside the bulk load) and its peak resident memory above the one before it. Seconds are wall-clock, "
@@ -150,10 +155,12 @@ def run(sizes: list[int], before: Path | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.census", description=__doc__.split("\n")[0])
     parser.add_argument("--triples", type=int, nargs="+", default=[3_000_000, 10_000_000])
+    parser.add_argument("--reified", action="store_true", help="the RDF 1.2 graph: every edge reified")
     parser.add_argument("--before", type=Path, help="another copy of the package, its whole load timed too")
     report.output_arguments(parser, HERE / "RESULTS.md")
     args = parser.parse_args(argv)
-    return report.publish(args, SECTION, run(args.triples, args.before))
+    return report.publish(args, REIFIED_SECTION if args.reified else SECTION,
+                          run(args.triples, args.before, reified=args.reified))
 
 
 if __name__ == "__main__":

@@ -131,6 +131,11 @@ class EmbeddedBackend(Selects):
         self._reifier_scan = reifier_scan
         """The reifier-only statements found while the files loaded (`reifiers.start`), or kept beside a store."""
 
+    def found_reifiers(self, found: reifiers.ReifierScan) -> None:
+        """The reifier-only statements, read once the store was loaded (`bfsql load`): asked of
+        the scan from now on, not of the store in SPARQL."""
+        self._reifier_scan = reifiers.done(found)
+
     # -- opening ------------------------------------------------------------------
     @classmethod
     def open(cls, path: str | Path, *, lenient: bool = False, in_memory: bool = False) -> EmbeddedBackend:

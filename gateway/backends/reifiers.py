@@ -15,6 +15,7 @@ graph").
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -22,6 +23,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import pyoxigraph as ox
 
 from gateway.backends.base import Graphs, Rows
@@ -87,20 +90,26 @@ def _quads(paths: Sequence[tuple[Path, ox.RdfFormat]], lenient: bool) -> Iterato
             yield from ox.parse(handle, format=fmt, lenient=lenient)  # type: ignore[arg-type]
 
 
-def in_store(store: ox.Store) -> ReifierScan:
+def in_store(store: ox.Store, maybe: npt.NDArray[np.int64] | None = None) -> ReifierScan:
     """The reifier-only statements of the whole store, read from its `rdf:reifies` index
     range once the quads are in (what `scan` finds in files, without parsing them again):
-    a lookup a reifier, nothing on a graph without reifiers."""
+    a lookup a reifier, nothing on a graph without reifiers. `maybe`: the hashes of the
+    only triples (their `s p o` N-Triples text, sorted) that may be unasserted, the census's:
+    the others are asked no more (on disk a lookup costs ~20 us)."""
     named, triple_term = ox.NamedNode, ox.Triple
     unasserted: list[tuple[ox.NamedNode, str, str, str]] = []
     namespaces: set[str] = set()
-    for r, _, t, _ in store.quads_for_pattern(None, REIFIES, None):
-        if type(r) is not named:
-            continue
-        namespaces.add(namespace(r.value))
-        if type(t) is triple_term and type(t.subject) is named and type(t.object) is named \
-                and next(iter(store.quads_for_pattern(t.subject, t.predicate, t.object)), None) is None:
-            unasserted.append((r, t.subject.value, t.predicate.value, t.object.value))
+    rows = (row for row in store.quads_for_pattern(None, REIFIES, None) if type(row.subject) is named)
+    while batch := list(itertools.islice(rows, 10_000)):
+        namespaces.update(namespace(r.value) for r, _, _, _ in batch)
+        edges = [(r, t, t.subject.value, t.object.value) for r, _, t, _ in batch
+                 if type(t) is triple_term and type(t.subject) is named and type(t.object) is named]
+        if maybe is not None and edges:
+            keys = np.fromiter((hash(str(edge[1]).encode()) for edge in edges), dtype=np.int64, count=len(edges))
+            edges = [edge for edge, asked in zip(edges, np.isin(keys, maybe).tolist(), strict=True) if asked]
+        for r, t, s, o in edges:
+            if next(iter(store.quads_for_pattern(t.subject, t.predicate, t.object)), None) is None:
+                unasserted.append((r, s, t.predicate.value, o))
     return ReifierScan(unasserted, frozenset(namespaces))
 
 

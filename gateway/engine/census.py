@@ -45,6 +45,7 @@ import numpy.typing as npt
 import pyoxigraph as ox
 
 from gateway.backends.base import Quads
+from gateway.engine.census_reifiers import Reifications
 from gateway.engine.census_scan import (
     Counts,
     Hashes,
@@ -143,6 +144,11 @@ class Census:
     namespace_keys: Counter[str] | None = None
     """IRIs per `namespaces.namespace_key`, once for each quad holding them (what
     `NamespaceFinder.add_quads` counts); None where not counted here."""
+    maybe_unasserted: Hashes = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Hashes of the reified triples between IRIs (`s p o` text) no edge triple counted here
+    asserts, sorted: `reifiers.in_store` asks the store of these only (none: it need not read)."""
+    reifier_namespaces: frozenset[str] = frozenset()
+    """`terms.namespace` of every IRI reifier."""
 
     @property
     def degrees(self) -> Counter[str]:
@@ -190,7 +196,7 @@ def census_files(paths: Sequence[Path], *, memory: int, stop: Callable[[], bool]
     beside the store's bulk load of the same files into an empty store; `stop` is asked
     between chunks (the load failed: `Stopped` is raised)."""
     source = FileSource(paths, stop)
-    pending = _pass(source, lambda: (source.reifiers, source.reified), texts=True, memory=memory)
+    pending = _pass(source, source.reifications.done, texts=True, memory=memory)
     return FileCensus(source, pending if source.canonical else None)
 
 
@@ -217,27 +223,23 @@ class _Pending:
     counts: Counts
     signature: Lookup
     ends: list[tuple[Key, ...]]
-    held: bool
-    """Whether the graph holds reifiers (then statements are counted per reifier)."""
+    reifications: Reifications
     classes: Hashes
     """Every IRI used as a type, once."""
 
 
-def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[bytes]]], *, texts: bool,
-          memory: int) -> _Pending:
+def _pass(source: Source, reifiers_of: Callable[[], Reifications], *, texts: bool, memory: int) -> _Pending:
     tally = Tally(rows_for(memory))
     types = Types(tally, pairs_for(memory))
     source.types(types.lines)
-    reifiers, reified = reifiers_of()
-    ends, signature, statements = _signatures(types, hashes(reifiers), distinct=source.distinct_types)
+    reifications = reifiers_of()
+    ends, signature, statements = _signatures(types, reifications.reifiers, distinct=source.distinct_types)
     known = Known(
-        signature=signature, reifiers=Members(reifiers), statements=statements,
-        reified=Lookup(hashes(list(reified)), np.array(list(reified.values()), dtype=np.int64)),
+        signature=signature, reifiers=Members.of_hashes(reifications.reifiers), statements=statements,
+        reified=reifications.reified,
         non_edges=frozenset(_token(p) for p in NON_EDGES), schema=frozenset(_token(p) for p in SCHEMA),
         texts=TEXT_LENGTH if texts else -1,
     )
-    held = bool(reifiers or reified)
-    del reifiers, reified
     classes = np.unique(hashes([t for t in (*types.numbers, *types.others) if t[:1] == b"<" and t[1:2] != b"<"]))
     counts = Counts(tally)
     types_read = source.reads_types_apart and all(t[:1] == b"<" for t in types.numbers)
@@ -246,21 +248,24 @@ def _pass(source: Source, reifiers_of: Callable[[], tuple[list[bytes], Counter[b
             int(np.count_nonzero(~known.reifiers.of(subjects))) for subjects, _ in types.pairs.buckets())
     del types
     source.quads(Scan(known, counts), types_read=types_read)
-    return _Pending(tally, counts, signature, ends, held, classes)
+    return _Pending(tally, counts, signature, ends, reifications, classes)
 
 
 def _finish(pending: _Pending, quads: Quads) -> Census:
     found = Census()
-    if pending.held:
+    if pending.reifications:
         _count_statuses(quads, found)
     counts, ends = pending.counts, pending.ends
     found.entities = Entities(pending.tally, pending.signature, ends)
     found.text_values = counts.text_values
+    asserted = np.unique(np.concatenate(counts.asserted)) if counts.asserted else np.zeros(0, dtype=np.int64)
+    found.maybe_unasserted = np.setdiff1d(pending.reifications.reified.keys, asserted, assume_unique=True)
+    found.reifier_namespaces = pending.reifications.namespaces
     found.plain = counts.plain
     found.predicates.update({_iri(p): n for p, n in counts.predicates.items()})
     found.schema_predicates.update({_iri(p): n for p, n in counts.schema_predicates.items()})
     found.blank_values.update({_iri(p): n for p, n in counts.blank_values.items()})
-    _fold_edges(found, counts.edges, ends, statements_held=pending.held)
+    _fold_edges(found, counts.edges, ends, statements_held=bool(pending.reifications))
     _fold_literals(found, counts.literals, ends)
     found.type_counts = _type_counts(pending.signature, ends, pending.classes)
     return found
@@ -286,18 +291,16 @@ def _iri(token: bytes) -> str:
     return token[1:-1].decode()
 
 
-def _reifiers(quads: Quads) -> tuple[list[bytes], Counter[bytes]]:
-    """(the IRI reifiers, each edge triple between IRIs -> how many reifiers it has), as
-    N-Triples bytes (a triple as `s p o`, as an N-Triples line begins)."""
+def _reifiers(quads: Quads) -> Reifications:
+    """The store's rdf:reifies quads, by hash: its IRI reifiers, and each edge triple between
+    IRIs (as `s p o`, as an N-Triples line begins) with how many reifiers it has; each quad
+    is one (the same statement in two graphs twice)."""
     named = ox.NamedNode
-    reifiers: list[bytes] = []
-    reified: Counter[bytes] = Counter()
-    for r, _, t, _ in quads(None, _REIFIES, None):
-        if type(r) is named:
-            reifiers.append(token(r))
-        if type(t) is ox.Triple and type(t.subject) is named and type(t.object) is named:
-            reified[token(t)] += 1
-    return reifiers, reified
+    found = Reifications()
+    for row, (r, _, t, _) in enumerate(quads(None, _REIFIES, None)):
+        edge = type(t) is ox.Triple and type(t.subject) is named and type(t.object) is named
+        found.add(row, token(r) if type(r) is named else b"_:", token(t) if edge else None)
+    return found.done()
 
 
 def _signatures(types: Types, reifiers: Hashes, *, distinct: bool = False) -> tuple[list[tuple[Key, ...]], Lookup, Members]:

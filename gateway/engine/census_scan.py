@@ -108,6 +108,14 @@ class Lookup:
         at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
         return np.where(self._keys[at] == keys, self._values[at], 0)
 
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    @property
+    def keys(self) -> Hashes:
+        """The terms' hashes, sorted."""
+        return self._keys
+
     def per_value(self, size: int) -> npt.NDArray[np.int64]:
         """How many terms have each number, 0 to `size` - 1."""
         return np.bincount(self._values, minlength=size).astype(np.int64)
@@ -224,6 +232,8 @@ class Counts:
     schema_predicates: Counter[bytes] = field(default_factory=Counter)
     blank_values: Counter[bytes] = field(default_factory=Counter)
     text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
+    asserted: list[Hashes] = field(default_factory=list)
+    """Hashes of the reified edge triples (`s p o`) the lines assert, a chunk at a time."""
 
 
 Take = Callable[[bytes], None]
@@ -333,14 +343,18 @@ class Scan:
         signatures = known.signature.of(keys)
         predicates = [row[1] for row in edges]
         counts.edges.update(zip(predicates, signatures[:half].tolist(), signatures[half:].tolist(), strict=True))
-        if len(known.reifiers) or len(known.reified._keys):
+        if len(known.reifiers) or len(known.reified):
             self._statements(edges, predicates, keys[:half])
 
     def _statements(self, edges: list[Row], predicates: list[bytes], subjects: Hashes) -> None:
         """Statements per predicate where the graph holds reifiers: each reifier of an
         asserted edge triple, else the triple itself, unless its subject is a reifier."""
         counts = self.counts
-        annotated = self.known.reified.of(hashes([b" ".join(row) for row in edges])).tolist()
+        keys = hashes([b" ".join(row) for row in edges])
+        found = self.known.reified.of(keys)
+        if found.any():
+            counts.asserted.append(keys[found > 0])
+        annotated = found.tolist()
         own = self.known.reifiers.of(subjects).tolist()
         for predicate, n, reifier in zip(predicates, annotated, own, strict=True):
             if n:

@@ -23,6 +23,7 @@ from typing import IO
 
 import numpy as np
 
+from gateway.engine.census_reifiers import Reifications
 from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Take, buckets, hashes
 from gateway.terms import RDF
 
@@ -62,12 +63,9 @@ class FileSource(Source):
         self.repeats = 0
         """Of those, the lines read before: the store holds each quad once."""
         self.canonical = True
-        self.reifiers: list[bytes] = []
-        """IRI subjects of rdf:reifies, as `census._reifiers` tells them."""
-        self.reified: Counter[bytes] = Counter()
-        """Each reified triple between IRIs (`s p o`) -> its reifiers."""
+        self.reifications = Reifications()
+        """The rdf:reifies lines, as `census._reifiers` tells them (a line said twice once)."""
         self._namespaces_found: Counter[bytes] = Counter()
-        self._reifying: set[int] = set()
         self._lines = _LineHashes()
         self._file = 0
         """The index of the file being read."""
@@ -83,14 +81,10 @@ class FileSource(Source):
                 take(b"\n".join(subject + b"\t" + kind for subject, kind in rows))
             reifying = [x for x in lines if _REIFIES_MARK in x] if _REIFIES_MARK in text else []
             for subject, value in _REIFIES_LINE.findall(b"\n".join(reifying)):
-                if (line := hash((subject, value, self._file if b"_:" in subject + value else -1))) in self._reifying:
-                    continue  # a repeated line: the store holds one quad
-                self._reifying.add(line)
-                if subject[:1] == b"<":
-                    self.reifiers.append(subject)
                 triple = _NAMED_TRIPLE.fullmatch(value)
-                if triple is not None:
-                    self.reified[b" ".join(triple.groups())] += 1
+                # A line's key: a blank node is its file's own, so the same line in two files is two quads.
+                self.reifications.add(hash((subject, value, self._file if b"_:" in subject + value else -1)), subject,
+                                      b" ".join(triple.groups()) if triple is not None else None)
         repeated = self._lines.repeated()
         self.repeats = sum(repeated.values())
         self._repeated = np.array(sorted(repeated), dtype=np.int64)

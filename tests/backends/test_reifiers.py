@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pyoxigraph as ox
 import pytest
 
@@ -134,3 +135,26 @@ def test_a_gzipped_file_is_scanned_as_the_plain_one(tmp_path: Path) -> None:
     scan = Gateway.open(packed).backend.capabilities.reifier_scan
     rows = scan.unasserted() if scan is not None else None
     assert rows is not None and {tuple(row[:4]) for row in rows} == expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bfsql_load_asks_the_store_only_of_triples_its_census_saw_no_line_assert(tmp_path: Path, seed: int) -> None:
+    """`bfsql load` reads the reifier-only statements after its census, asking the store
+    only of the triples the census did not see asserted: what it keeps is the oracle's,
+    and the census's hashes are what narrow it (asking of none finds none); where every
+    reified triple is asserted, nothing is asked and none is kept."""
+    graph = synth.random_graph(random.Random(seed), 30, 120, reified=True)
+    path = tmp_path / "g.nt"
+    path.write_text(graph.to_ntriples(), encoding="utf-8")
+    directory = tmp_path / "store"
+    load_store([path], directory, show_progress=False)
+    kept = reifiers.read(directory / reifiers.FILE, store_generation(directory))
+    store = Gateway.open(directory).backend.store  # type: ignore[attr-defined]
+    assert kept is not None and scanned(kept) == oracle(store) != set()
+    assert kept.namespaces == reifiers.in_store(store).namespaces
+    assert not reifiers.in_store(store, np.zeros(0, dtype=np.int64)).unasserted
+    asserted = path.read_text(encoding="utf-8") + "".join(f"<{s}> <{p}> <{o}> .\n" for _, s, p, o in oracle(store))
+    path.write_text(asserted, encoding="utf-8")
+    load_store([path], tmp_path / "asserted", show_progress=False)
+    kept = reifiers.read(tmp_path / "asserted" / reifiers.FILE, store_generation(tmp_path / "asserted"))
+    assert kept is not None and not kept.unasserted and kept.namespaces
