@@ -253,13 +253,17 @@ def _pass(source: Source, reifiers_of: Callable[[], Reifications], *, texts: boo
 
 def _finish(pending: _Pending, quads: Quads) -> Census:
     found = Census()
-    if pending.reifications:
-        _count_statuses(quads, found)
     counts, ends = pending.counts, pending.ends
-    found.entities = Entities(pending.tally, pending.signature, ends)
-    found.text_values = counts.text_values
     asserted = np.unique(np.concatenate(counts.asserted)) if counts.asserted else np.zeros(0, dtype=np.int64)
     found.maybe_unasserted = np.setdiff1d(pending.reifications.reified.keys, asserted, assume_unique=True)
+    if pending.reifications:
+        stated = pending.reifications.statuses(counts.stated, counts.status_names, counts.timed, found.maybe_unasserted)
+        if stated is None:
+            _count_statuses(quads, found)
+        else:
+            found.statuses, found.untimed = Counter[Term](stated[0]), Counter[Term](stated[1])
+    found.entities = Entities(pending.tally, pending.signature, ends)
+    found.text_values = counts.text_values
     found.reifier_namespaces = pending.reifications.namespaces
     found.plain = counts.plain
     found.predicates.update({_iri(p): n for p, n in counts.predicates.items()})
@@ -298,8 +302,9 @@ def _reifiers(quads: Quads) -> Reifications:
     named = ox.NamedNode
     found = Reifications()
     for row, (r, _, t, _) in enumerate(quads(None, _REIFIES, None)):
-        edge = type(t) is ox.Triple and type(t.subject) is named and type(t.object) is named
-        found.add(row, token(r) if type(r) is named else b"_:", token(t) if edge else None)
+        term = type(t) is ox.Triple
+        edge = term and type(t.subject) is named and type(t.object) is named
+        found.add(row, token(r) if type(r) is named else b"_:", b"<<" if term else b"", token(t) if edge else None)
     return found.done()
 
 

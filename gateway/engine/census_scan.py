@@ -31,7 +31,7 @@ import numpy.typing as npt
 import pyoxigraph as ox
 
 from gateway.backends.base import Quads
-from gateway.terms import RDF, Literal, from_oxigraph
+from gateway.terms import BFS, RDF, Literal, from_oxigraph
 
 Hashes = npt.NDArray[np.int64]
 _XSD_STRING = b"http://www.w3.org/2001/XMLSchema#string"
@@ -234,6 +234,11 @@ class Counts:
     text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
     asserted: list[Hashes] = field(default_factory=list)
     """Hashes of the reified edge triples (`s p o`) the lines assert, a chunk at a time."""
+    stated: list[tuple[Hashes, npt.NDArray[np.int64]]] = field(default_factory=list)
+    """Where reifiers are held: (subjects' hashes, `status_names` numbers) of the bfs:truthStatus lines."""
+    status_names: dict[bytes, int] = field(default_factory=dict)
+    timed: list[Hashes] = field(default_factory=list)
+    """Where reifiers are held: subjects' hashes of the bfs:assertedAt lines."""
 
 
 Take = Callable[[bytes], None]
@@ -245,6 +250,7 @@ _PAIR = re.compile(rb"^(<[^<][^\t]*>)\t(.*)$", re.MULTILINE)
 """A (subject, object) TSV line whose subject is an IRI."""
 _OTHER_PAIR = re.compile(rb"^_:[^\t\n]*\t(.*)$", re.MULTILINE)
 """A (subject, object) TSV line whose subject is a blank node: its object."""
+_STATUS, _ASSERTED_AT = f"<{BFS}truthStatus>".encode(), f"<{BFS}assertedAt>".encode()
 _WRITTEN = (b"<", b'"', b"_")
 """How an IRI, a literal in full and a blank node begin (a triple term too: <<)."""
 
@@ -317,6 +323,8 @@ class Scan:
         self._rows(rows)
 
     def _rows(self, rows: list[Row]) -> None:
+        if len(self.known.reifiers) or len(self.known.reified):
+            self._statement_rows(rows)
         iri = [row for row in rows if row[2][0] == 60 and row[2][1] != 60]  # <, but no triple term (<<)
         literal = [row for row in rows if row[2][0] == 34]  # "
         self.counts.blank_values.update(row[1] for row in rows if row[2][0] == 95)  # _:
@@ -324,6 +332,15 @@ class Scan:
             self._iris(iri)
         if literal:
             self._literals(literal)
+
+    def _statement_rows(self, rows: list[Row]) -> None:
+        """The statuses and times reifiers state (`Reifications.statuses` counts them)."""
+        counts, names = self.counts, self.counts.status_names
+        if stated := [row for row in rows if row[1] == _STATUS]:
+            counts.stated.append((hashes([row[0] for row in stated]),
+                                  np.array([names.setdefault(row[2], len(names)) for row in stated], dtype=np.int64)))
+        if timed := [row[0] for row in rows if row[1] == _ASSERTED_AT]:
+            counts.timed.append(hashes(timed))
 
     def _iris(self, rows: list[Row]) -> None:
         known, counts = self.known, self.counts

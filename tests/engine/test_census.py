@@ -22,6 +22,7 @@ import pytest
 
 from gateway.backends.embedded import EmbeddedBackend, load_files
 from gateway.backends.scoped import ScopedBackend
+from gateway.engine import census as census_module
 from gateway.engine import census_scan, census_text, name_entries, search, statistics
 from gateway.engine.census import Census, OtherType, census, census_files, count, finish_files
 from gateway.engine.census_scan import QuadSource, StoreSource
@@ -427,3 +428,46 @@ def test_reifiers_are_held_as_hashes_not_text(tmp_path: Path, monkeypatch: pytes
 
     small, large = peak(10_000), peak(30_000)
     assert (large - small) / 20_000 < 250
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_statuses_counted_by_hash_are_status_counts_own(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reifiers per truth status, from the files' text and from the store, counted by hash
+    where the lines tell (`Reifications.statuses`), else read from the store's quads: both
+    as status_counts.rq counts them (the oracle); odd seeds assert every reified triple, so
+    that the lines tell every status."""
+    rng = random.Random(seed)
+    text = synth.random_graph(rng, 40, 160, reified=True).to_ntriples()
+    store = ox.Store()
+    store.load(text.encode(), format=ox.RdfFormat.N_TRIPLES)
+    bfs = "https://w3id.org/bfsql#"
+    for reifier in sorted({str(q.subject) for q in store.quads_for_pattern(None, ox.NamedNode(RDF + "reifies"), None)}):
+        for day in range(rng.choice([0, 0, 1, 2])):  # stated at one time or two, or none
+            text += f'{reifier} <{bfs}assertedAt> "2020-01-0{day + 1}"^^<{XSD}date> .\n'
+        if rng.random() < 0.1:  # a second status
+            text += f"{reifier} <{bfs}truthStatus> <{bfs}disputed> .\n"
+    store.load(text.encode(), format=ox.RdfFormat.N_TRIPLES)
+    if seed % 2:
+        text += "".join(f"{quad.object.subject} {quad.object.predicate} {quad.object.object} .\n"
+                        for quad in store.quads_for_pattern(None, ox.NamedNode(RDF + "reifies"), None)
+                        if isinstance(quad.object, ox.Triple))
+        store.load(text.encode(), format=ox.RdfFormat.N_TRIPLES)
+    path = tmp_path / "g.nt"
+    path.write_text(text, encoding="utf-8")
+    ctx = context(store)
+    expected = {status: (int(n.value), int(untimed.value)) for status, n, untimed in ctx.select("status_counts")}
+    from_store = store_quads = 0
+    real = census_module._count_statuses
+
+    def from_quads(*args: object) -> None:
+        nonlocal store_quads
+        store_quads += 1
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(census_module, "_count_statuses", from_quads)
+    for found in (finish_files(census_files([path], memory=64 << 20), ctx), _counted(ctx)):
+        assert found is not None
+        assert {status: (n, found.untimed[status]) for status, n in found.statuses.items()} == expected
+        from_store += 1
+    assert expected and from_store == 2
+    assert store_quads == (0 if seed % 2 else 2)  # every line told: no quad read back
