@@ -304,7 +304,7 @@ def _reifiers(quads: Quads) -> Reifications:
     for row, (r, _, t, _) in enumerate(quads(None, _REIFIES, None)):
         term = type(t) is ox.Triple
         edge = term and type(t.subject) is named and type(t.object) is named
-        found.add(row, token(r) if type(r) is named else b"_:", b"<<" if term else b"", token(t) if edge else None)
+        found.add(row, token(r) if type(r) is named else b"_:", term, token(t) if edge else None)
     return found.done()
 
 

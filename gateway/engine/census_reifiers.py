@@ -34,16 +34,16 @@ class Reifications:
         self._kept: tuple[Hashes, npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Hashes] | None = None
         """Each row once (subject, an IRI, a triple term, an edge between IRIs, its hash), once `done`."""
 
-    def add(self, row: int, subject: bytes, value: bytes, triple: bytes | None) -> None:
-        """One row: its key, its subject's and its object's text, and its triple's (`s p o`)
-        where the object is an edge triple between IRIs."""
+    def add(self, row: int, subject: bytes, term: bool, triple: bytes | None) -> None:
+        """One row: its key, its subject's text, whether its object is a triple term, and the
+        triple's text (`s p o`) where it is an edge between IRIs."""
         self._rows.append(row)
         iri = subject[:1] == b"<"
         self._iri.append(iri)
         if iri:
             self._namespaces.add(subject[1 : max(subject.rfind(b"/"), subject.rfind(b"#")) + 1])
         self._subjects.append(hash(subject))
-        self._terms.append(value[:2] == b"<<")
+        self._terms.append(term)
         self._named.append(triple is not None)
         self._triples.append(hash(triple) if triple is not None else 0)
 

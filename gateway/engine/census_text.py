@@ -84,7 +84,7 @@ class FileSource(Source):
                 triple = _NAMED_TRIPLE.fullmatch(value)
                 # A line's key: a blank node is its file's own, so the same line in two files is two quads.
                 self.reifications.add(hash((subject, value, self._file if b"_:" in subject + value else -1)), subject,
-                                      value, b" ".join(triple.groups()) if triple is not None else None)
+                                      value[:2] == b"<<", b" ".join(triple.groups()) if triple is not None else None)
         repeated = self._lines.repeated()
         self.repeats = sum(repeated.values())
         self._repeated = np.array(sorted(repeated), dtype=np.int64)

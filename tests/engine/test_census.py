@@ -456,7 +456,7 @@ def test_statuses_counted_by_hash_are_status_counts_own(seed: int, tmp_path: Pat
     path.write_text(text, encoding="utf-8")
     ctx = context(store)
     expected = {status: (int(n.value), int(untimed.value)) for status, n, untimed in ctx.select("status_counts")}
-    from_store = store_quads = 0
+    compared = store_quads = 0
     real = census_module._count_statuses
 
     def from_quads(*args: object) -> None:
@@ -468,6 +468,6 @@ def test_statuses_counted_by_hash_are_status_counts_own(seed: int, tmp_path: Pat
     for found in (finish_files(census_files([path], memory=64 << 20), ctx), _counted(ctx)):
         assert found is not None
         assert {status: (n, found.untimed[status]) for status, n in found.statuses.items()} == expected
-        from_store += 1
-    assert expected and from_store == 2
+        compared += 1
+    assert expected and compared == 2
     assert store_quads == (0 if seed % 2 else 2)  # every line told: no quad read back
