@@ -33,16 +33,14 @@ from gateway.profiles.base import (
     shared_types,
     time_filters,
 )
-from gateway.sparql import Sparql, integer, iri, iris
+from gateway.sparql import Sparql, integer, iri, iris, joined, literal
 from gateway.terms import BFS, bare_lines, is_written_iri, namespace, status_name, text_of
 
 T = TypeVar("T")
 
 _FILTER_NAMES = {"t": "truth_status", "a": "as_of", "v": "valid_at"}
-"""hop.rq's `?fails` letters."""
-_PASSED = ("\t", "\t=")
-"""How a hop.rq row of a statement that fails no filter ends (its `?fails` empty, or "=": its
-status is asserted_true)."""
+"""hop.rq's `?fails` letters (native's writes only the time filters' letters: a row's status
+says whether it passes truth_status)."""
 _FAILED: dict[str, tuple[str, ...]] = {}
 """`?fails` values -> the filter names they list (a few combinations)."""
 _STATUS_NAMES: dict[str, str] = {}
@@ -193,8 +191,9 @@ class NativeProfile(Profile):
             hits, more = self._plain_hop(frontier, plan, limit)
             return hits, more, []
         rows = self._select_hop(frontier, plan, limit + cap, mode="every")
-        crossed = [row for row in rows if row.endswith(_PASSED)]
-        failed = [row for row in rows if not row.endswith(_PASSED)]
+        passed = _passed(plan)
+        crossed = [row for row in rows if row.endswith(passed)]
+        failed = [row for row in rows if not row.endswith(passed)]
         if len(rows) >= limit + cap:  # cut: read on its own whichever side may be incomplete
             if len(crossed) < limit:
                 crossed = self._select_hop(frontier, plan, limit, mode="traversable")
@@ -211,14 +210,15 @@ class NativeProfile(Profile):
         many rows as that, or without `hidden` as many traversable ones as `limit`)."""
         if len(rows) >= limit + cap:
             return None
-        crossed = [row for row in rows if row.endswith(_PASSED)]
+        passed = _passed(plan)
+        crossed = [row for row in rows if row.endswith(passed)]
         if not hidden:
             if len(crossed) >= limit:
                 return None
             hits = self._hits(crossed, plan)
             hits.extend(self._unasserted_hits(frontier, plan, failed=False))
             return hits, False, []
-        failed = [row for row in rows if not row.endswith(_PASSED)]
+        failed = [row for row in rows if not row.endswith(passed)]
         return self._split_hop(crossed, failed, frontier, plan, limit, cap)
 
     def _split_hop(
@@ -236,6 +236,15 @@ class NativeProfile(Profile):
             return None
         lines = self.backend.select(self._plain_query(frontier, plan, limit), LINES)
         return lines, len(lines) >= limit
+
+    def reached_types(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> list[str] | None:
+        if self._statement_aware(plan) or plan.mirror_predicates:
+            return None
+        flags = [*self._direction_flags(plan), "types"]
+        slots = {"frontier": iris(frontier), "limit": integer(limit)}
+        self._plain_filters(plan, flags, slots)
+        written = self.backend.select(self.render("hop_plain", flags, **slots), WRITTEN)
+        return written if len(written) < limit else None
 
     def two_hop_lines(
         self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool,
@@ -374,8 +383,8 @@ class NativeProfile(Profile):
     def _select_hop(self, frontier: Sequence[str], plan: HopPlan, limit: int, *, mode: str) -> list[str]:
         """hop.rq's rows as tab-joined text (`LINES`; split as they become
         `Hit`s, no list kept per row): d s p o r status fails ("" for no reifier; `fails`
-        one letter per filter the statement fails, then "=" where the status is
-        asserted_true and not written)."""
+        one letter per time filter the statement fails, and in wikidata's template "t"
+        where its status fails truth_status)."""
         # A frontier node may be a statement: read it as one.
         query = self._hop_query(iris(frontier), plan, limit, mode=mode, statements=bool(self.statement_candidates(frontier)))
         return self.backend.select(query, LINES)
@@ -387,13 +396,13 @@ class NativeProfile(Profile):
         flags = [mode, "reified", *self._direction_flags(plan)] + ["statements"] * statements + ["nested"] * nested
         slots: dict[str, Sparql] = {
             "frontier": frontier,
-            "truth_status": iris((BFS + s for s in sorted(plan.truth_status)), ", "),
+            "truth_texts": joined((literal(BFS + s) for s in sorted(plan.truth_status)), ", "),
             "trait_predicates": iris(plan.mirror_predicates, ", "),
             "limit": integer(limit),
         }
         _predicate_filters(plan, flags, slots)
         time_flags, time_slots = time_filters(plan)
-        flags += time_flags
+        flags += time_flags + ["timed"] * bool(time_flags)
         slots.update(time_slots)
         return self.render("hop", flags, **slots)
 
@@ -403,20 +412,19 @@ class NativeProfile(Profile):
 
         The frontier node is not read: it is the subject ("o"), the object ("i") or the
         statement ("s") of its row, and a column less is a tenth less of a hop's time.
-        Status and filter names come from small caches: a walk makes a Hit per row. A
-        `fails` ending in "=" stands for the status asserted_true, not written (native
-        hop.rq; the other templates write every status)."""
-        skipped = plan.non_edges
+        Status and filter names come from small caches: a walk makes a Hit per row. Whether
+        a row fails truth_status is read from its status's name (`_passed`), as Python
+        judges a statement elsewhere (`HopPlan.failures`)."""
+        skipped, truth = plan.non_edges, plan.truth_status
         hits: list[Hit] = []
         add = hits.append
         for row in rows:
             d, s, p, o, r, status, fails = row.split("\t")
             if p in skipped:
                 continue
-            if fails.endswith("="):
-                name, fails = "asserted_true", fails[:-1]
-            else:
-                name = _STATUS_NAMES.get(status) or _kept(_STATUS_NAMES, status, status_name(status))
+            name = _STATUS_NAMES.get(status) or _kept(_STATUS_NAMES, status, status_name(status))
+            if name not in truth and not fails.startswith("t"):
+                fails = "t" + fails
             failed = (_FAILED.get(fails) or _kept(_FAILED, fails, tuple(_FILTER_NAMES[c] for c in fails))) if fails else ()
             add(Hit(VIAS[d], s if d == "o" else o if d == "i" else r, s, p, o, r or None, name, None, None, None, failed))
         return hits
@@ -457,12 +465,18 @@ def _subquery(query: str) -> str:
     return "\n".join(line for line in query.split("\n") if not line.startswith("PREFIX "))
 
 
+def _passed(plan: HopPlan) -> tuple[str, ...]:
+    """How a hop.rq row (`LINES`) of a statement that fails no filter ends: a status the plan
+    crosses, no filter letter after it."""
+    return tuple(f"\t{BFS}{status}\t" for status in plan.truth_status)
+
+
 def _row_ends(rows: list[str], plan: HopPlan) -> set[str]:
     """The nodes hop.rq's traversable rows lead to, as hop_ends.rq reads them."""
-    skipped = plan.non_edges
+    skipped, passed = plan.non_edges, _passed(plan)
     ends: set[str] = set()
     for row in rows:
-        if not row.endswith(_PASSED):
+        if not row.endswith(passed):
             continue
         d, s, p, o, _ = row.split("\t", 4)
         if p in skipped:

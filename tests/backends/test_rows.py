@@ -57,12 +57,14 @@ SLOTS: dict[str, Sparql] = {
     "pattern": literal(KEY_PATTERN),
     "statements": iris(NODES[5:8]), "names": iris([RDFS_LABEL], ", "),
     "fields": iris([BFS + "truthStatus", BFS + "confidence"]),
+    "truth_texts": literal(BFS + "asserted_true"),
     **time_filters(HopPlan(as_of=485, valid_at=1890))[1],
 }
 FLAG_SETS = [
     [], ["reified"], ["predicates", "as_of", "valid_at", "after"], ["out"],
-    ["traversable", "reified", "out", "in"], ["hidden", "reified", "out", "in", "as_of", "valid_at"],
-    ["traversable", "reified", "out", "in_traits", "as_of", "predicates"], ["hidden", "reified", "out_traits", "in"],
+    ["traversable", "reified", "out", "in"], ["hidden", "reified", "out", "in", "as_of", "valid_at", "timed"],
+    ["traversable", "reified", "out", "in_traits", "as_of", "timed", "predicates"], ["hidden", "reified", "out_traits", "in"],
+    ["every", "reified", "out", "in", "valid_at", "timed"],
     ["out", "in", "types"], ["in", "types", "predicates"], ["generic", "own"], ["graphs", "spellings"],
 ]
 
