@@ -50,13 +50,18 @@ def iris(values: Iterable[str], separator: str = " ") -> Sparql:
 
 _UNWRITABLE = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 """What no IRI written as `<...>` in a query may hold (an IRI from data loaded leniently may)."""
+_UNWRITABLE_BYTES = bytes(range(0x21)) + b'<>"{}|^`\\'
+"""`_UNWRITABLE` as bytes to delete: all ASCII, so no byte of another character's UTF-8 is one."""
 
 
 def writable(values: Sequence[str]) -> list[str]:
     """The IRIs that can be written in a query, in order: all of them, unless the data was
     loaded leniently and holds IRIs with spaces or brackets (those cannot be asked about by
     IRI at all; the walk says how many it could not expand)."""
-    if not _UNWRITABLE.search("".join(values)):
+    # Checked by deleting those bytes from the whole text in C: a regular expression's
+    # search costs a walk's types read ~50 us a few hundred IRIs, this ~5.
+    joined = "".join(values).encode("utf-8", "surrogatepass")
+    if len(joined.translate(None, _UNWRITABLE_BYTES)) == len(joined):
         return list(values)
     return [value for value in values if not _UNWRITABLE.search(value)]
 

@@ -115,7 +115,7 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         # cost the store a third of the read).
         profile = ctx.profile
         written = profile.backend.select(profile.render("node_types", flags, ids=iris(chunk), candidates=iris(maybe)), WRITTEN)
-        _read_types(written, read)
+        read_types(written, read)
     found.update(shared_types(read))
     return found
 
@@ -141,7 +141,7 @@ def types_with_data(
     return defaultdict(list, shared_types({n: kinds for n, kinds in read.items() if kinds})), dict(rows)
 
 
-def _read_types(written: list[str], read: dict[str, list[str]]) -> None:
+def read_types(written: list[str], read: dict[str, list[str]]) -> None:
     """Rows of node_types.rq as TSV writes them into `read`, each type an IRI, once."""
     text = "\n".join(written)
     if '"' in text or "_:" in text or "<<" in text:  # seldom: a literal, blank node or triple term for a type

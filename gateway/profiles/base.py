@@ -380,6 +380,12 @@ class Profile:
         needs statements or mirrors (use `hop`)."""
         return None
 
+    def reached_types(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> list[str] | None:
+        """The types of `frontier` and of every node its `hop_lines` reach, as node_types.rq's
+        rows (`WRITTEN`), joined from the edges: at most `limit` rows, None where more may
+        exist or the plan needs statements or mirrors (read them by node: `node_types`)."""
+        return None
+
     def two_hop_lines(
         self, seeds: Sequence[str], plan: HopPlan, *, limit: int, nodes: int, types: bool,
         held: Sequence[str] = (), identity: Sequence[str] = (),

@@ -19,6 +19,7 @@ from gateway.engine.presentation import (
     has_rdf_type,
     has_types,
     node_types,
+    read_types,
     types_with_data,
 )
 from gateway.engine.search import normalize, suggest_ids
@@ -39,8 +40,9 @@ from gateway.models import (
     Text,
     Truncation,
 )
-from gateway.profiles.base import HopPlan
+from gateway.profiles.base import HopPlan, shared_types
 from gateway.settings import Settings, clamp
+from gateway.sparql import writable
 
 MAX_SEEDS = 256
 """Distinct seeds a walk starts from; the rest are unresolved (the models' description says so)."""
@@ -90,7 +92,7 @@ def bfs_query(ctx: GraphContext, query: BfsQueryInput) -> Subgraph | CompactSubg
                 _without(result, set(candidates) - set(seeds))
         per_hop = Counter(result.hops.values())
         hop_counts = [per_hop[hop] for hop in range(max(per_hop, default=-1) + 1)]
-        nodes, edges = _present(ctx, result, hop_counts, query, node_filter, edge_filter, ahead)
+        nodes, edges = _present(ctx, result, hop_counts, query, node_filter, edge_filter, ahead, plan)
     finally:
         if ahead is not None:
             ahead.close()
@@ -176,7 +178,7 @@ def _path_ends(ctx: GraphContext, result: WalkResult, nodes: list[NodeStub | Nod
 
 def _present(
     ctx: GraphContext, result: WalkResult, hop_counts: list[int], query: BfsQueryInput,
-    node_filter: set[str] | None, edge_filter: set[str] | None, ahead: TypesAhead | None,
+    node_filter: set[str] | None, edge_filter: set[str] | None, ahead: TypesAhead | None, plan: HopPlan,
 ) -> tuple[list[NodeStub | Node], list[EdgeStub | Edge]]:
     """Nodes and edges in response order: full where the filters ask, stubs elsewhere. The
     edges first: the last nodes' types are read meanwhile (`ahead`)."""
@@ -192,8 +194,34 @@ def _present(
             if not query.topology_only and node_filter is None and ahead is None and not result.types else None)
     if both is not None:
         return _nodes(ctx, result, ids, hop_counts, query, node_filter, both[0], both[1]), edges
-    types = node_types(ctx, list(result.hops), ahead.collect() if ahead is not None else result.types)
+    types = _one_hop_types(ctx, result, hop_counts, plan) if ahead is None and result.types is None else None
+    if types is None:
+        types = node_types(ctx, list(result.hops), ahead.collect() if ahead is not None else result.types)
     return _nodes(ctx, result, ids, hop_counts, query, node_filter, types), edges
+
+
+def _one_hop_types(
+    ctx: GraphContext, result: WalkResult, hop_counts: list[int], plan: HopPlan,
+) -> dict[str, list[str]] | None:
+    """`node_types` of an uncut 1-hop walk over plain edges, read in one query joined from
+    its seeds' edges (`Profile.reached_types`: the store reads them ~15% faster than by
+    the nodes' IRIs); None for any other walk, or where that query does not apply or
+    reads more than a few types a row."""
+    if len(hop_counts) != 2 or result.cut is not None or result.edges or not result.plain or result.layers is not None:
+        return None
+    if not has_types(ctx):
+        return defaultdict(list)
+    seeds = [node for node, hop in result.hops.items() if hop == 0]
+    named = writable(list(result.hops))
+    if not has_rdf_type(ctx) or ctx.profile.statement_candidates(named) or writable(seeds) != seeds:
+        return None
+    written = ctx.profile.reached_types(seeds, plan, 8 * (len(result.plain) + len(seeds)) + 256)
+    if written is None:
+        return None
+    read: dict[str, list[str]] = defaultdict(list)
+    read_types(written, read)
+    # What no query can name is not typed, as `node_types` leaves it.
+    return defaultdict(list, shared_types({n: read[n] for n in named if n in read}))
 
 
 def _nodes(

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gateway.sparql import iri, iris
+from gateway.sparql import iri, iris, writable
 
 
 def test_iris_writes_values_and_in_lists() -> None:
@@ -56,3 +58,14 @@ def test_every_template_renders_as_its_grammar_says_under_every_set_of_flags() -
                 expected = _render_by_regex(text, set(chosen), slots)
                 assert render(name, chosen, **slots) == expected, (name, chosen)
                 assert render(name, chosen, **slots) == expected  # the resolved sections, read again
+
+
+UNWRITABLE = {chr(c) for c in range(0x21)} | set('<>"{}|^`\\')
+"""What an IRI written `<...>` may not hold (SPARQL's IRIREF), listed apart from the module."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from([*UNWRITABLE, "a", "/", ":", "é", "\ud800", "\x7f", "~", "#", "字"]),
+                        max_size=6), max_size=6))
+def test_writable_keeps_exactly_the_iris_a_query_can_write_in_order(values: list[str]) -> None:
+    assert writable(values) == [v for v in values if not UNWRITABLE & set(v)]

@@ -125,3 +125,37 @@ def test_types_read_beside_the_walk_are_those_read_after_it(graph: tuple[Gateway
     assert beside == after
     assert {a["truncated"] for a in after} == {True, False}
     assert len({n["entity_type"] for a in after for n in a["nodes"]}) == 4
+
+
+def test_one_hop_types_joined_from_the_edges_are_those_read_by_node(graph: tuple[Gateway, OxigraphServer],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """An uncut 1-hop walk reads its nodes' types joined from its seeds' edges
+    (`Profile.reached_types`): full answers (every type of a node listed) and stubs, in
+    every direction and predicate filter, are those of the types read by the nodes' IRIs."""
+    embedded, _ = graph
+    rng = random.Random(13)
+    names = ["hub0", "hub1", "hub2", *(f"n{i}" for i in range(0, 400, 3))]
+    calls: list[dict[str, Any]] = []
+    for _ in range(40):
+        call: dict[str, Any] = {"seeds": [E + rng.choice(names) for _ in range(rng.choice([1, 1, 2]))], "max_hops": 1,
+                                "topology_only": rng.random() < 0.5, "direction": rng.choice(["both", "out", "in"])}
+        if rng.random() < 0.3:
+            call["predicates"] = rng.sample(LINKS, 2)
+        if rng.random() < 0.2:
+            call["max_nodes"] = 5
+        calls.append(call)
+    joined: list[int] = []
+    reached_types = embedded.context.profile.reached_types
+
+    def counted(*args: Any, **kwargs: Any) -> list[str] | None:
+        found = reached_types(*args, **kwargs)
+        joined.append(found is not None)
+        return found
+
+    monkeypatch.setattr(embedded.context.profile, "reached_types", counted)
+    by_join = [embedded.bfs_query(**call).model_dump() for call in calls]
+    assert sum(joined) >= 10  # the join answered the uncut walks that read types apart
+    monkeypatch.setattr(bfs, "_one_hop_types", lambda *args: None)
+    by_node = [embedded.bfs_query(**call).model_dump() for call in calls]
+    assert by_join == by_node
+    assert any(len(node.get("types") or ()) > 1 for a in by_node for node in a["nodes"] if isinstance(node, dict))
