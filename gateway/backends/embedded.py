@@ -388,7 +388,8 @@ class EmbeddedBackend(Selects):
         except (SyntaxError, OSError) as error:
             raise UpstreamError(f"the store failed a generated query: {error}") from error
         watch.check()
-        lines = data[data.find(b"\n") + 1 :].translate(None, dropped).decode().split("\n")
+        body = data[data.find(b"\n") + 1 :]
+        lines = (body.translate(None, dropped) if dropped else body).decode().split("\n")
         lines.pop()  # after the last newline
         self.rows_read += len(lines)
         if self.query_log is not None:
