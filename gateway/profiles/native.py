@@ -33,7 +33,7 @@ from gateway.profiles.base import (
     shared_types,
     time_filters,
 )
-from gateway.sparql import Sparql, integer, iri, iris, joined, literal
+from gateway.sparql import Sparql, integer, iri, iris, joined, literal, writable
 from gateway.terms import BFS, bare_lines, is_written_iri, namespace, status_name, text_of
 
 T = TypeVar("T")
@@ -238,10 +238,15 @@ class NativeProfile(Profile):
         return lines, len(lines) >= limit
 
     def reached_types(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> list[str] | None:
-        if self._statement_aware(plan) or plan.mirror_predicates:
-            return None
+        if plan.mirror_predicates or (self._statement_aware(plan) and self.queries != "native"):
+            return None  # statements of another model are joined by no plain triple
+        # A node only reifier-only statements reach holds no triple the join reads: typed by IRI.
+        by_subject, by_object = self._unasserted
+        also = [h.o for x in frontier for h in by_subject.get(x, ())] + [h.s for x in frontier for h in by_object.get(x, ())]
+        typed = writable(list(dict.fromkeys([*frontier, *also])))
+        limit += 8 * len(also)
         flags = [*self._direction_flags(plan), "types"]
-        slots = {"frontier": iris(frontier), "limit": integer(limit)}
+        slots = {"frontier": iris(frontier), "typed": iris(typed), "limit": integer(limit)}
         self._plain_filters(plan, flags, slots)
         written = self.backend.select(self.render("hop_plain", flags, **slots), WRITTEN)
         return written if len(written) < limit else None

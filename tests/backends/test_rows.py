@@ -57,7 +57,7 @@ SLOTS: dict[str, Sparql] = {
     "pattern": literal(KEY_PATTERN),
     "statements": iris(NODES[5:8]), "names": iris([RDFS_LABEL], ", "),
     "fields": iris([BFS + "truthStatus", BFS + "confidence"]),
-    "truth_texts": literal(BFS + "asserted_true"),
+    "truth_texts": literal(BFS + "asserted_true"), "typed": iris(NODES[:3]),
     **time_filters(HopPlan(as_of=485, valid_at=1890))[1],
 }
 FLAG_SETS = [

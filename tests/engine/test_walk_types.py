@@ -14,14 +14,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyoxigraph as ox
 import pytest
 
 from gateway import Gateway
+from gateway.profiles.base import HopPlan
 from gateway.tools import bfs
 from support.servers import OxigraphServer
 
 E = "http://example.org/e/"
 C = "http://example.org/c/"
+R = "http://example.org/statement/"
 LINKS = [f"http://example.org/p{i}" for i in range(4)]
 TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
@@ -160,3 +163,61 @@ def test_one_hop_types_joined_from_the_edges_are_those_read_by_node(graph: tuple
     by_node = [embedded.bfs_query(**call).model_dump() for call in calls]
     assert by_join == by_node
     assert any(len(node.get("types") or ()) > 1 for a in by_node for node in a["nodes"] if isinstance(node, dict))
+
+
+def _store(text: str) -> ox.Store:
+    store = ox.Store()
+    store.load(text.encode(), format=ox.RdfFormat.N_TRIPLES)
+    return store
+
+
+def _reified(lines: list[str], rng: random.Random) -> list[str]:
+    """`typed_graph` with statements: some edges reified (a status, at times one the walk
+    does not cross), and reifier-only statements, some to nodes no triple links."""
+    bfs, reifies = "https://w3id.org/bfsql#", "<http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies>"
+    out = list(lines)
+    edges = [line for line in lines if line.startswith(f"<{E}") and TYPE not in line and '"' not in line]
+    for i, line in enumerate(rng.sample(edges, 300)):
+        s, p, o = line.rstrip(" .").split(" ", 2)
+        out.append(f"<{R}r{i}> {reifies} <<( {s} {p} {o} )>> .")
+        out.append(f"<{R}r{i}> <{bfs}truthStatus> <{bfs}{rng.choice(['asserted_true', 'disputed', 'retracted'])}> .")
+    for i in range(120):
+        s, o = rng.choice(["hub0", "hub1", *(f"n{k}" for k in range(400))]), f"only{rng.randint(0, 60)}"
+        s, o = (s, o) if rng.random() < 0.5 else (o, s)
+        out.append(f"<{R}u{i}> {reifies} <<( <{E}{s}> <{rng.choice(LINKS)}> <{E}{o}> )>> .")
+        if rng.random() < 0.5:
+            out.append(f"<{R}u{i}> <{bfs}truthStatus> <{bfs}asserted_true> .")
+    out += [f"<{E}only{k}> {TYPE} <{C}{k % 4}> ." for k in range(0, 61, 2)]
+    return out
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_one_hop_types_over_statements_are_those_read_by_node(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same on RDF 1.2 data: the join reads asserted triples, so the nodes only reifier-only
+    statements reach are typed by IRI; statuses the walk does not cross, every direction."""
+    rng = random.Random(seed)
+    gateway = Gateway.open(_store("\n".join(_reified(typed_graph(rng), rng)) + "\n"))
+    names = ["hub0", "hub1", "hub2", *(f"n{i}" for i in range(0, 400, 3))]
+    calls = [{"seeds": [E + rng.choice(names) for _ in range(rng.choice([1, 1, 2]))], "max_hops": 1,
+              "topology_only": rng.random() < 0.5, "direction": rng.choice(["both", "out", "in"]),
+              "truth_status": rng.choice([["asserted_true"], ["asserted_true", "disputed"], ["retracted"]])}
+             for _ in range(40)]
+    joined: list[bool] = []
+    reached_types = gateway.context.profile.reached_types
+
+    def counted(*args: Any, **kwargs: Any) -> list[str] | None:
+        found = reached_types(*args, **kwargs)
+        joined.append(found is not None)
+        return found
+
+    monkeypatch.setattr(gateway.context.profile, "reached_types", counted)
+    monkeypatch.setattr(bfs, "JOINED_TYPES", 0)
+    by_join = [gateway.bfs_query(**call).model_dump() for call in calls]
+    assert sum(joined) >= 10
+    monkeypatch.setattr(bfs, "_one_hop_types", lambda *args: None)
+    assert [gateway.bfs_query(**call).model_dump() for call in calls] == by_join
+    assert Gateway.open(_store("\n".join(_reified(typed_graph(rng), rng)) + "\n"), profile="wikidata").context.profile \
+        .reached_types([E + "n1"], HopPlan(), 100) is None  # Wikibase statements: no plain triple joins them
+    typed_only = {f"only{k}" for k in range(0, 61, 2)}
+    assert any(node["id"].rsplit("/", 1)[-1] in typed_only and node["entity_type"] != "Entity"
+               for answer in by_join for node in answer["nodes"] if isinstance(node, dict))
