@@ -381,10 +381,11 @@ class Profile:
         return None
 
     def reached_types(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> list[str] | None:
-        """The types of `frontier` and of every node its hop reaches (a superset: whatever
-        its filters), as node_types.rq's rows (`WRITTEN`), joined from the edges: at most
-        about `limit` rows, None where more may exist or the plan needs mirrors or reads a
-        statement's own ends (read them by node: `node_types`)."""
+        """The types of `frontier` (no statement among them: a reifier's hop reaches its
+        triple's ends, which no edge of it joins) and of every node its hop reaches (a
+        superset: whatever its filters), as node_types.rq's rows (`WRITTEN`), joined from
+        the edges: at most about `limit` rows; None where more may exist, the plan needs
+        mirrors or the statements are of another model (read them by node: `node_types`)."""
         return None
 
     def two_hop_lines(
