@@ -147,22 +147,29 @@ def test_one_hop_types_joined_from_the_edges_are_those_read_by_node(graph: tuple
         if rng.random() < 0.2:
             call["max_nodes"] = 5
         calls.append(call)
-    joined: list[int] = []
-    reached_types = embedded.context.profile.reached_types
+    by_join, by_node, joined = _joined_and_by_node(embedded, calls, monkeypatch)
+    assert joined >= 10  # the join answered the uncut walks that read types apart
+    assert by_join == by_node
+    assert any(len(node.get("types") or ()) > 1 for a in by_node for node in a["nodes"] if isinstance(node, dict))
+
+
+def _joined_and_by_node(gateway: Gateway, calls: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch,
+                        ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """The answers with the types joined from the edges (at any size), the same with them read
+    by node, and how many walks the join answered."""
+    joined: list[bool] = []
+    reached_types = gateway.context.profile.reached_types
 
     def counted(*args: Any, **kwargs: Any) -> list[str] | None:
         found = reached_types(*args, **kwargs)
         joined.append(found is not None)
         return found
 
-    monkeypatch.setattr(embedded.context.profile, "reached_types", counted)
+    monkeypatch.setattr(gateway.context.profile, "reached_types", counted)
     monkeypatch.setattr(bfs, "JOINED_TYPES", 0)  # walks of any size: the threshold is for speed only
-    by_join = [embedded.bfs_query(**call).model_dump() for call in calls]
-    assert sum(joined) >= 10  # the join answered the uncut walks that read types apart
+    by_join = [gateway.bfs_query(**call).model_dump() for call in calls]
     monkeypatch.setattr(bfs, "_one_hop_types", lambda *args: None)
-    by_node = [embedded.bfs_query(**call).model_dump() for call in calls]
-    assert by_join == by_node
-    assert any(len(node.get("types") or ()) > 1 for a in by_node for node in a["nodes"] if isinstance(node, dict))
+    return by_join, [gateway.bfs_query(**call).model_dump() for call in calls], sum(joined)
 
 
 def _store(text: str) -> ox.Store:
@@ -174,19 +181,19 @@ def _store(text: str) -> ox.Store:
 def _reified(lines: list[str], rng: random.Random) -> list[str]:
     """`typed_graph` with statements: some edges reified (a status, at times one the walk
     does not cross), and reifier-only statements, some to nodes no triple links."""
-    bfs, reifies = "https://w3id.org/bfsql#", "<http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies>"
+    status, reifies = "https://w3id.org/bfsql#", "<http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies>"
     out = list(lines)
     edges = [line for line in lines if line.startswith(f"<{E}") and TYPE not in line and '"' not in line]
     for i, line in enumerate(rng.sample(edges, 300)):
         s, p, o = line.rstrip(" .").split(" ", 2)
         out.append(f"<{R}r{i}> {reifies} <<( {s} {p} {o} )>> .")
-        out.append(f"<{R}r{i}> <{bfs}truthStatus> <{bfs}{rng.choice(['asserted_true', 'disputed', 'retracted'])}> .")
+        out.append(f"<{R}r{i}> <{status}truthStatus> <{status}{rng.choice(['asserted_true', 'disputed', 'retracted'])}> .")
     for i in range(120):
         s, o = rng.choice(["hub0", "hub1", *(f"n{k}" for k in range(400))]), f"only{rng.randint(0, 60)}"
         s, o = (s, o) if rng.random() < 0.5 else (o, s)
         out.append(f"<{R}u{i}> {reifies} <<( <{E}{s}> <{rng.choice(LINKS)}> <{E}{o}> )>> .")
         if rng.random() < 0.5:
-            out.append(f"<{R}u{i}> <{bfs}truthStatus> <{bfs}asserted_true> .")
+            out.append(f"<{R}u{i}> <{status}truthStatus> <{status}asserted_true> .")
     out += [f"<{E}only{k}> {TYPE} <{C}{k % 4}> ." for k in range(0, 61, 2)]
     return out
 
@@ -196,28 +203,18 @@ def test_one_hop_types_over_statements_are_those_read_by_node(seed: int, monkeyp
     """The same on RDF 1.2 data: the join reads asserted triples, so the nodes only reifier-only
     statements reach are typed by IRI; statuses the walk does not cross, every direction."""
     rng = random.Random(seed)
-    gateway = Gateway.open(_store("\n".join(_reified(typed_graph(rng), rng)) + "\n"))
+    text = "\n".join(_reified(typed_graph(rng), rng)) + "\n"
+    gateway = Gateway.open(_store(text))
     names = ["hub0", "hub1", "hub2", *(f"n{i}" for i in range(0, 400, 3))]
     calls = [{"seeds": [E + rng.choice(names) for _ in range(rng.choice([1, 1, 2]))], "max_hops": 1,
               "topology_only": rng.random() < 0.5, "direction": rng.choice(["both", "out", "in"]),
               "truth_status": rng.choice([["asserted_true"], ["asserted_true", "disputed"], ["retracted"]])}
              for _ in range(40)]
-    joined: list[bool] = []
-    reached_types = gateway.context.profile.reached_types
-
-    def counted(*args: Any, **kwargs: Any) -> list[str] | None:
-        found = reached_types(*args, **kwargs)
-        joined.append(found is not None)
-        return found
-
-    monkeypatch.setattr(gateway.context.profile, "reached_types", counted)
-    monkeypatch.setattr(bfs, "JOINED_TYPES", 0)
-    by_join = [gateway.bfs_query(**call).model_dump() for call in calls]
-    assert sum(joined) >= 10
-    monkeypatch.setattr(bfs, "_one_hop_types", lambda *args: None)
-    assert [gateway.bfs_query(**call).model_dump() for call in calls] == by_join
-    assert Gateway.open(_store("\n".join(_reified(typed_graph(rng), rng)) + "\n"), profile="wikidata").context.profile \
-        .reached_types([E + "n1"], HopPlan(), 100) is None  # Wikibase statements: no plain triple joins them
+    by_join, by_node, joined = _joined_and_by_node(gateway, calls, monkeypatch)
+    assert joined >= 10
+    assert by_join == by_node
+    wikidata = Gateway.open(_store(text), profile="wikidata").context.profile
+    assert wikidata.reached_types([E + "n1"], HopPlan(), 100) is None  # Wikibase statements: no plain triple joins them
     typed_only = {f"only{k}" for k in range(0, 61, 2)}
     assert any(node["id"].rsplit("/", 1)[-1] in typed_only and node["entity_type"] != "Entity"
                for answer in by_join for node in answer["nodes"] if isinstance(node, dict))
