@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import typing
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
@@ -380,12 +380,15 @@ class Profile:
         needs statements or mirrors (use `hop`)."""
         return None
 
-    def reached_types(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> list[str] | None:
+    def reached_types(
+        self, frontier: Sequence[str], plan: HopPlan, limit: int, reached: Collection[str],
+    ) -> list[str] | None:
         """The types of `frontier` (no statement among them: a reifier's hop reaches its
-        triple's ends, which no edge of it joins) and of every node its hop reaches (a
-        superset: whatever its filters), as node_types.rq's rows (`WRITTEN`), joined from
-        the edges: at most about `limit` rows; None where more may exist, the plan needs
-        mirrors or the statements are of another model (read them by node: `node_types`)."""
+        triple's ends, which no edge of it joins) and of every node of `reached` (the walk's
+        nodes) its hop reaches, and more (whatever its filters), as node_types.rq's rows
+        (`WRITTEN`), joined from the edges: at most about `limit` rows; None where more may
+        exist, the plan needs mirrors or the statements are of another model (read them by
+        node: `node_types`)."""
         return None
 
     def two_hop_lines(

@@ -13,7 +13,7 @@ kept in memory keyed by subject and object; the rest is one query per hop.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import cached_property
 from typing import TypeVar
 
@@ -237,12 +237,16 @@ class NativeProfile(Profile):
         lines = self.backend.select(self._plain_query(frontier, plan, limit), LINES)
         return lines, len(lines) >= limit
 
-    def reached_types(self, frontier: Sequence[str], plan: HopPlan, limit: int) -> list[str] | None:
+    def reached_types(
+        self, frontier: Sequence[str], plan: HopPlan, limit: int, reached: Collection[str],
+    ) -> list[str] | None:
         if plan.mirror_predicates or (self._statement_aware(plan) and self.queries != "native"):
             return None  # statements of another model are joined by no plain triple
-        # A node only reifier-only statements reach holds no triple the join reads: typed by IRI.
+        # A node only reifier-only statements reach holds no triple the join reads: typed by
+        # IRI, those the walk holds only (a seed may have many more the filters hid).
         by_subject, by_object = self._unasserted
-        also = [h.o for x in frontier for h in by_subject.get(x, ())] + [h.s for x in frontier for h in by_object.get(x, ())]
+        also = [n for n in dict.fromkeys([*(h.o for x in frontier for h in by_subject.get(x, ())),
+                                          *(h.s for x in frontier for h in by_object.get(x, ()))]) if n in reached]
         typed = writable(list(dict.fromkeys([*frontier, *also])))
         limit += 8 * len(also)
         flags = [*self._direction_flags(plan), "types"]

@@ -222,7 +222,7 @@ def _one_hop_types(
     named = writable(list(result.hops))
     if not has_rdf_type(ctx) or ctx.profile.statement_candidates(named) or writable(seeds) != seeds:
         return None
-    written = ctx.profile.reached_types(seeds, plan, 8 * (result.edge_count() + len(seeds)) + 256)
+    written = ctx.profile.reached_types(seeds, plan, 8 * (result.edge_count() + len(seeds)) + 256, result.hops)
     if written is None:
         return None
     read: dict[str, list[str]] = defaultdict(list)

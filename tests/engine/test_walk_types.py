@@ -214,7 +214,17 @@ def test_one_hop_types_over_statements_are_those_read_by_node(seed: int, monkeyp
     assert joined >= 10
     assert by_join == by_node
     wikidata = Gateway.open(_store(text), profile="wikidata").context.profile
-    assert wikidata.reached_types([E + "n1"], HopPlan(), 100) is None  # Wikibase statements: no plain triple joins them
+    # Wikibase statements: no plain triple joins them.
+    assert wikidata.reached_types([E + "n1"], HopPlan(), 100, {E + "n1"}) is None
+    # Only the walk's own nodes are named: a seed's other reifier-only ends (hidden by the
+    # filters, any number of them) stay out of the query.
+    profile = gateway.context.profile
+    seed = next(x for x in (E + n for n in names) if x in profile._unasserted[0])
+    sent: list[str] = []
+    select = profile.backend.select
+    monkeypatch.setattr(profile.backend, "select", lambda query, *a, **k: sent.append(query) or select(query, *a, **k))
+    assert profile.reached_types([seed], HopPlan(), 1000, {seed}) is not None
+    assert not any(f"<{h.o}>" in sent[-1] for h in profile._unasserted[0][seed])
     typed_only = {f"only{k}" for k in range(0, 61, 2)}
     assert any(node["id"].rsplit("/", 1)[-1] in typed_only and node["entity_type"] != "Entity"
                for answer in by_join for node in answer["nodes"] if isinstance(node, dict))
