@@ -21,7 +21,7 @@ from gateway.engine.context import GraphContext
 from gateway.engine.walk import EdgeKey
 from gateway.models import Edge, Node, TruthStatus
 from gateway.models.shared import Text
-from gateway.profiles.base import Hit, Point, StatementFields, StatementRow, shared_types
+from gateway.profiles.base import Hit, Point, StatementFields, StatementRow, shared_types, types_of_rows
 from gateway.profiles.graph import MemoKey
 from gateway.sparql import iri, iris, triples, writable
 from gateway.terms import (
@@ -31,8 +31,6 @@ from gateway.terms import (
     Blank,
     Literal,
     Term,
-    bare_text,
-    is_written_iri,
     language_matches,
     line_text,
     pick_literal,
@@ -103,7 +101,6 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         nodes = [n for n in nodes if n not in known]
     typed = has_rdf_type(ctx)
     candidates = set(ctx.profile.statement_candidates(nodes))
-    read: dict[str, list[str]] = defaultdict(list)
     # Large slices: over HTTP this is a walk's one request after its hops.
     for chunk in _chunks(nodes, 10_000):
         maybe = [n for n in chunk if n in candidates] if candidates else []
@@ -115,8 +112,7 @@ def node_types(ctx: GraphContext, nodes: Sequence[str], known: dict[str, list[st
         # cost the store a third of the read).
         profile = ctx.profile
         written = profile.backend.select(profile.render("node_types", flags, ids=iris(chunk), candidates=iris(maybe)), WRITTEN)
-        read_types(written, read)
-    found.update(shared_types(read))
+        found.update(types_of_rows(written))
     return found
 
 
@@ -139,23 +135,6 @@ def types_with_data(
     read = {n: list(dict.fromkeys(str(v) for p, v, _ in found if p == TYPE and type(v) is str))
             for n, found in rows.items()} if typed else {}
     return defaultdict(list, shared_types({n: kinds for n, kinds in read.items() if kinds})), dict(rows)
-
-
-def read_types(written: list[str], read: dict[str, list[str]]) -> None:
-    """Rows of node_types.rq as TSV writes them into `read`, each type an IRI, once."""
-    text = "\n".join(written)
-    if '"' in text or "_:" in text or "<<" in text:  # seldom: a literal, blank node or triple term for a type
-        written = [line for line in written if is_written_iri(line.partition("\t")[2])]
-        text = "\n".join(written)
-    if not written:
-        return
-    # Node and type alternate once the lines' tabs are newlines: split in C, no call per row.
-    fields = bare_text(text.replace("\t", "\n"))
-    pairs = iter(fields)
-    for x, t in zip(pairs, pairs):
-        kinds = read[x]
-        if t not in kinds:  # a triple in two graphs, a reifier of two triples
-            kinds.append(t)
 
 
 class TypesAhead:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import typing
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
@@ -21,7 +21,7 @@ from gateway.profiles.mwapi import entity_search_for
 from gateway.profiles.statistics import Estimates, Statistics
 from gateway.profiles.wikibase_share import unread_statements_warning
 from gateway.sparql import Sparql, literal, not_after, not_before, render
-from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term, status_name, text_of
+from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term, bare_text, is_written_iri, status_name, text_of
 from gateway.values import ToId, datum, scalar
 
 T = TypeVar("T")
@@ -215,6 +215,35 @@ def shared_types(types: dict[str, list[str]]) -> dict[str, list[str]]:
     read them, never change them."""
     kinds: dict[tuple[str, ...], list[str]] = {}
     return {node: kinds.setdefault(tuple(found), found) for node, found in types.items()}
+
+
+def types_of_rows(written: list[str]) -> dict[str, list[str]]:
+    """Node -> its types, in lists shared as `shared_types` shares them, from (node, type)
+    rows as TSV writes them, each type an IRI, once (those of other types left out)."""
+    if not written:
+        return {}
+    # Node and type alternate once the lines' tabs are newlines: split in C, no call per row.
+    fields = "\n".join(written).replace("\t", "\n").split("\n")
+    nodes, kinds = fields[0::2], fields[1::2]
+    distinct = set(kinds)
+    if not all(map(is_written_iri, distinct)):  # seldom: a literal, blank node or triple term for a type
+        kept = [(node, kind) for node, kind in zip(nodes, kinds) if is_written_iri(kind)]
+        nodes, kinds = [node for node, _ in kept], [kind for _, kind in kept]
+        distinct = set(kinds)
+    # Most nodes have one type: their lists, one per type, handed out in C.
+    lists = {kind: [kind[1:-1]] for kind in distinct}
+    nodes = bare_text("\n".join(nodes)) if nodes else []
+    found = dict(zip(nodes, map(lists.__getitem__, kinds)))
+    if len(found) == len(nodes):
+        return found
+    rows = Counter(nodes)
+    several: dict[str, list[str]] = defaultdict(list)
+    for node, kind in zip(nodes, kinds):  # a node of several rows: its types in the rows' order, each once
+        if rows[node] > 1 and lists[kind][0] not in several[node]:
+            several[node].append(lists[kind][0])
+    shared = {tuple(listed): listed for listed in lists.values()}
+    found.update((node, shared.setdefault(tuple(kinds), kinds)) for node, kinds in several.items())
+    return found
 
 
 class TwoHops(NamedTuple):

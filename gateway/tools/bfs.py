@@ -19,7 +19,6 @@ from gateway.engine.presentation import (
     has_rdf_type,
     has_types,
     node_types,
-    read_types,
     types_with_data,
 )
 from gateway.engine.search import normalize, suggest_ids
@@ -40,7 +39,7 @@ from gateway.models import (
     Text,
     Truncation,
 )
-from gateway.profiles.base import HopPlan, shared_types
+from gateway.profiles.base import HopPlan, types_of_rows
 from gateway.settings import Settings, clamp
 from gateway.sparql import writable
 
@@ -225,11 +224,10 @@ def _one_hop_types(
     written = ctx.profile.reached_types(seeds, plan, 8 * (result.edge_count() + len(seeds)) + 256, result.hops)
     if written is None:
         return None
-    read: dict[str, list[str]] = defaultdict(list)
-    read_types(written, read)
+    read = types_of_rows(written)
     if len(named) < len(result.hops):  # what no query can name is not typed, as `node_types` leaves it
         read = {n: read[n] for n in named if n in read}
-    return defaultdict(list, shared_types(read))
+    return defaultdict(list, read)
 
 
 def _nodes(

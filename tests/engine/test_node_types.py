@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gateway import Gateway
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import node_types
+from gateway.profiles.base import types_of_rows
 from support.servers import OxigraphServer
 
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
@@ -68,3 +71,21 @@ def test_types_are_the_iris_once_each(case: tuple[Path, OxigraphServer], where: 
     found = node_types(ctx, subjects)
     assert {node: set(kinds) for node, kinds in found.items() if kinds} == expected
     assert all(len(kinds) == len(set(kinds)) for kinds in found.values())
+
+
+_NODES = st.sampled_from(["http://example.org/a", "http://example.org/b", "http://example.org/c", "http://example.org/d"])
+_KINDS = st.sampled_from(["http://example.org/A", "http://example.org/B", "http://example.org/C"])
+_OTHER = st.sampled_from(['"a literal"', "_:class", "<<( <http://example.org/a> <http://example.org/p> <http://example.org/b> )>>"])
+
+
+@given(st.lists(st.tuples(_NODES, st.one_of(_KINDS.map(lambda k: f"<{k}>"), _OTHER)), max_size=12))
+def test_types_of_rows_read_each_node_s_iri_types_in_order_once(rows: list[tuple[str, str]]) -> None:
+    """`types_of_rows` against the plain reading: each node's IRI types in the order its
+    rows give them, once each; nodes of the same types in one shared list."""
+    expected: dict[str, list[str]] = {}
+    for node, kind in rows:
+        if kind.startswith("<") and not kind.startswith("<<") and kind[1:-1] not in expected.setdefault(node, []):
+            expected[node].append(kind[1:-1])
+    found = types_of_rows([f"<{node}>\t{kind}" for node, kind in rows])
+    assert found == {node: kinds for node, kinds in expected.items() if kinds}
+    assert len({id(kinds) for kinds in found.values()}) == len({tuple(kinds) for kinds in found.values()})
