@@ -231,7 +231,7 @@ class _Pending:
 def _pass(source: Source, reifiers_of: Callable[[], Reifications], *, texts: bool, memory: int) -> _Pending:
     tally = Tally(rows_for(memory))
     types = Types(tally, pairs_for(memory))
-    source.types(types.lines)
+    source.types(types)
     reifications = reifiers_of()
     ends, signature, statements = _signatures(types, reifications.reifiers, distinct=source.distinct_types)
     known = Known(

@@ -430,7 +430,7 @@ class Source:
     reads_types_apart = False
     """Whether `quads` may leave out the rdf:type triples with IRI types, which `types` read."""
 
-    def types(self, take: Take) -> None:
+    def types(self, types: Types) -> None:
         raise NotImplementedError
 
     def quads(self, scan: Scan, *, types_read: bool) -> None:
@@ -452,8 +452,8 @@ class StoreSource(Source):
     def __init__(self, store: ox.Store) -> None:
         self._store = store
 
-    def types(self, take: Take) -> None:
-        self._write(_TYPES, take)
+    def types(self, types: Types) -> None:
+        self._write(_TYPES, types.lines)
 
     def quads(self, scan: Scan, *, types_read: bool) -> None:
         for (predicate,) in self._store.query(_PREDICATES):  # type: ignore[union-attr]
@@ -480,8 +480,8 @@ class QuadSource(Source):
     def __init__(self, quads: Quads) -> None:
         self._quads = quads
 
-    def types(self, take: Take) -> None:
-        _batches(take, (b"\t".join((token(s), token(t))) for s, _, t, _ in self._quads(None, _TYPE, None)))
+    def types(self, types: Types) -> None:
+        _batches(types.lines, (b"\t".join((token(s), token(t))) for s, _, t, _ in self._quads(None, _TYPE, None)))
 
     def quads(self, scan: Scan, *, types_read: bool) -> None:
         _batches(scan.lines, (b" ".join((token(s), token(p), token(o), b".")) for s, p, o, _ in self._quads(None, None, None)

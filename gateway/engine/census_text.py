@@ -24,7 +24,7 @@ from typing import IO
 import numpy as np
 
 from gateway.engine.census_reifiers import Reifications
-from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Take, buckets, hashes
+from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Types, buckets, hashes
 from gateway.terms import RDF
 
 _IRI = rb'<[^<>"{}|^`\\\x00-\x20]*>'
@@ -37,7 +37,8 @@ _STRICT = re.compile(rb"^(" + _IRI + b"|" + _BLANK + rb") (" + _IRI + rb") (" + 
 escape in an IRI, lower-case language tags, a triple term one level deep): what it holds
 then hashes as the store's text of the same terms would."""
 _TYPE_LINE = re.compile(rb"^(<[^<][^ ]*>|_:[^ ]+) <" + re.escape(RDF.encode()) + rb"type> (.*) \.$", re.MULTILINE)
-_TYPE_MARK, _REIFIES_MARK = f" <{RDF}type> ".encode(), f" <{RDF}reifies> ".encode()
+_TYPE_SEARCH = re.compile(re.escape(f" <{RDF}type> ".encode())).search
+_REIFIES_MARK = f" <{RDF}reifies> ".encode()
 _REIFIES_LINE = re.compile(rb"^(<[^<][^ ]*>|_:[^ ]+) <" + re.escape(RDF.encode()) + rb"reifies> (.*) \.$", re.MULTILINE)
 _NAMED_TRIPLE = re.compile(rb"<<\( (<[^>]*>) (<[^>]*>) (<[^>]*>) \)>>")
 _STRING_TYPED = b'"^^<http://www.w3.org/2001/XMLSchema#string>'
@@ -70,15 +71,17 @@ class FileSource(Source):
         self._file = 0
         """The index of the file being read."""
 
-    def types(self, take: Take) -> None:
+    def types(self, types: Types) -> None:
         for text in self._chunks():
             lines = _nonempty(text)
             self._lines.add(self._hashes(lines))
             # A regular expression tried at each line costs as much as the whole second pass:
-            # only the lines naming the predicate are handed to it.
-            rows: list[tuple[bytes, bytes]] = _TYPE_LINE.findall(b"\n".join(x for x in lines if _TYPE_MARK in x))
-            if rows:
-                take(b"\n".join(subject + b"\t" + kind for subject, kind in rows))
+            # only the lines naming the predicate (found by a search in C) are handed to it.
+            rows: list[tuple[bytes, bytes]] = _TYPE_LINE.findall(b"\n".join(filter(_TYPE_SEARCH, lines)))
+            named = [row for row in rows if row[0][:1] == b"<"]
+            types.rows(named)
+            if len(named) < len(rows):  # a class of blank nodes is a type too
+                types.others.update(kind for subject, kind in rows if subject[:1] != b"<")
             reifying = [x for x in lines if _REIFIES_MARK in x] if _REIFIES_MARK in text else []
             for subject, value in _REIFIES_LINE.findall(b"\n".join(reifying)):
                 triple = _NAMED_TRIPLE.fullmatch(value)
