@@ -91,10 +91,10 @@ def collect(ctx: GraphContext, counted: Census | None = None, *, beside: Path | 
     staged = _Staged(beside)
     try:
         staged.texts(_named_rows(ctx))
-        staged.entities(_entity_rows(entities, to_id))
         unsearched = NAME_PREDICATES | bookkeeping(ctx)
         staged.texts((str(x), _VALUE, text.value, text.language) for x, p, text in text_rows
                    if isinstance(text, Literal) and str(p) not in unsearched and not str(p).startswith(BFS))
+        staged.entities(_entity_rows(entities, to_id, every=bool(staged.text_rows)))
         sitelinks = [(str(x), _count(n)) for x, n in ctx.select("sitelinks")]
         staged.ordered(sitelinks)
     except BaseException:
@@ -111,11 +111,17 @@ def _named_rows(ctx: GraphContext) -> Iterator[tuple[str, int, str, str | None]]
             yield x, _KINDS.index(kind) if kind in _KINDS else _KINDS.index("alt"), text.value, text.language
 
 
-def _entity_rows(entities: Iterable[Entity], to_id: Callable[[str], str]) -> Iterator[tuple[str, int, str, str | None]]:
+def _entity_rows(
+    entities: Iterable[Entity], to_id: Callable[[str], str], *, every: bool,
+) -> Iterator[tuple[str, int, str, str | None]]:
     """(IRI, degree, types, readable local name) of each entity with a degree or a type;
-    the readable name only where it can keep the entity in the index (it has a degree)."""
+    the readable name only where it can keep the entity in the index (it has a degree).
+    Not `every` (no text was staged): only those a readable name keeps, as no other can be
+    (a graph of codes without names then stages next to nothing)."""
     for x, degree, kinds in entities:
-        yield x, degree, "\t".join(kinds), own_name(x, to_id) if degree else None
+        own = own_name(x, to_id) if degree else None
+        if every or own is not None:
+            yield x, degree, "\t".join(kinds), own
 
 
 class _Staged:
@@ -126,6 +132,8 @@ class _Staged:
     values, each kind in the order it was read."""
 
     def __init__(self, beside: Path | None) -> None:
+        self.text_rows = 0
+        """Names and values staged so far."""
         handle, name = tempfile.mkstemp(prefix=".bfsql-names-", suffix=".sqlite", dir=beside)
         os.close(handle)
         try:
@@ -142,17 +150,21 @@ class _Staged:
 
     def texts(self, rows: Iterable[tuple[str, int, str, str | None]]) -> None:
         """Names and values: (IRI, kind, text, language)."""
-        self._add("INSERT INTO staged(iri, kind, text, lang) VALUES (?, ?, ?, ?)", rows)
+        self.text_rows += self._add("INSERT INTO staged(iri, kind, text, lang) VALUES (?, ?, ?, ?)", rows)
 
     def entities(self, rows: Iterable[tuple[str, int, str, str | None]]) -> None:
         """(IRI, degree, types, readable local name)."""
         self._add(f"INSERT INTO staged(iri, kind, degree, types, own) VALUES (?, {_ENTITY}, ?, ?, ?)", rows)
 
-    def _add(self, insert: str, rows: Iterable[tuple[object, ...]]) -> None:
+    def _add(self, insert: str, rows: Iterable[tuple[object, ...]]) -> int:
+        """The rows added."""
         rows = iter(rows)
+        added = 0
         with self._db:
             while batch := list(itertools.islice(rows, BATCH)):
                 self._db.executemany(insert, batch)
+                added += len(batch)
+        return added
 
     def ordered(self, sitelinks: list[tuple[str, int]]) -> None:
         """The last of what is staged (each entity's sitelinks), then the order `read` reads it in."""

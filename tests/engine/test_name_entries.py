@@ -32,19 +32,20 @@ NAMESPACES = [EX, "http://purl.obolibrary.org/obo/", "http://purl.obolibrary.org
 """Nested namespaces, a scheme named like a prefix, ones the project's map knows."""
 
 
-def random_graph(seed: int) -> str:
+def random_graph(seed: int, *, texts: bool = True) -> str:
+    """Named, valued, typed and linked entities; without `texts`, only typed and linked."""
     rng = random.Random(seed)
     words = ["Paris", "paris", "Lyon", "Jane Doe", "Cushing's disease", "Ötzi", "x"]
     entities = [f"{EX}{rng.choice(['e', 'Jane_Doe', 'D00', 'Alpha_Beta'])}{n}" for n in range(40)]
     lines = []
     for x in entities:
         graph = f"<{EX}g{rng.randint(1, 2)}>"
-        for _ in range(rng.randint(0, 3)):  # a name through one predicate or several, in one graph or two
+        for _ in range(rng.randint(0, 3) if texts else 0):  # a name through one predicate or several, in one graph or two
             p = rng.choice([*LABELS, ALT, DESCRIPTION])
             text = rng.choice(words)
             literal = f'"{text}"' + rng.choice(["", "@en", "@fr"])
             lines += [f"<{x}> <{p}> {literal} {graph} .", *([f"<{x}> <{p}> {literal} <{EX}g3> ."] * rng.randint(0, 1))]
-        if rng.random() < 0.4:
+        if rng.random() < 0.4 and texts:
             lines.append(f'<{x}> <{CITY}> "{rng.choice(words)}" {graph} .')
         if rng.random() < 0.5:
             lines.append(f"<{x}> <{TYPE}> <{EX}Class{rng.randint(1, 2)}> {graph} .")
@@ -59,10 +60,13 @@ def _select(store: ox.Store, query: str) -> list[ox.QuerySolution]:
     return list(solutions)
 
 
+@pytest.mark.parametrize("texts", [True, False], ids=["texts", "no text"])
 @pytest.mark.parametrize("seed", range(6))
-def test_each_entity_has_its_distinct_names_and_the_entities_kept_are_those_told(seed: int, tmp_path: Path) -> None:
+def test_each_entity_has_its_distinct_names_and_the_entities_kept_are_those_told(
+    seed: int, texts: bool, tmp_path: Path,
+) -> None:
     store = ox.Store()
-    store.load(random_graph(seed).encode(), format=ox.RdfFormat.N_QUADS)
+    store.load(random_graph(seed, texts=texts).encode(), format=ox.RdfFormat.N_QUADS)
     backend = EmbeddedBackend(store)
     entries = list(collect(GraphContext(backend, NativeProfile(backend)), beside=tmp_path))
     assert not list(tmp_path.iterdir())  # the scratch file's name is gone
