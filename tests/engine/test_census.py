@@ -294,10 +294,13 @@ def _label(term: object) -> object:
     return "_:" if isinstance(term, OtherType) and term.startswith("_:") else term
 
 
+@pytest.mark.parametrize("files", [1, 2])
 @pytest.mark.parametrize("seed", range(4))
-def test_repeated_lines_count_once_as_the_store_holds_them(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lines said twice or more (types, reifiers, texts, edges; across files too) are one
-    quad each; with the line hashes held or (odd seeds) put on disk."""
+def test_repeated_lines_count_once_as_the_store_holds_them(
+    seed: int, files: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lines said twice or more (types, reifiers, texts, edges, blank nodes; in one file or
+    across two) are one quad each; with the line hashes held or (odd seeds) put on disk."""
     if seed % 2:
         monkeypatch.setattr(census_text._LineHashes, "_HELD", 16)
         monkeypatch.setattr(census_text, "CHUNK", 512)
@@ -306,10 +309,10 @@ def test_repeated_lines_count_once_as_the_store_holds_them(seed: int, tmp_path: 
     lines += _written(GRAPHS["odd cases"]()).decode().splitlines(keepends=True)
     said = lines + rng.sample(lines, len(lines) // 3) + rng.sample(lines, 5)
     rng.shuffle(said)
-    first, second = tmp_path / "a.nt", tmp_path / "b.nt"
-    first.write_text("".join(said[: len(said) // 2]), encoding="utf-8")
-    second.write_text("".join(said[len(said) // 2:]), encoding="utf-8")
-    from_text, from_store = _from_files([first, second])
+    paths = [tmp_path / f"{n}.nt" for n in range(files)]
+    for n, path in enumerate(paths):
+        path.write_text("".join(said[n * len(said) // files: (n + 1) * len(said) // files]), encoding="utf-8")
+    from_text, from_store = _from_files(paths)
     assert from_text is not None and _unlabelled(from_text) == _unlabelled(from_store)
 
 

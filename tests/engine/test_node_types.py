@@ -75,7 +75,8 @@ def test_types_are_the_iris_once_each(case: tuple[Path, OxigraphServer], where: 
 
 _NODES = st.sampled_from(["http://example.org/a", "http://example.org/b", "http://example.org/c", "http://example.org/d"])
 _KINDS = st.sampled_from(["http://example.org/A", "http://example.org/B", "http://example.org/C"])
-_OTHER = st.sampled_from(['"a literal"', "_:class", "<<( <http://example.org/a> <http://example.org/p> <http://example.org/b> )>>"])
+_OTHER = st.sampled_from(
+    ['"a literal"', "_:class", "<<( <http://example.org/a> <http://example.org/p> <http://example.org/b> )>>"])
 
 
 @given(st.lists(st.tuples(_NODES, st.one_of(_KINDS.map(lambda k: f"<{k}>"), _OTHER)), max_size=12))
