@@ -210,7 +210,7 @@ def finish_files(counted: FileCensus, ctx: GraphContext, held: int | None = None
             or counted.source.lines - counted.source.repeats != (len(local.store) if held is None else held):
         return None
     found = _finish(counted.pending, quads(None))
-    found.namespace_keys = counted.source.namespace_keys
+    found.namespace_keys = counted.source.namespace_keys(counted.pending.tally)
     return found
 
 

@@ -15,7 +15,7 @@ import os
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
@@ -24,7 +24,7 @@ from typing import IO
 import numpy as np
 
 from gateway.engine.census_reifiers import Reifications
-from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Types, buckets, hashes
+from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Tally, Types, buckets, hashes
 from gateway.terms import RDF
 
 _IRI = rb'<[^<>"{}|^`\\\x00-\x20]*>'
@@ -103,7 +103,7 @@ class FileSource(Source):
             if len(self._repeated):
                 rows = _first_times(rows, keys, self._repeated, seen)
             scan.rows([row for row in rows if row[0][:1] == b"<"])
-            self._namespaces(rows)
+            self._namespaces(rows, scan.known.non_edges)
 
     def _hashes(self, lines: list[bytes]) -> Hashes:
         """Each line's hash; a line with a blank node is its file's own (each file's blank
@@ -112,30 +112,24 @@ class FileSource(Source):
             return hashes(lines)
         return np.array([hash((self._file, line)) if b"_:" in line else hash(line) for line in lines], dtype=np.int64)
 
-    def _namespaces(self, rows: list[Row]) -> None:
-        """Count the IRIs of these lines by namespace key: each term counted first
-        (predicates, datatypes, classes and hubs repeat), the keys of the distinct ones cut
-        by one regular expression."""
-        tokens = Counter(chain(map(itemgetter(0), rows), map(itemgetter(1), rows), map(itemgetter(2), rows)))
-        iris: list[bytes] = []
-        counts: list[int] = []
-        for token, n in tokens.items():
-            if token[:1] == b"<" and token[1:2] != b"<":
-                iris.append(token)
-                counts.append(n)
-            elif token[:1] != b"_":  # a literal's datatype, a triple term's IRIs; a blank node holds none
-                for iri in _object_iris(token):
-                    iris.append(iri)
-                    counts.append(n)
-        found = self._namespaces_found
-        for (cut, whole), n in zip(_KEY.findall(b"\n".join(iris)), counts, strict=True):
-            found[cut or whole] += n
+    def _namespaces(self, rows: list[Row], non_edges: frozenset[bytes]) -> None:
+        """Count the IRIs of these lines by namespace key, but the ends of edge triples
+        (an IRI subject and object, a predicate that is a relationship): the degrees'
+        `Tally` counts those, keyed once an IRI at the end (`namespace_keys`), not once a
+        chunk it is in."""
+        others = [row for row in rows if row[1] in non_edges or row[0][0] != 60 or row[2][0] != 60 or row[2][1] == 60]
+        tokens = Counter(chain(map(itemgetter(1), rows), map(itemgetter(0), others), map(itemgetter(2), others)))
+        _count_keys(tokens.items(), self._namespaces_found)
 
-    @property
-    def namespace_keys(self) -> Counter[str]:
+    def namespace_keys(self, degrees: Tally) -> Counter[str]:
         """Each `namespaces.namespace_key` -> the IRIs in it, once for each line that holds
-        them, as `NamespaceFinder.add_quads` counts them over the store."""
-        return Counter({key.decode(): n for key, n in self._namespaces_found.items() if n})
+        them, as `NamespaceFinder.add_quads` counts them over the store; `degrees`: the
+        tally the pass counted the edges' ends in."""
+        found = Counter(self._namespaces_found)
+        for _, counts, tokens in degrees.items():
+            edged = np.flatnonzero(counts)  # an entity told by its type alone is at no edge's end
+            _count_keys(zip([tokens[i] for i in edged.tolist()], counts[edged].tolist(), strict=True), found)
+        return Counter({key.decode(): n for key, n in found.items() if n})
 
     def _chunks(self) -> Iterator[bytes]:
         for n, path in enumerate(self._paths):
@@ -158,6 +152,23 @@ _KEY = re.compile(rb"^<(?:([^>\n]*[/#:](?:[A-Za-z][A-Za-z0-9]*_)?)[^/#:>\n]*|([^
 _XSD_STRING_IRI = b"<http://www.w3.org/2001/XMLSchema#string>"
 _LANG_IRI, _DIR_LANG_IRI = f"<{RDF}langString>".encode(), f"<{RDF}dirLangString>".encode()
 _INSIDE = re.compile(rb"<<\( (\S+) (<[^>]*>) (.*) \)>>")
+
+
+def _count_keys(tokens: Iterable[tuple[bytes, int]], found: Counter[bytes]) -> None:
+    """Add each term's count (its text, once) to the namespace keys of the IRIs it holds:
+    the keys of all cut by one regular expression."""
+    iris: list[bytes] = []
+    counts: list[int] = []
+    for token, n in tokens:
+        if token[:1] == b"<" and token[1:2] != b"<":
+            iris.append(token)
+            counts.append(n)
+        elif token[:1] != b"_":  # a literal's datatype, a triple term's IRIs; a blank node holds none
+            for iri in _object_iris(token):
+                iris.append(iri)
+                counts.append(n)
+    for (cut, whole), n in zip(_KEY.findall(b"\n".join(iris)), counts, strict=True):
+        found[cut or whole] += n
 
 
 def _object_iris(value: bytes) -> list[bytes]:
