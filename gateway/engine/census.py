@@ -27,7 +27,7 @@ store.
 What is told per entity (degree and types) is `Census.entities`, read a hash bucket at a
 time as its reader goes: the search index keeps only the entities it holds. The types'
 own pass puts its (subject, type) rows on disk in hash buckets past a quarter of the
-memory setting (`census_scan.Pairs`) and finds each entity's set of types a bucket at a
+memory setting (`census_tables.Pairs`) and finds each entity's set of types a bucket at a
 time. Memory then grows with the entities only by what the pass over every quad looks
 their ends up in: 16 bytes a typed entity (its hash and its set of types).
 """
@@ -46,23 +46,8 @@ import pyoxigraph as ox
 
 from gateway.backends.base import Quads
 from gateway.engine.census_reifiers import Reifications
-from gateway.engine.census_scan import (
-    Counts,
-    Hashes,
-    Known,
-    Lookup,
-    Members,
-    QuadSource,
-    Scan,
-    Source,
-    StoreSource,
-    Tally,
-    Types,
-    hashes,
-    pairs_for,
-    rows_for,
-    token,
-)
+from gateway.engine.census_scan import Counts, Known, QuadSource, Scan, Source, StoreSource, Types, token
+from gateway.engine.census_tables import Hashes, Lookup, Members, Tally, hashes, pairs_for, rows_for
 from gateway.engine.census_text import FileSource
 from gateway.engine.context import GraphContext
 from gateway.profiles.base import NON_EDGES, SCHEMA

@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import numpy.typing as npt
 
-from gateway.engine.census_scan import Hashes, Lookup
+from gateway.engine.census_tables import Hashes, Lookup
 from gateway.terms import BFS
 
 _ASSERTED_TRUE = BFS + "asserted_true"

@@ -6,201 +6,37 @@ string-keyed entry of its own (~350-440 bytes). Here the store writes its terms 
 in native code (`StoreSource`: a query's TSV results, a predicate at a time; a scope's
 quads are written as N-Triples lines here, `QuadSource`), `Scan` cuts each chunk into
 terms with one regular expression and counts with numpy over 64-bit hashes of the terms'
-text. What is kept per entity is its hash, its count and its IRI's bytes (`Tally`), and
-past `Settings.census_memory` bytes those go to disk in hash buckets.
-
-A hash is Python's own (SipHash) of the term's text: the same within the process for the
-same text, and for two different IRIs equal with odds of about n²/2⁶⁵ (n distinct
-entities; under 10⁻⁴ at 10⁸).
+text (`census_tables`). What is kept per entity is its hash, its count and its IRI's
+bytes (`Tally`), and past `Settings.census_memory` bytes those go to disk in hash buckets.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
-from typing import IO
 
 import numpy as np
 import numpy.typing as npt
 import pyoxigraph as ox
 
 from gateway.backends.base import Quads
+from gateway.engine.census_tables import Hashes, Lookup, Members, Pairs, Tally, hashes
 from gateway.terms import BFS, RDF, Literal, from_oxigraph
 
-Hashes = npt.NDArray[np.int64]
 _XSD_STRING = b"http://www.w3.org/2001/XMLSchema#string"
 _LANG_STRING = RDF + "langString"
 _DIR_LANG_STRING = RDF + "dirLangString"
 _TYPE = ox.NamedNode(RDF + "type")
-BUCKETS = 64
-_ROW_BYTES = 120
-"""What one pending entity costs in a `Tally` (hash, count, its IRI's bytes object and
-the list slot holding it), for turning the memory setting into rows."""
 CHUNK = 4 << 20
 """Bytes of N-Triples cut into lines at a time."""
-LEAST = 1024
-"""The fewest rows a `Tally` or `Pairs` holds before it puts them on disk, whatever the memory setting."""
 
 
 def token(term: object) -> bytes:
     """A pyoxigraph term's N-Triples bytes, as the store's own N-Triples writes it."""
     return str(term).encode()
-
-
-def hashes(tokens: list[bytes]) -> Hashes:
-    return np.fromiter(map(hash, tokens), dtype=np.int64, count=len(tokens))
-
-
-def buckets(keys: Hashes) -> Iterator[tuple[int, npt.NDArray[np.intp]]]:
-    """Each spill bucket's number and the positions of `keys` it takes, by a hash's top
-    bits (they spread evenly), for the `BUCKETS` files a spill writes."""
-    bucket = (keys.view(np.uint64) >> np.uint64(58)).astype(np.int64)
-    order = np.argsort(bucket, kind="stable")
-    bounds = np.searchsorted(bucket[order], np.arange(BUCKETS + 1))
-    for n in range(BUCKETS):
-        if bounds[n + 1] > bounds[n]:
-            yield n, order[bounds[n]:bounds[n + 1]]
-
-
-class Members:
-    """A set of terms by hash, asked about many at once."""
-
-    def __init__(self, found: Iterable[bytes]) -> None:
-        self._sorted = np.unique(hashes(list(found)))
-
-    @classmethod
-    def of_hashes(cls, keys: Hashes) -> Members:
-        members = cls(())
-        members._sorted = np.unique(keys)
-        return members
-
-    def __len__(self) -> int:
-        return len(self._sorted)
-
-    def of(self, keys: Hashes) -> npt.NDArray[np.bool_]:
-        if not len(self._sorted):
-            return np.zeros(len(keys), dtype=bool)
-        at = np.minimum(np.searchsorted(self._sorted, keys), len(self._sorted) - 1)
-        found: npt.NDArray[np.bool_] = self._sorted[at] == keys
-        return found
-
-
-class Lookup:
-    """Term hash -> a small number (0 where the term has none), asked about many at once."""
-
-    def __init__(self, keys: Hashes, values: npt.NDArray[np.int64], *, ordered: bool = False) -> None:
-        """`ordered`: `keys` are sorted and distinct already (they are then held as given)."""
-        if ordered:
-            self._keys, self._values = keys, values
-        else:
-            order = np.argsort(keys, kind="stable")
-            self._keys, self._values = keys[order], values[order]
-
-    def of(self, keys: Hashes) -> npt.NDArray[np.int64]:
-        if not len(self._keys):
-            return np.zeros(len(keys), dtype=np.int64)
-        at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
-        return np.where(self._keys[at] == keys, self._values[at], 0)
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    @property
-    def keys(self) -> Hashes:
-        """The terms' hashes, sorted."""
-        return self._keys
-
-    def per_value(self, size: int) -> npt.NDArray[np.int64]:
-        """How many terms have each number, 0 to `size` - 1."""
-        return np.bincount(self._values, minlength=size).astype(np.int64)
-
-
-class Tally:
-    """Counts per IRI, by hash: added a chunk at a time, summed when they pile up, and put
-    on disk in hash buckets once the sums alone pass `rows`; read back (`items`) one
-    bucket at a time."""
-
-    def __init__(self, rows: int) -> None:
-        self._rows = max(rows, LEAST)
-        self._pending: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
-        self._size = 0
-        self._spill: tempfile.TemporaryDirectory[str] | None = None
-        self._files: list[IO[bytes]] = []
-
-    def add(self, keys: Hashes, tokens: list[bytes], *, counted: bool = True) -> None:
-        """One count for each of `tokens` (whose hashes are `keys`); none where not `counted`
-        (an entity told, with nothing to count yet)."""
-        unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        counts = counts.astype(np.int64) if counted else np.zeros(len(unique), dtype=np.int64)
-        self._pending.append((unique, counts, [tokens[i] for i in first.tolist()]))
-        self._size += len(unique)
-        if self._size > self._rows:
-            summed = _sum(self._pending)
-            self._pending, self._size = [summed], len(summed[0])
-            if self._size > self._rows // 2:
-                self._write(summed)
-                self._pending, self._size = [], 0
-
-    @property
-    def spilled(self) -> bool:
-        return self._spill is not None
-
-    def items(self) -> Iterator[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]]:
-        """(hashes, counts, IRI bytes) of every IRI once, a bucket at a time (all at once
-        where nothing went to disk); read again on each call."""
-        if self._spill is None:
-            self._pending = [_sum(self._pending)]
-            yield self._pending[0]
-            return
-        if self._pending:
-            self._write(_sum(self._pending))
-            self._pending, self._size = [], 0
-        for handle in self._files:
-            handle.flush()
-            handle.seek(0)
-            yield self._bucket(handle)
-            handle.seek(0, os.SEEK_END)
-
-    def _write(self, rows: tuple[Hashes, npt.NDArray[np.int64], list[bytes]]) -> None:
-        if self._spill is None:
-            self._spill = tempfile.TemporaryDirectory(prefix="bfsql-census-")
-            folder = Path(self._spill.name)
-            self._files = [open(folder / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
-        keys, counts, tokens = rows
-        for n, picked in buckets(keys):
-            handle = self._files[n]
-            np.save(handle, keys[picked])
-            np.save(handle, counts[picked])
-            np.save(handle, np.frombuffer(b"\n".join(tokens[i] for i in picked.tolist()), dtype=np.uint8))
-
-    @staticmethod
-    def _bucket(handle: IO[bytes]) -> tuple[Hashes, npt.NDArray[np.int64], list[bytes]]:
-        parts: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]] = []
-        end = os.fstat(handle.fileno()).st_size
-        while handle.tell() < end:
-            keys, counts = np.load(handle), np.load(handle)
-            blob = np.load(handle).tobytes()
-            parts.append((keys, counts, blob.split(b"\n") if blob else []))
-        return _sum(parts)
-
-
-def _sum(parts: list[tuple[Hashes, npt.NDArray[np.int64], list[bytes]]]) -> tuple[Hashes, npt.NDArray[np.int64], list[bytes]]:
-    if not parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), []
-    if len(parts) == 1:
-        return parts[0]
-    keys = np.concatenate([p[0] for p in parts])
-    counts = np.concatenate([p[1] for p in parts])
-    tokens = [t for p in parts for t in p[2]]
-    unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return unique, np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64), [
-        tokens[i] for i in first.tolist()]
 
 
 @dataclass
@@ -498,69 +334,6 @@ def _batches(take: Take, lines: Iterable[bytes]) -> None:
     take(b"\n".join(batch))
 
 
-class Pairs:
-    """(hash, number) rows, held up to `rows` and then put on disk in `BUCKETS` files by
-    the hash's top bits; read back a bucket at a time (`buckets`), so that what is held
-    stays within `rows` whatever the number of rows added."""
-
-    def __init__(self, rows: int) -> None:
-        self._rows = max(rows, LEAST)
-        self._pending: list[tuple[Hashes, npt.NDArray[np.int64]]] = []
-        self._size = 0
-        self._spill: tempfile.TemporaryDirectory[str] | None = None
-        self._files: list[IO[bytes]] = []
-        self._count = 0
-
-    def __len__(self) -> int:
-        return self._count
-
-    def add(self, keys: Hashes, values: npt.NDArray[np.int64]) -> None:
-        self._pending.append((keys, values))
-        self._size += len(keys)
-        self._count += len(keys)
-        if self._size > self._rows:
-            self._write()
-
-    @property
-    def spilled(self) -> bool:
-        return self._spill is not None
-
-    def buckets(self) -> Iterator[tuple[Hashes, npt.NDArray[np.int64]]]:
-        """Every row once, a bucket at a time (all at once where nothing went to disk): the
-        buckets of negative hashes first, so that hashes sorted within each bucket come out
-        sorted across them."""
-        if self._spill is None:
-            yield _joined(self._pending)
-            return
-        self._write()
-        for n in (*range(BUCKETS // 2, BUCKETS), *range(BUCKETS // 2)):
-            handle = self._files[n]
-            handle.flush()
-            handle.seek(0)
-            parts = []
-            end = os.fstat(handle.fileno()).st_size
-            while handle.tell() < end:
-                parts.append((np.load(handle), np.load(handle)))
-            handle.seek(0, os.SEEK_END)
-            yield _joined(parts)
-
-    def _write(self) -> None:
-        if self._spill is None:
-            self._spill = tempfile.TemporaryDirectory(prefix="bfsql-types-")
-            self._files = [open(Path(self._spill.name) / str(n), "w+b") for n in range(BUCKETS)]  # noqa: SIM115
-        keys, values = _joined(self._pending)
-        self._pending, self._size = [], 0
-        for n, picked in buckets(keys):
-            np.save(self._files[n], keys[picked])
-            np.save(self._files[n], values[picked])
-
-
-def _joined(parts: list[tuple[Hashes, npt.NDArray[np.int64]]]) -> tuple[Hashes, npt.NDArray[np.int64]]:
-    if not parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
 class Types:
     """Reads (subject, type) lines: each IRI subject's hash and type number (`pairs`,
     bounded like the `Tally`), and the subject told to the entities' `Tally`."""
@@ -588,12 +361,3 @@ class Types:
         self.tally.add(keys, subjects, counted=False)
 
 
-def rows_for(memory: int) -> int:
-    """The pending entities a `Tally` holds within `memory` bytes."""
-    return memory // _ROW_BYTES
-
-
-def pairs_for(memory: int) -> int:
-    """The (subject, type) rows `Types` holds beside the `Tally`: a quarter of `memory`,
-    16 bytes a row."""
-    return memory // 4 // 16

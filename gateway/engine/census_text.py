@@ -24,7 +24,8 @@ from typing import IO
 import numpy as np
 
 from gateway.engine.census_reifiers import Reifications
-from gateway.engine.census_scan import BUCKETS, CHUNK, Hashes, Row, Scan, Source, Tally, Types, buckets, hashes
+from gateway.engine.census_scan import CHUNK, Row, Scan, Source, Types
+from gateway.engine.census_tables import BUCKETS, Hashes, Tally, buckets, hashes
 from gateway.terms import RDF
 
 _IRI = rb'<[^<>"{}|^`\\\x00-\x20]*>'

@@ -23,7 +23,7 @@ import pytest
 from gateway.backends.embedded import EmbeddedBackend, load_files
 from gateway.backends.scoped import ScopedBackend
 from gateway.engine import census as census_module
-from gateway.engine import census_scan, census_text, name_entries, search, statistics
+from gateway.engine import census_tables, census_text, name_entries, search, statistics
 from gateway.engine.census import Census, OtherType, census, census_files, count, finish_files
 from gateway.engine.census_scan import QuadSource, StoreSource
 from gateway.engine.context import GraphContext
@@ -382,10 +382,10 @@ def test_the_text_census_counts_the_same_with_its_types_on_disk(seed: int, tmp_p
     """Past the memory setting the types' rows go to disk in hash buckets, as the counts per
     entity do, and are read back a bucket at a time: the counts are the store's still (with
     reifiers, odd seeds, and without)."""
-    monkeypatch.setattr(census_scan, "LEAST", 8)
+    monkeypatch.setattr(census_tables, "LEAST", 8)
     written: list[int] = []
-    write = census_scan.Pairs._write
-    monkeypatch.setattr(census_scan.Pairs, "_write", lambda self: written.append(1) or write(self))
+    write = census_tables.Pairs._write
+    monkeypatch.setattr(census_tables.Pairs, "_write", lambda self: written.append(1) or write(self))
     path = tmp_path / "g.nt"
     graph = synth.random_graph(random.Random(seed), 60, 300, reified=bool(seed % 2)).to_ntriples()
     path.write_text(graph + (_written(GRAPHS["odd cases"]()).decode() if seed % 2 else ""), encoding="utf-8")
