@@ -163,7 +163,8 @@ class Scan:
             self._statement_rows(rows)
         iri = [row for row in rows if row[2][0] == 60 and row[2][1] != 60]  # <, but no triple term (<<)
         literal = [row for row in rows if row[2][0] == 34]  # "
-        self.counts.blank_values.update(row[1] for row in rows if row[2][0] == 95)  # _:
+        if len(iri) + len(literal) < len(rows):  # a blank node or a triple term for a value
+            self.counts.blank_values.update(row[1] for row in rows if row[2][0] == 95)  # _:
         if iri:
             self._iris(iri)
         if literal:
