@@ -5,14 +5,20 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
+from itertools import compress
 
 import numpy as np
 import numpy.typing as npt
 
-from gateway.engine.census_tables import Hashes, Lookup
+from gateway.engine.census_tables import Hashes, Lookup, hashes
 from gateway.terms import BFS
 
 _ASSERTED_TRUE = BFS + "asserted_true"
+
+
+def _namespace(subject: bytes) -> bytes:
+    """An IRI reifier's `terms.namespace`, from its N-Triples text."""
+    return subject[1 : max(subject.rfind(b"/"), subject.rfind(b"#")) + 1]
 
 
 class Reifications:
@@ -41,11 +47,22 @@ class Reifications:
         iri = subject[:1] == b"<"
         self._iri.append(iri)
         if iri:
-            self._namespaces.add(subject[1 : max(subject.rfind(b"/"), subject.rfind(b"#")) + 1])
+            self._namespaces.add(_namespace(subject))
         self._subjects.append(hash(subject))
         self._terms.append(term)
         self._named.append(triple is not None)
         self._triples.append(hash(triple) if triple is not None else 0)
+
+    def add_rows(self, rows: Hashes, subjects: list[bytes], terms: list[bool], triples: list[bytes | None]) -> None:
+        """Many rows (`add`'s), each list's in turn."""
+        self._rows.frombytes(rows.tobytes())
+        iri = [subject[:1] == b"<" for subject in subjects]
+        self._iri.extend(iri)
+        self._namespaces.update(map(_namespace, compress(subjects, iri)))
+        self._subjects.frombytes(hashes(subjects).tobytes())
+        self._terms.extend(terms)
+        self._named.extend(triple is not None for triple in triples)
+        self._triples.frombytes(np.fromiter((0 if t is None else hash(t) for t in triples), np.int64, len(triples)).tobytes())
 
     def done(self) -> Reifications:
         rows = np.frombuffer(self._rows, dtype=np.int64)

@@ -40,8 +40,10 @@ then hashes as the store's text of the same terms would."""
 _TYPE_LINE = re.compile(rb"^(<[^<][^ ]*>|_:[^ ]+) <" + re.escape(RDF.encode()) + rb"type> (.*) \.$", re.MULTILINE)
 _TYPE_SEARCH = re.compile(re.escape(f" <{RDF}type> ".encode())).search
 _REIFIES_MARK = f" <{RDF}reifies> ".encode()
+_REIFIES_SEARCH = re.compile(re.escape(_REIFIES_MARK)).search
 _REIFIES_LINE = re.compile(rb"^(<[^<][^ ]*>|_:[^ ]+) <" + re.escape(RDF.encode()) + rb"reifies> (.*) \.$", re.MULTILINE)
-_NAMED_TRIPLE = re.compile(rb"<<\( (<[^>]*>) (<[^>]*>) (<[^>]*>) \)>>")
+_NAMED_LINE = re.compile(rb"^(?:<<\( (<[^>\n]*>) (<[^>\n]*>) (<[^>\n]*>) \)>>$|.*$)", re.MULTILINE)
+"""A line that is a triple term of three IRIs, in three groups; any other line, in none."""
 _STRING_TYPED = b'"^^<http://www.w3.org/2001/XMLSchema#string>'
 """A string written with its datatype: the store writes it without, so its text differs."""
 
@@ -83,15 +85,24 @@ class FileSource(Source):
             types.rows(named)
             if len(named) < len(rows):  # a class of blank nodes is a type too
                 types.others.update(kind for subject, kind in rows if subject[:1] != b"<")
-            reifying = [x for x in lines if _REIFIES_MARK in x] if _REIFIES_MARK in text else []
-            for subject, value in _REIFIES_LINE.findall(b"\n".join(reifying)):
-                triple = _NAMED_TRIPLE.fullmatch(value)
-                # A line's key: a blank node is its file's own, so the same line in two files is two quads.
-                self.reifications.add(hash((subject, value, self._file if b"_:" in subject + value else -1)), subject,
-                                      value[:2] == b"<<", b" ".join(triple.groups()) if triple is not None else None)
+            if _REIFIES_MARK in text:
+                self._reifying(_REIFIES_LINE.findall(b"\n".join(filter(_REIFIES_SEARCH, lines))))
         repeated = self._lines.repeated()
         self.repeats = sum(repeated.values())
         self._repeated = np.array(sorted(repeated), dtype=np.int64)
+
+    def _reifying(self, rows: list[tuple[bytes, bytes]]) -> None:
+        """The rdf:reifies lines' (subject, object) to `reifications`: each keyed by its
+        text (`_hashes`), its triple read where it is an edge between IRIs."""
+        if not rows:
+            return
+        values = [value for _, value in rows]
+        # One match a value: its three IRIs where it is such a triple term, nothing where not.
+        named = _NAMED_LINE.findall(b"\n".join(values))
+        assert len(named) == len(values)
+        self.reifications.add_rows(self._hashes(list(map(b" ".join, rows))), [subject for subject, _ in rows],
+                                   [value[:2] == b"<<" for value in values],
+                                   [b" ".join(triple) if triple[0] else None for triple in named])
 
     def quads(self, scan: Scan, *, types_read: bool) -> None:
         seen: set[int] = set()
@@ -153,6 +164,8 @@ _KEY = re.compile(rb"^<(?:([^>\n]*[/#:](?:[A-Za-z][A-Za-z0-9]*_)?)[^/#:>\n]*|([^
 _XSD_STRING_IRI = b"<http://www.w3.org/2001/XMLSchema#string>"
 _LANG_IRI, _DIR_LANG_IRI = f"<{RDF}langString>".encode(), f"<{RDF}dirLangString>".encode()
 _INSIDE = re.compile(rb"<<\( (\S+) (<[^>]*>) (.*) \)>>")
+_SIMPLE_TERM = re.compile(rb"^(?:<<\( (?:(<[^>\n]*>)|_:[^ \n]+) (<[^>\n]*>) (<[^>\n]*>) \)>>$|.*$)", re.MULTILINE)
+"""A line that is a triple term of IRIs (a blank subject's left out), in three groups; any other, in none."""
 
 
 def _count_keys(tokens: Iterable[tuple[bytes, int]], found: Counter[bytes]) -> None:
@@ -160,14 +173,27 @@ def _count_keys(tokens: Iterable[tuple[bytes, int]], found: Counter[bytes]) -> N
     the keys of all cut by one regular expression."""
     iris: list[bytes] = []
     counts: list[int] = []
+    once: list[bytes] = []
+    """Triple terms, each said once: their IRIs are counted together first."""
     for token, n in tokens:
         if token[:1] == b"<" and token[1:2] != b"<":
             iris.append(token)
             counts.append(n)
+        elif token[:2] == b"<<" and n == 1:
+            once.append(token)
         elif token[:1] != b"_":  # a literal's datatype, a triple term's IRIs; a blank node holds none
             for iri in _object_iris(token):
                 iris.append(iri)
                 counts.append(n)
+    if once:  # most reify an edge: their subjects, predicates and objects repeat
+        parts = _SIMPLE_TERM.findall(b"\n".join(once))
+        inner = Counter(chain.from_iterable(parts))
+        inner.pop(b"", None)  # a blank subject, or a term read below
+        for (_, predicate, _), token in zip(parts, once, strict=True):
+            if not predicate:
+                inner.update(_object_iris(token))
+        iris += inner
+        counts += inner.values()
     for (cut, whole), n in zip(_KEY.findall(b"\n".join(iris)), counts, strict=True):
         found[cut or whole] += n
 

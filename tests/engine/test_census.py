@@ -413,6 +413,21 @@ def test_the_namespace_keys_of_any_iri_text(tmp_path: Path) -> None:
     assert counted.pending is not None and counted.source.namespace_keys(counted.pending.tally) == expected
 
 
+def test_the_namespace_keys_of_triple_terms_of_every_shape(tmp_path: Path) -> None:
+    """Triple terms of IRIs, with a blank subject or a literal for an object, one said by
+    two lines, count their IRIs as the store holds them (oracle: its quads)."""
+    other = "https://other.example/ns#"
+    lines = []
+    for n, value in enumerate([f"<<( <{EX}a> <{EX}p> <{EX}b> )>>", f"<<( _:x <{EX}q> <{other}c> )>>",
+                               f'<<( <{other}d> <{EX}p> "1"^^<{XSD}integer> )>>', f'<<( <{EX}e> <{EX}p> "x"@en )>>']):
+        lines += [f"<{EX}r{n}> <{RDF}reifies> {value} .", f"<{EX}r{n}x> <{RDF}reifies> {value} ." if n == 1 else ""]
+    lines.append(f"<{EX}a> <{EX}p> <{EX}b> .")
+    path = tmp_path / "g.nt"
+    path.write_text("\n".join(line for line in lines if line) + "\n", encoding="utf-8")
+    counted = census_files([path], memory=64 << 20)
+    assert counted.pending is not None and counted.source.namespace_keys(counted.pending.tally) == _namespace_keys([path])
+
+
 def test_reifiers_are_held_as_hashes_not_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the file census keeps per rdf:reifies line grows by hashes (~150 bytes a reifier
     in all, measured by tracemalloc between two sizes), not by the terms' text in lists,
