@@ -25,7 +25,7 @@ import numpy as np
 
 from gateway.engine.census_reifiers import Reifications
 from gateway.engine.census_scan import CHUNK, Row, Scan, Source, Types
-from gateway.engine.census_tables import BUCKETS, Hashes, Tally, buckets, hashes
+from gateway.engine.census_tables import BUCKETS, Hashes, Members, Tally, buckets, hashes
 from gateway.terms import RDF
 
 _IRI = rb'<[^<>"{}|^`\\\x00-\x20]*>'
@@ -89,7 +89,7 @@ class FileSource(Source):
                 self._reifying(_REIFIES_LINE.findall(b"\n".join(filter(_REIFIES_SEARCH, lines))))
         repeated = self._lines.repeated()
         self.repeats = sum(repeated.values())
-        self._repeated = np.array(sorted(repeated), dtype=np.int64)
+        self._repeated = Members.of_hashes(np.fromiter(repeated, dtype=np.int64, count=len(repeated)))
 
     def _reifying(self, rows: list[tuple[bytes, bytes]]) -> None:
         """The rdf:reifies lines' (subject, object) to `reifications`: each keyed by its
@@ -219,9 +219,9 @@ def _object_iris(value: bytes) -> list[bytes]:
     return [*([subject] if subject[:1] == b"<" else []), predicate, *_object_iris(rest)]
 
 
-def _first_times(rows: list[Row], keys: Hashes, repeated: Hashes, seen: set[int]) -> list[Row]:
+def _first_times(rows: list[Row], keys: Hashes, repeated: Members, seen: set[int]) -> list[Row]:
     """These lines (`keys`: their hashes) but those read before: the store holds each quad once."""
-    at = np.flatnonzero(np.isin(keys, repeated))
+    at = np.flatnonzero(repeated.of(keys))
     if not len(at):
         return rows
     dropped = set()
