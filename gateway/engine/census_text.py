@@ -99,10 +99,9 @@ class FileSource(Source):
         values = [value for _, value in rows]
         # One match a value: its three IRIs where it is such a triple term, nothing where not.
         named = _NAMED_LINE.findall(b"\n".join(values))
-        assert len(named) == len(values)
         self.reifications.add_rows(self._hashes(list(map(b" ".join, rows))), [subject for subject, _ in rows],
                                    [value[:2] == b"<<" for value in values],
-                                   [b" ".join(triple) if triple[0] else None for triple in named])
+                                   [b" ".join(triple) if triple[0] else None for triple, _ in zip(named, values, strict=True)])
 
     def quads(self, scan: Scan, *, types_read: bool) -> None:
         seen: set[int] = set()
@@ -173,8 +172,7 @@ def _count_keys(tokens: Iterable[tuple[bytes, int]], found: Counter[bytes]) -> N
     the keys of all cut by one regular expression."""
     iris: list[bytes] = []
     counts: list[int] = []
-    once: list[bytes] = []
-    """Triple terms, each said once: their IRIs are counted together first."""
+    once: list[bytes] = []  # triple terms said once: their IRIs are counted together first
     for token, n in tokens:
         if token[:1] == b"<" and token[1:2] != b"<":
             iris.append(token)

@@ -116,8 +116,8 @@ def _entity_rows(
 ) -> Iterator[tuple[str, int, str, str | None]]:
     """(IRI, degree, types, readable local name) of each entity with a degree or a type;
     the readable name only where it can keep the entity in the index (it has a degree).
-    Not `every` (no text was staged): only those a readable name keeps, as no other can be
-    (a graph of codes without names then stages next to nothing)."""
+    Without `every` (no name or value was staged), only those a readable name keeps: no
+    other can make an entry (a graph of codes without names then stages next to nothing)."""
     for x, degree, kinds in entities:
         own = own_name(x, to_id) if degree else None
         if every or own is not None:
