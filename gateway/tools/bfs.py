@@ -249,24 +249,16 @@ def _nodes(
         full = order
     else:
         full = [n for n in order if node_filter & set(types.get(n, ()))]
-    kind = _type_names(kinds, types)
+    # Nodes of the same types share one list (`node_types`): each list is named once, and a
+    # node costs a lookup by its list's identity.
+    none: list[str] = []
+    lists = types.values()
+    named = {key: kinds(listed) for key, listed in dict(zip(map(id, lists), lists)).items()}
+    named[id(none)] = untyped
     if not full:
-        return [{"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order]
+        return [{"id": ids[n], "entity_type": named[id(types.get(n, none))]} for n in order]
     details = full_nodes(ctx, full, types, valid_at=query.valid_at, read=data)
-    return [details.get(n) or {"id": ids[n], "entity_type": kind.get(n, untyped)} for n in order]
-
-
-def _type_names(kinds: TypeNames, types: dict[str, list[str]]) -> dict[str, str]:
-    """Node -> its entity type, named once per list of types: nodes of the same types share
-    one list (`node_types`), so most nodes cost a lookup by the list's identity."""
-    named: dict[int, str] = {}
-    found: dict[str, str] = {}
-    for node, listed in types.items():
-        name = named.get(id(listed))
-        if name is None:
-            name = named[id(listed)] = kinds(listed)
-        found[node] = name
-    return found
+    return [details.get(n) or {"id": ids[n], "entity_type": named[id(types.get(n, none))]} for n in order]
 
 
 def _statement_edges(
