@@ -139,7 +139,7 @@ class FileSource(Source):
         found = Counter(self._namespaces_found)
         for _, counts, tokens in degrees.items():
             edged = np.flatnonzero(counts)  # an entity told by its type alone is at no edge's end
-            _count_keys(zip([tokens[i] for i in edged.tolist()], counts[edged].tolist(), strict=True), found)
+            _add_keys([tokens[i] for i in edged.tolist()], counts[edged].tolist(), found)
         return Counter({key.decode(): n for key, n in found.items() if n})
 
     def _chunks(self) -> Iterator[bytes]:
@@ -168,8 +168,7 @@ _SIMPLE_TERM = re.compile(rb"^(?:<<\( (?:(<[^>\n]*>)|_:[^ \n]+) (<[^>\n]*>) (<[^
 
 
 def _count_keys(tokens: Iterable[tuple[bytes, int]], found: Counter[bytes]) -> None:
-    """Add each term's count (its text, once) to the namespace keys of the IRIs it holds:
-    the keys of all cut by one regular expression."""
+    """Add each term's count (its text, once) to the namespace keys of the IRIs it holds."""
     iris: list[bytes] = []
     counts: list[int] = []
     once: list[bytes] = []  # triple terms said once: their IRIs are counted together first
@@ -192,6 +191,12 @@ def _count_keys(tokens: Iterable[tuple[bytes, int]], found: Counter[bytes]) -> N
                 inner.update(_object_iris(token))
         iris += inner
         counts += inner.values()
+    _add_keys(iris, counts, found)
+
+
+def _add_keys(iris: list[bytes], counts: list[int], found: Counter[bytes]) -> None:
+    """Add these counts to the namespace keys of these IRIs (as `<...>` text), cut by one
+    regular expression."""
     for (cut, whole), n in zip(_KEY.findall(b"\n".join(iris)), counts, strict=True):
         found[cut or whole] += n
 

@@ -43,6 +43,8 @@ def own_name(iri: str, to_id: Callable[[str], str]) -> str | None:
     word, neither does the ID's, and the ID is not made: a graph of codes (`n/123`,
     `HP_0001336`, `Q42`) then costs no lookup in the prefix map an entity."""
     local = local_name(iri)
+    if local.isdigit() and local.isascii():  # a number, as most codes are: no regular expression asked
+        return None
     if not _READABLE.search(local) and shown_as_is(local):  # as the ID shows it: no escape adds letters
         return None
     return readable_name(local_name(to_id(iri)))
