@@ -286,11 +286,20 @@ def _reifiers(quads: Quads) -> Reifications:
     is one (the same statement in two graphs twice)."""
     named = ox.NamedNode
     found = Reifications()
-    for row, (r, _, t, _) in enumerate(quads(None, _REIFIES, None)):
-        term = type(t) is ox.Triple
-        edge = term and type(t.subject) is named and type(t.object) is named
-        found.add(row, token(r) if type(r) is named else b"_:", term, token(t) if edge else None)
+    read = iter(quads(None, _REIFIES, None))
+    start = 0
+    while batch := list(itertools.islice(read, _BATCH)):  # a batch's terms as text at a time: the rest as hashes
+        terms = [type(t) is ox.Triple for _, _, t, _ in batch]
+        found.add_rows(np.arange(start, start + len(batch), dtype=np.int64),
+                       [token(r) if type(r) is named else b"_:" for r, _, _, _ in batch], terms,
+                       [token(t) if term and type(t.subject) is named and type(t.object) is named else None
+                        for (_, _, t, _), term in zip(batch, terms, strict=True)])
+        start += len(batch)
     return found.done()
+
+
+_BATCH = 1 << 16
+"""rdf:reifies quads `_reifiers` reads into Python at a time."""
 
 
 def _signatures(types: Types, reifiers: Hashes, *, distinct: bool = False) -> tuple[list[tuple[Key, ...]], Lookup, Members]:

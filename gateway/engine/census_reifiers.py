@@ -23,7 +23,7 @@ def _namespace(subject: bytes) -> bytes:
 
 class Reifications:
     """What rdf:reifies says, as hashes of the terms' text (27 bytes a row, where the terms'
-    bytes in Python lists and counters took ~400): every row's key (`add`), its subject's
+    bytes in Python lists and counters took ~400): every row's key (`add_rows`), its subject's
     hash, and its triple's (`s p o`) where it is an edge between IRIs. `done` drops
     repeated rows (the same key: a line said twice, which the store holds once)."""
 
@@ -40,21 +40,10 @@ class Reifications:
         self._kept: tuple[Hashes, npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Hashes] | None = None
         """Each row once (subject, an IRI, a triple term, an edge between IRIs, its hash), once `done`."""
 
-    def add(self, row: int, subject: bytes, term: bool, triple: bytes | None) -> None:
-        """One row: its key, its subject's text, whether its object is a triple term, and the
-        triple's text (`s p o`) where it is an edge between IRIs."""
-        self._rows.append(row)
-        iri = subject[:1] == b"<"
-        self._iri.append(iri)
-        if iri:
-            self._namespaces.add(_namespace(subject))
-        self._subjects.append(hash(subject))
-        self._terms.append(term)
-        self._named.append(triple is not None)
-        self._triples.append(hash(triple) if triple is not None else 0)
-
     def add_rows(self, rows: Hashes, subjects: list[bytes], terms: list[bool], triples: list[bytes | None]) -> None:
-        """Many rows (`add`'s), each list's in turn."""
+        """Rows, each list's in turn: their keys (a row said twice has one), their subjects'
+        text, whether their objects are triple terms, and the triples' text (`s p o`) where
+        they are edges between IRIs."""
         self._rows.frombytes(rows.tobytes())
         iri = [subject[:1] == b"<" for subject in subjects]
         self._iri.extend(iri)
