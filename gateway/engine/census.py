@@ -50,6 +50,7 @@ from gateway.engine.census_scan import Counts, Known, QuadSource, Scan, Source, 
 from gateway.engine.census_tables import Hashes, Lookup, Members, Tally, hashes, pairs_for, rows_for
 from gateway.engine.census_text import FileSource
 from gateway.engine.context import GraphContext
+from gateway.engine.presentation import NAME_PREDICATES
 from gateway.profiles.base import NON_EDGES, SCHEMA
 from gateway.terms import BFS, OWL, RDF, RDFS, Literal, Term, from_oxigraph
 
@@ -66,6 +67,10 @@ TERM_CLASSES = frozenset({
 tests compare the two)."""
 TEXT_LENGTH = 200
 """The longest text value searched (text_values.rq's STRLEN bound)."""
+UNSEARCHED = NAME_PREDICATES
+"""The predicates whose values are names (read apart, by names.rq), not searched text
+values; nor are those of the bfs: vocabulary (text_values.rq's NOT IN and STRSTARTS):
+on a labelled graph every entity's label was read into the census only to be dropped."""
 
 
 class OtherType(str):
@@ -104,7 +109,8 @@ class Census:
     """degrees.rq and entity_types.rq, entity by entity: its edge triples as subject or
     object, and its IRI types (once per graph that says so)."""
     text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
-    """text_values.rq: (entity, predicate, short text) of entities that are not statements."""
+    """text_values.rq: (entity, predicate, short text) of entities that are not statements,
+    names and the bfs: vocabulary's values aside."""
     predicates: Counter[str] = field(default_factory=Counter)
     """predicate_counts.rq: statements per edge predicate (each reifier of an asserted edge
     triple, or the triple itself when it has none; reifier-only ones aside)."""
@@ -223,7 +229,7 @@ def _pass(source: Source, reifiers_of: Callable[[], Reifications], *, texts: boo
         signature=signature, reifiers=Members.of_hashes(reifications.reifiers), statements=statements,
         reified=reifications.reified,
         non_edges=frozenset(_token(p) for p in NON_EDGES), schema=frozenset(_token(p) for p in SCHEMA),
-        texts=TEXT_LENGTH if texts else -1,
+        texts=TEXT_LENGTH if texts else -1, unsearched=frozenset(_token(p) for p in UNSEARCHED),
     )
     classes = np.unique(hashes([t for t in (*types.numbers, *types.others) if t[:1] == b"<" and t[1:2] != b"<"]))
     counts = Counts(tally)

@@ -54,6 +54,8 @@ class Known:
     schema: frozenset[bytes]
     texts: int
     """The longest text value kept (-1: none)."""
+    unsearched: frozenset[bytes]
+    """Predicates whose values are no searched text (`census.UNSEARCHED`)."""
 
 
 @dataclass
@@ -87,6 +89,7 @@ _PAIR = re.compile(rb"^(<[^<][^\t]*>)\t(.*)$", re.MULTILINE)
 _OTHER_PAIR = re.compile(rb"^_:[^\t\n]*\t(.*)$", re.MULTILINE)
 """A (subject, object) TSV line whose subject is a blank node: its object."""
 _STATUS, _ASSERTED_AT = f"<{BFS}truthStatus>".encode(), f"<{BFS}assertedAt>".encode()
+_BFS = f"<{BFS}".encode()
 _WRITTEN = (b"<", b'"', b"_")
 """How an IRI, a literal in full and a blank node begin (a triple term too: <<)."""
 
@@ -222,6 +225,7 @@ class Scan:
         keys = hashes([row[0] for row in rows])
         signatures = known.signature.of(keys).tolist()
         searched = (~known.statements.of(keys)).tolist() if known.texts >= 0 else [False] * len(rows)
+        unsearched = known.unsearched
         for (subject, predicate, value), signature, kept in zip(rows, signatures, searched, strict=True):
             quote = value.rfind(b'"')
             suffix = value[quote + 1:]
@@ -232,7 +236,8 @@ class Scan:
             else:
                 datatype = suffix[3:-1].decode()
             counts.literals[signature, predicate, datatype] += 1
-            if kept and (not suffix or suffix[:1] == b"@") and quote - 1 <= 6 * known.texts:  # \uXXXX is six bytes a character
+            if kept and (not suffix or suffix[:1] == b"@") and quote - 1 <= 6 * known.texts \
+                    and predicate not in unsearched and not predicate.startswith(_BFS):  # \uXXXX is six bytes a character
                 text = _text(subject, predicate, value, quote, suffix)
                 if len(text.value) <= known.texts:
                     counts.text_values.append((subject[1:-1].decode(), predicate[1:-1].decode(), text))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 
-from gateway.engine.census import Census, Entity, census
+from gateway.engine.census import UNSEARCHED, Census, Entity, census
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping
 from gateway.ids import IdMapper, local_name, shown_as_is
@@ -50,7 +50,7 @@ def own_name(iri: str, to_id: Callable[[str], str]) -> str | None:
     return readable_name(local_name(to_id(iri)))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Entry:
     """One entity as the index keeps it."""
 
@@ -172,7 +172,9 @@ class _Staged:
         """The last of what is staged (each entity's sitelinks), then the order `read` reads it in."""
         with self._db:
             self._db.executemany("INSERT OR REPLACE INTO sitelinks VALUES (?, ?)", sitelinks)
-            self._db.execute("CREATE INDEX staged_order ON staged(iri, kind)")
+            # Every column in the index: `read` then reads it in order, not each row from
+            # the table at random (0.93 -> 0.66 s for 196k entities, the index made included).
+            self._db.execute("CREATE INDEX staged_order ON staged(iri, kind, text, lang, degree, types, own)")
 
     def read(self) -> Iterator[list[_StagedRow]]:
         """Each entity's rows (IRI, kind, text, language, degree, types, own, sitelinks), IRI by IRI;
@@ -209,7 +211,9 @@ def _entries(ctx: GraphContext, staged: _Staged, to_id: Callable[[str], str]) ->
                 own = own_name(iri, to_id)
             typed = types.split("\t") if types else []
             rows = _once(rows)
-            label = pick_literal([Literal(row[2], None, row[3]) for row in rows if row[1] == 0], ctx.settings.languages)
+            labels = [row for row in rows if row[1] == 0]
+            label = Literal(labels[0][2], None, labels[0][3]) if len(labels) == 1 else \
+                pick_literal([Literal(row[2], None, row[3]) for row in labels], ctx.settings.languages)
             yield Entry(
                 iri, label.value if label else None, label.language if label else None, kinds(typed), degree,
                 sitelinks, sorted(set(typed)),
@@ -241,7 +245,7 @@ def _counts(ctx: GraphContext) -> tuple[list[Entity], Sequence[Sequence[object]]
         if isinstance(t, str):
             types[str(x)].append(t)
     entities = [(x, degrees.get(x, 0), types.get(x, [])) for x in degrees.keys() | types.keys()]
-    return entities, ctx.select("text_values")
+    return entities, ctx.select("text_values", unsearched=iris(UNSEARCHED, ", "))
 
 
 def _count(term: object) -> int:
