@@ -313,8 +313,7 @@ def render_sizes(runs: Sequence[Measurement], commit: str) -> str:
     return "\n".join([
         HEADING, "",
         f"`{_command(runs)}` (bench/scale.py), the gateway at commit {commit}, on the 2-core, 24 GiB machine the "
-        "benchmarks run on, shared while it ran with other tests and benchmarks (so the times are "
-        "upper bounds of an idle machine's). Each size: bench/floors.py's typed plain graph with an "
+        "benchmarks run on. Each size: bench/floors.py's typed plain graph with an "
         "`rdfs:label` on every entity, a fresh `bfsql load` into an on-disk store, and `bfsql serve DIR "
         f"--on-disk` (1 worker) answering {CLIENTS} clients at once, each its own HTTP connection.", "",
         "| triples | entities | writing | `bfsql load` | triples a second | loader's peak resident | store on disk "
