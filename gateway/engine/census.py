@@ -28,8 +28,9 @@ What is told per entity (degree and types) is `Census.entities`, read a hash buc
 time as its reader goes: the search index keeps only the entities it holds. The types'
 own pass puts its (subject, type) rows on disk in hash buckets past a quarter of the
 memory setting (`census_tables.Pairs`) and finds each entity's set of types a bucket at a
-time. Memory then grows with the entities only by what the pass over every quad looks
-their ends up in: 16 bytes a typed entity (its hash and its set of types).
+time; the short text values go, pickled, to a file held in memory up to another quarter
+(`census_tables.Spool`). Memory then grows with the entities only by what the pass over
+every quad looks their ends up in: 16 bytes a typed entity (its hash and its set of types).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ import pyoxigraph as ox
 from gateway.backends.base import Quads
 from gateway.engine.census_reifiers import Reifications
 from gateway.engine.census_scan import Counts, Known, QuadSource, Scan, Source, StoreSource, Types, token
-from gateway.engine.census_tables import Hashes, Lookup, Members, Tally, hashes, pairs_for, rows_for
+from gateway.engine.census_tables import Hashes, Lookup, Members, Spool, Tally, hashes, pairs_for, rows_for, spooled_for
 from gateway.engine.census_text import FileSource
 from gateway.engine.context import GraphContext
 from gateway.engine.presentation import NAME_PREDICATES
@@ -108,9 +109,10 @@ class Census:
     entities: Iterable[Entity] = ()
     """degrees.rq and entity_types.rq, entity by entity: its edge triples as subject or
     object, and its IRI types (once per graph that says so)."""
-    text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
+    text_values: Iterable[tuple[str, str, Literal]] = ()
     """text_values.rq: (entity, predicate, short text) of entities that are not statements,
-    names and the bfs: vocabulary's values aside."""
+    names and the bfs: vocabulary's values aside (a `census_tables.Spool`: on disk past a
+    quarter of the memory setting, for the name index to read)."""
     predicates: Counter[str] = field(default_factory=Counter)
     """predicate_counts.rq: statements per edge predicate (each reifier of an asserted edge
     triple, or the triple itself when it has none; reifier-only ones aside)."""
@@ -232,7 +234,7 @@ def _pass(source: Source, reifiers_of: Callable[[], Reifications], *, texts: boo
         texts=TEXT_LENGTH if texts else -1, unsearched=frozenset(_token(p) for p in UNSEARCHED),
     )
     classes = np.unique(hashes([t for t in (*types.numbers, *types.others) if t[:1] == b"<" and t[1:2] != b"<"]))
-    counts = Counts(tally)
+    counts = Counts(tally, Spool(spooled_for(memory)))
     types_read = source.reads_types_apart and all(t[:1] == b"<" for t in types.numbers)
     if types_read and len(types.pairs):  # schema_predicate_counts.rq's rdf:type, from the types read
         counts.schema_predicates[_token(_TYPE)] += sum(

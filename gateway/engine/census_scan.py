@@ -23,7 +23,7 @@ import numpy.typing as npt
 import pyoxigraph as ox
 
 from gateway.backends.base import Quads
-from gateway.engine.census_tables import Hashes, Lookup, Members, Pairs, Tally, hashes
+from gateway.engine.census_tables import Hashes, Lookup, Members, Pairs, Spool, Tally, hashes
 from gateway.terms import BFS, RDF, Literal, from_oxigraph
 
 _XSD_STRING = b"http://www.w3.org/2001/XMLSchema#string"
@@ -63,13 +63,14 @@ class Counts:
     """What the pass counts, predicates as their N-Triples bytes."""
 
     degrees: Tally
+    text_values: Spool[tuple[str, str, Literal]]
+    """(entity, predicate, short text): `census.Census.text_values`."""
     edges: Counter[tuple[bytes, int, int]] = field(default_factory=Counter)
     literals: Counter[tuple[int, bytes, str]] = field(default_factory=Counter)
     predicates: Counter[bytes] = field(default_factory=Counter)
     plain: int = 0
     schema_predicates: Counter[bytes] = field(default_factory=Counter)
     blank_values: Counter[bytes] = field(default_factory=Counter)
-    text_values: list[tuple[str, str, Literal]] = field(default_factory=list)
     asserted: list[Hashes] = field(default_factory=list)
     """Hashes of the reified edge triples (`s p o`) the lines assert, a chunk at a time."""
     stated: list[tuple[Hashes, npt.NDArray[np.int64]]] = field(default_factory=list)

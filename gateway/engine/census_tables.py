@@ -9,10 +9,11 @@ entities; under 10⁻⁴ at 10⁸).
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -254,6 +255,54 @@ def _joined(parts: list[tuple[Hashes, npt.NDArray[np.int64]]]) -> tuple[Hashes, 
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
+T = TypeVar("T")
+
+
+class Spool(Generic[T]):
+    """Rows in the order added, pickled a batch at a time into a file held in memory up to
+    `held` bytes and on disk past them (`tempfile.SpooledTemporaryFile`): a text value's row
+    (two IRIs and a `Literal`) took ~285 bytes as Python objects, ~60 pickled. Read back
+    whole as often as asked."""
+
+    _BATCH = 4096
+
+    def __init__(self, held: int) -> None:
+        # (A max_size of 0 would be no bound at all.)
+        self._file = tempfile.SpooledTemporaryFile(max_size=max(held, 1), prefix="bfsql-rows-")  # noqa: SIM115
+        self._batch: list[T] = []
+        self._end = 0
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    @property
+    def spilled(self) -> bool:
+        return bool(self._file._rolled)  # type: ignore[attr-defined]  # the file's own flag, not in its stubs
+
+    def append(self, row: T) -> None:
+        self._batch.append(row)
+        self._count += 1
+        if len(self._batch) >= self._BATCH:
+            self._write()
+
+    def __iter__(self) -> Iterator[T]:
+        self._write()
+        at = 0
+        while at < self._end:  # each batch read from its own place: readers may interleave
+            self._file.seek(at)
+            batch: list[T] = pickle.load(self._file)  # this process's own file
+            at = self._file.tell()
+            yield from batch
+
+    def _write(self) -> None:
+        if self._batch:
+            self._file.seek(self._end)
+            pickle.dump(self._batch, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+            self._end = self._file.tell()
+            self._batch = []
+
+
 def rows_for(memory: int) -> int:
     """The pending entities a `Tally` holds within `memory` bytes."""
     return memory // _ROW_BYTES
@@ -263,3 +312,8 @@ def pairs_for(memory: int) -> int:
     """The (subject, type) rows `Types` holds beside the `Tally`: a quarter of `memory`,
     16 bytes a row."""
     return memory // 4 // 16
+
+
+def spooled_for(memory: int) -> int:
+    """The bytes of pickled rows a `Spool` (the text values) holds in memory: a quarter of `memory`."""
+    return memory // 4

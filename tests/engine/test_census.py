@@ -26,6 +26,7 @@ from gateway.engine import census as census_module
 from gateway.engine import census_tables, census_text, name_entries, search, statistics
 from gateway.engine.census import UNSEARCHED, Census, OtherType, census, census_files, count, finish_files
 from gateway.engine.census_scan import QuadSource, StoreSource
+from gateway.engine.census_tables import Spool
 from gateway.engine.context import GraphContext
 from gateway.engine.namespaces import namespace_key
 from gateway.profiles.base import NON_EDGE_PREDICATES, SCHEMA_PREDICATES
@@ -204,7 +205,7 @@ def test_only_an_embedded_native_graph_is_counted_so() -> None:
 
 def _fields(found: Census) -> dict[str, object]:
     return {name: sorted(value.items(), key=repr) if isinstance(value, Counter | dict) else
-            sorted(value, key=repr) if isinstance(value, list) else
+            sorted(value, key=repr) if isinstance(value, list | Spool) else
             value.tolist() if isinstance(value, np.ndarray) else value
             for name, value in vars(found).items() if name != "entities"} | {
         "entities": sorted(found.entities)}
@@ -223,6 +224,21 @@ def test_the_counts_are_the_same_from_text_quads_or_disk(name: str) -> None:
     assert _fields(count(read, QuadSource(read), texts=True)) == _fields(whole) == _fields(spilled)
     if name != "odd cases":  # past the least the setting keeps (1,024 entities)
         assert spilled.entities._tally.spilled  # type: ignore[attr-defined]
+    assert len(spilled.text_values) == len(whole.text_values) > 0  # type: ignore[arg-type]
+    assert spilled.text_values.spilled and not whole.text_values.spilled  # type: ignore[attr-defined]
+
+
+def test_a_spool_gives_back_its_rows_in_order_from_memory_or_disk() -> None:
+    rows = [(f"{EX}{n}", "x" * (n % 50), n) for n in range(10_000)]
+    for held, spilled in ((1 << 30, False), (1000, True)):
+        spool = Spool[tuple[str, str, int]](held)
+        for row in rows:
+            spool.append(row)
+        first, again = iter(spool), iter(spool)
+        assert [next(first) for _ in range(4100)] == rows[:4100]  # a batch and more
+        assert [next(again) for _ in range(3)] == rows[:3]
+        assert list(first) == rows[4100:] and list(again) == rows[3:]  # readers interleaved
+        assert list(spool) == rows and len(spool) == len(rows) and spool.spilled == spilled
 
 
 def test_medlit_counts_equal_their_templates(medlit_gateway: object) -> None:
