@@ -46,6 +46,7 @@ CheckedFiles = NewType("CheckedFiles", tuple[tuple[Path, ox.RdfFormat], ...])
 
 _TURTLE_FAMILY = frozenset({ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG, ox.RdfFormat.N3, ox.RdfFormat.N_TRIPLES,
                             ox.RdfFormat.N_QUADS})
+_LINE_FORMATS = frozenset({ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS})
 # Each match skips what cannot nest, then ends at a bracket (`open`, `close`), at a long
 # string that does not end (`cut`) or at the end. Every character is skipped or ends a
 # match: a match that failed would be tried again from each later position (quadratic).
@@ -68,7 +69,7 @@ _MAYBE_TRIPLE = re.compile(rb"""parseType\s*=\s*(?!(["'])(?:Resource|Literal|Col
 """A `parseType` that may be `Triple` (a reference such as `&#84;riple` may spell it)."""
 _BLOCK = 1 << 24
 _CARRIED = 4 * _BLOCK
-"""The most of a long string a .gz file's scan carries into the next block (past it, the
+"""The most of a long string the scan carries into the next block (past it, the
 string is read as if it were not one: counting what is in it can only refuse more)."""
 
 
@@ -78,13 +79,15 @@ def check_files(files: Iterable[tuple[Path, ox.RdfFormat]]) -> CheckedFiles:
     for path, fmt in checked:
         with read_errors(path):
             if fmt in _TURTLE_FAMILY:
-                _scan(path, _TURTLE_TOKENS, MAX_TRIPLE_TERM_DEPTH, "triple terms", (b"<<", b'"""', b"'''"))
+                # N-Triples and N-Quads have no long strings to start: a block without `<<` opens nothing.
+                marks = (b"<<",) if fmt in _LINE_FORMATS else (b"<<", b'"""', b"'''")
+                _scan(path, _TURTLE_TOKENS, MAX_TRIPLE_TERM_DEPTH, "triple terms", marks, whole=False)
             elif fmt == ox.RdfFormat.RDF_XML:
                 # No attribute's name holds a line break; a value on the next line counts as `Triple`.
-                if any(_MAYBE_TRIPLE.search(block) for block, _ in _blocks(path)):
+                if any(_MAYBE_TRIPLE.search(block) for block, _ in _blocks(path, whole=True)):
                     _scan_xml(path)
             elif fmt == ox.RdfFormat.JSON_LD:
-                _scan(path, _JSON_TOKENS, MAX_JSON_DEPTH, "objects and arrays", None)
+                _scan(path, _JSON_TOKENS, MAX_JSON_DEPTH, "objects and arrays", None, whole=True)
     return CheckedFiles(checked)
 
 
@@ -104,10 +107,12 @@ def _too_deep(path: Path, line: int, what: str, limit: int) -> InvalidInput:
                         field="path")
 
 
-def _scan(path: Path, tokens: re.Pattern[bytes], limit: int, what: str, marks: tuple[bytes, ...] | None) -> None:
-    """Refuse the file where the brackets `tokens` finds nest deeper than `limit`. With
-    `marks`, a block holding none of them is passed over in C: it opens nothing, and
-    starts no string (a `>>` in it is not counted, which can only refuse more)."""
+def _scan(path: Path, tokens: re.Pattern[bytes], limit: int, what: str, marks: tuple[bytes, ...] | None, *,
+          whole: bool) -> None:
+    """Refuse the file where the brackets `tokens` finds nest deeper than `limit`, read as
+    `_blocks` reads it (`whole`). With `marks`, a block holding none of them is passed
+    over in C: it opens nothing, and starts no string (a `>>` in it is not counted, which
+    can only refuse more)."""
     depth = lines = 0
     carry = b""
 
@@ -122,16 +127,16 @@ def _scan(path: Path, tokens: re.Pattern[bytes], limit: int, what: str, marks: t
             elif token.lastgroup == "close":
                 depth = max(depth - 1, 0)
             elif token.lastgroup == "cut" and not last and len(data) - token.start() <= _CARRIED:
-                return token.start()  # a .gz file's block may end inside it: read again with the next one
+                return token.start()  # a block may end inside it: read again with the next one
         return None
 
-    for block, last in _blocks(path):
+    for block, last in _blocks(path, whole=whole):
         data = carry + block if carry else block
         cut = None
         if carry or marks is None or any(data.find(mark) >= 0 for mark in marks):
             cut = read(data, last)
         carry = b"" if cut is None else bytes(data[cut:])
-        if isinstance(data, bytes):  # a .gz file's: the next block's lines come after it
+        if isinstance(data, bytes):  # read in blocks: the next block's lines come after these
             lines += data.count(b"\n", 0, len(data) - len(carry))
     if carry:  # the file ends inside it: the parser stops there, and the scan reads on
         read(carry, True)
@@ -167,15 +172,19 @@ def _scan_xml(path: Path) -> None:
                                f"({expat.ErrorString(error.code)})", field="path") from None
 
 
-def _blocks(path: Path) -> Iterator[tuple[bytes | mmap.mmap, bool]]:
-    """The file's bytes, and whether they are its last: mapped whole (a regex over it runs
-    in C), or a .gz file's lines in blocks of about 16 MiB."""
-    if path.suffix.lower() == ".gz":
-        with gzip.open(path, "rb") as packed:
-            block = packed.read(_BLOCK)
+def _blocks(path: Path, *, whole: bool) -> Iterator[tuple[bytes | mmap.mmap, bool]]:
+    """The file's bytes, and whether they are its last: its lines in blocks of about 16 MiB,
+    or, where `whole` (a JSON-LD or RDF/XML document may be one line) and not gzipped,
+    mapped whole (a regex over it runs in C). Lines are read, not mapped, where they can
+    be: a search over a mapped file makes every page of it resident in the process (a
+    50M-triple N-Triples file put `bfsql load` at 3.8 GiB for its first seconds)."""
+    packed = path.suffix.lower() == ".gz"
+    if packed or not whole:
+        with gzip.open(path, "rb") if packed else open(path, "rb") as handle:
+            block = handle.read(_BLOCK)
             while block:
-                block += packed.readline()
-                following = packed.read(_BLOCK)
+                block += handle.readline()
+                following = handle.read(_BLOCK)
                 yield block, not following
                 block = following
         return

@@ -165,7 +165,8 @@ def test_an_escaped_hash_in_a_local_name_starts_no_comment(tmp_path: Path) -> No
     assert "line 2: triple terms nest deeper than 64" in (_refused(path, ox.RdfFormat.TURTLE) or "")
 
 
-def test_a_long_string_across_gz_blocks_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("name", ["strings.ttl", "strings.ttl.gz"])
+def test_a_long_string_across_blocks_is_read_whole(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A block ending inside a long string: read from its start, the string's end opens nothing,
     and the nesting after it counts (read from the block's start, `\"\"\"` would open a string there)."""
     from gateway.backends import file_checks
@@ -176,13 +177,33 @@ def test_a_long_string_across_gz_blocks_is_read_whole(tmp_path: Path, monkeypatc
     string = 'x:s x:p """' + "<<( \n" * 200 + '""" .\n'
     for text, said in ((string + deep + 'x:s x:p """ """ .\n', "line 203: triple terms nest deeper"),
                        (string * 3, None)):
-        path = tmp_path / "strings.ttl.gz"
-        path.write_bytes(gzip.compress((PREFIX + text).encode()))
+        path = tmp_path / name
+        path.write_bytes(gzip.compress((PREFIX + text).encode()) if name.endswith(".gz") else (PREFIX + text).encode())
         message = _refused(path, ox.RdfFormat.TURTLE)
         if said is None:
             assert message is None, message
         else:
             assert message is not None and said in message, message
+
+
+def test_n_triples_read_in_blocks_are_refused_at_their_line_and_held_in_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A plain file's lines are read in blocks (not mapped whole: every page of a mapped file
+    searched stays resident), each line once: the nesting past many blocks is refused at
+    its own line."""
+    from gateway.backends import file_checks
+
+    monkeypatch.setattr(file_checks, "_BLOCK", 100)
+    shallow = f'<{X}s> <{X}p> <<( <{X}a> <{X}b> "\\"\\"\\" >> <<" )>> .\n'
+    deep = f"<{X}s> <{X}p> " + f"<<( <{X}a> <{X}b> " * 65 + f"<{X}c>" + " )>>" * 65 + " .\n"
+    path = tmp_path / "deep.nt"
+    path.write_text(shallow * 300 + deep + shallow, encoding="utf-8")
+    assert "line 301: triple terms nest deeper than 64" in (_refused(path, ox.RdfFormat.N_TRIPLES) or "")
+    path.write_text(shallow * 300, encoding="utf-8")
+    assert _refused(path, ox.RdfFormat.N_TRIPLES) is None
+    assert len([block for block, _ in file_checks._blocks(path, whole=False) if isinstance(block, bytes)]) > 100
+    assert len(list(ox.parse(path=path, format=ox.RdfFormat.N_TRIPLES))) == 300
 
 
 def test_xml_counts_every_parse_type_that_may_be_a_triple(tmp_path: Path) -> None:
