@@ -211,9 +211,8 @@ def _entries(ctx: GraphContext, staged: _Staged, to_id: Callable[[str], str]) ->
                 own = own_name(iri, to_id)
             typed = types.split("\t") if types else []
             rows = _once(rows)
-            labels = [row for row in rows if row[1] == 0]
-            label = Literal(labels[0][2], None, labels[0][3]) if len(labels) == 1 else \
-                pick_literal([Literal(row[2], None, row[3]) for row in labels], ctx.settings.languages)
+            labels = [Literal(row[2], None, row[3]) for row in rows if row[1] == 0]
+            label = labels[0] if len(labels) == 1 else pick_literal(labels, ctx.settings.languages)
             yield Entry(
                 iri, label.value if label else None, label.language if label else None, kinds(typed), degree,
                 sitelinks, sorted(set(typed)),

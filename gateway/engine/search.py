@@ -219,7 +219,8 @@ def _prefix_note(ctx: GraphContext, name: str) -> str:
 
 def normalize(text: str) -> str:
     """A name as search compares it: case-folded, NFKC, without possessives or punctuation."""
-    # ASCII is its own NFKC form, and its case folds as lower() does (a third of the time).
+    # ASCII is its own NFKC form, and lower() folds its case as casefold() does: most names
+    # need neither Unicode pass.
     text = _POSSESSIVE.sub(r"\1", text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold())
     return " ".join(_PUNCTUATION.sub(" ", text).split())
 
