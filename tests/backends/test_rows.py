@@ -55,7 +55,7 @@ SLOTS: dict[str, Sparql] = {
     "incoming": Sparql(f"{{ SELECT ?x ?p ?v WHERE {{ VALUES ?x {{ {iris(NODES)} }} ?v {iri(REL_KNOWS)} ?x . "
                        f"BIND({iri(REL_KNOWS)} AS ?p) }} }}"),
     "pattern": literal(KEY_PATTERN),
-    "statements": iris(NODES[5:8]), "names": iris([RDFS_LABEL], ", "),
+    "statements": iris(NODES[5:8]), "names": iris([RDFS_LABEL], ", "), "unsearched": iris([RDFS_LABEL], ", "),
     "fields": iris([BFS + "truthStatus", BFS + "confidence"]),
     "truth_texts": literal(BFS + "asserted_true"), "typed": iris(NODES[:3]),
     **time_filters(HopPlan(as_of=485, valid_at=1890))[1],
