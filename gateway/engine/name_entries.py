@@ -18,11 +18,11 @@ from pathlib import Path
 
 from gateway.engine.census import UNSEARCHED, Census, Entity, census
 from gateway.engine.context import GraphContext
-from gateway.engine.presentation import NAME_PREDICATES, TypeNames, bookkeeping
+from gateway.engine.presentation import TypeNames, bookkeeping
 from gateway.ids import IdMapper, local_name, shown_as_is
 from gateway.profiles.base import NON_EDGE_PREDICATES
 from gateway.sparql import iris
-from gateway.terms import BFS, Literal, pick_literal
+from gateway.terms import Literal, pick_literal
 
 BATCH = 50_000
 """Rows written to SQLite at a time."""
@@ -93,9 +93,11 @@ def collect(ctx: GraphContext, counted: Census | None = None, *, beside: Path | 
     staged = _Staged(beside)
     try:
         staged.texts(_named_rows(ctx))
-        unsearched = NAME_PREDICATES | bookkeeping(ctx)
+        # Names and bfs: values are no text values where these are read (`census.UNSEARCHED`,
+        # text_values.rq); the data's own bookkeeping is known only here.
+        hidden = bookkeeping(ctx)
         staged.texts((str(x), _VALUE, text.value, text.language) for x, p, text in text_rows
-                   if isinstance(text, Literal) and str(p) not in unsearched and not str(p).startswith(BFS))
+                   if isinstance(text, Literal) and str(p) not in hidden)
         staged.entities(_entity_rows(entities, to_id, every=bool(staged.text_rows)))
         sitelinks = [(str(x), _count(n)) for x, n in ctx.select("sitelinks")]
         staged.ordered(sitelinks)
