@@ -110,7 +110,7 @@ def load_store(
             prefixes.update(scan_prefixes(path))
     earlier = previous.get("report", {})
     report.files = [*earlier.get("files", []), *report.files]
-    report.quads = len(store)
+    report.quads += before  # load_files counted the store's quads after the load: not scanned again
     for tag, count in earlier.get("invalid_language_tags", {}).items():
         report.invalid_language_tags[tag] = report.invalid_language_tags.get(tag, 0) + count
     write_key_file(directory / KEY_FILE)  # kept if it exists: cursors stay valid across loads
