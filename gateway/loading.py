@@ -65,19 +65,20 @@ def load_store(
         profile_class(profile)  # an unknown name refused before the store is touched
     syntaxes = dict(rdf_sources(sources, rdf_format))
     files = list(syntaxes)
-    check_files(syntaxes.items())  # before the store is touched
+    failed = threading.Event()
+    reading: set[int] = set()  # the census's descriptors of the files: the bar follows the store's
+    # Begun before the files' checks, which read them on one core while it reads them on the
+    # other; stopped (`failed`) where the load is refused or the store already holds quads.
+    beside = _census_beside(files, syntaxes, failed, reading) if not lenient else None
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as error:  # a file of that name, a folder this user may not write
-        raise InvalidInput(f"--store {directory}: cannot be made a store directory ({error.strerror})",
-                           field="store") from None
-    _remove_stale_temporaries(directory)
-    previous = read_meta(directory) or {}
-    try:  # first: a store another load is writing is left as it is, its meta.json too
-        store = ox.Store(str(directory / STORE_DIR))
-        before = len(store)  # reads the store's files: where a damaged one first shows
-    except (OSError, RuntimeError) as error:  # RuntimeError: a damaged store
-        raise store_error(directory, error) from None
+        check_files(syntaxes.items())  # before the store is touched
+        store, before, previous = _open_store(directory)
+    except BaseException:
+        failed.set()
+        raise
+    if before:  # counted from the store, after the load
+        failed.set()
+        beside = None
     # Said before a quad goes in, cleared last: a load that dies leaves a store that says so on open.
     write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
                generation=previous.get("generation"), loading=True, profile=previous.get("profile"))
@@ -90,12 +91,10 @@ def load_store(
         console=console, disable=not show_progress,
     ) as progress:
         task = progress.add_task("load", total=total)
-        failed = threading.Event()
-        beside = _census_beside(files, syntaxes, failed) if not before and not lenient else None
         try:
             # No progress callback: pyoxigraph then reads each file by its path, without the GIL and
             # without a Python file object between it and the disk; the bar follows the file position.
-            with _following(files, lambda done: progress.update(task, completed=done), show_progress):
+            with _following(files, lambda done: progress.update(task, completed=done), show_progress, reading):
                 report = load_files(store, files, lenient=lenient, bulk=True, checked=True, formats=syntaxes)
         except BaseException as error:
             failed.set()
@@ -138,8 +137,24 @@ def load_store(
     return report
 
 
+def _open_store(directory: Path) -> tuple[ox.Store, int, dict[str, Any]]:
+    """(the store at `directory`, made if need be; the quads it holds; its meta.json as it was)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file of that name, a folder this user may not write
+        raise InvalidInput(f"--store {directory}: cannot be made a store directory ({error.strerror})",
+                           field="store") from None
+    _remove_stale_temporaries(directory)
+    previous = read_meta(directory) or {}
+    try:  # first: a store another load is writing is left as it is, its meta.json too
+        store = ox.Store(str(directory / STORE_DIR))
+        return store, len(store), previous  # len reads the store's files: where a damaged one first shows
+    except (OSError, RuntimeError) as error:  # RuntimeError: a damaged store
+        raise store_error(directory, error) from None
+
+
 def _census_beside(files: Sequence[Path], syntaxes: dict[Path, ox.RdfFormat],
-                   failed: threading.Event) -> Future[FileCensus] | None:
+                   failed: threading.Event, reading: set[int]) -> Future[FileCensus] | None:
     """The census of N-Triples files read from their text in a thread while the store bulk-loads
     them (pyoxigraph lets go of the GIL: the two take two cores); None for other syntaxes,
     whose text this does not read (the store is counted after the load)."""
@@ -147,7 +162,8 @@ def _census_beside(files: Sequence[Path], syntaxes: dict[Path, ox.RdfFormat],
         return None
     executor = ThreadPoolExecutor(1, thread_name_prefix="bfsql-census")
     try:
-        return executor.submit(census_files, files, memory=Settings().census_memory, stop=failed.is_set)
+        return executor.submit(census_files, files, memory=Settings().census_memory, stop=failed.is_set,
+                               reading=reading)
     finally:
         executor.shutdown(wait=False)
 
@@ -212,17 +228,18 @@ _POLL = 0.2
 
 
 @contextmanager
-def _following(files: Sequence[Path], show: Callable[[int], None], enabled: bool) -> Iterator[None]:
+def _following(files: Sequence[Path], show: Callable[[int], None], enabled: bool,
+               others: set[int]) -> Iterator[None]:
     """Tell `show` the bytes of `files` read so far while the body loads them in order, from
     the position of the file descriptor the parser holds on each (Linux's /proc/self/fdinfo;
-    elsewhere the bar moves when the load ends)."""
+    elsewhere the bar moves when the load ends), not of `others` (the census's, on the same files)."""
     stop = threading.Event()
     sizes = [p.stat().st_size for p in files]
     names = {os.path.realpath(p): n for n, p in enumerate(files)}
 
     def follow() -> None:
         while not stop.wait(_POLL):
-            at = _reading(names)
+            at = _reading(names, others)
             if at is not None:
                 show(sum(sizes[:at[0]]) + at[1])
 
@@ -237,8 +254,9 @@ def _following(files: Sequence[Path], show: Callable[[int], None], enabled: bool
             watcher.join()
 
 
-def _reading(names: dict[str, int]) -> tuple[int, int] | None:
-    """(the index of the file being read, its descriptor's position), or None when none is open."""
+def _reading(names: dict[str, int], others: set[int]) -> tuple[int, int] | None:
+    """(the index of the file being read, its descriptor's position), or None when none is
+    open; not by the descriptors in `others`."""
     try:
         descriptors = os.listdir("/proc/self/fd")
     except OSError:
@@ -246,7 +264,7 @@ def _reading(names: dict[str, int]) -> tuple[int, int] | None:
     for fd in descriptors:
         try:
             at = names.get(os.readlink(f"/proc/self/fd/{fd}"))
-            if at is None:
+            if at is None or int(fd) in others:
                 continue
             with open(f"/proc/self/fdinfo/{fd}", encoding="ascii") as info:
                 position = int(info.readline().split()[1])  # its first line: "pos: N"

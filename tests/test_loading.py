@@ -380,3 +380,31 @@ def test_bfsql_load_profile_builds_the_name_index_as_that_profile_reads(tmp_path
         "SELECT ?t { <http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/direct/P31> ?t }")}
     hit = Gateway.open(tmp_path / "s").search_entities(query="Douglas Adams", limit=1).results[0]
     assert hit.id == "wd:Q42" and hit.entity_type in kinds
+
+
+def test_the_progress_bar_follows_the_stores_read_of_a_file_not_the_censuss(tmp_path: Path) -> None:
+    """The census reads the same file beside the load (twice over): the bar is where the
+    store's descriptor is, though the census's was opened first."""
+    import os
+
+    from gateway.engine.census import census_files
+    from gateway.loading import _reading
+
+    path = tmp_path / "graph.nt"
+    path.write_bytes(b"".join(b"<http://x.example/%d> <http://x.example/p> <http://x.example/o> .\n" % n
+                              for n in range(1000)))
+    names, reading, store_read = {os.path.realpath(path): 0}, set[int](), []
+    seen = []
+
+    def stop() -> bool:  # asked between the census's chunks, its file open
+        if not store_read:
+            store_read.append(os.open(path, os.O_RDONLY))  # after the census's: listed after it
+            os.read(store_read[0], 100)
+        seen.append(_reading(names, reading))
+        return False
+
+    try:
+        census_files([path], memory=64 << 20, stop=stop, reading=reading)
+    finally:
+        os.close(store_read[0])
+    assert seen and set(seen) == {(0, 100)} and not reading

@@ -184,11 +184,13 @@ class FileCensus:
     pending: _Pending | None
 
 
-def census_files(paths: Sequence[Path], *, memory: int, stop: Callable[[], bool] = lambda: False) -> FileCensus:
+def census_files(paths: Sequence[Path], *, memory: int, stop: Callable[[], bool] = lambda: False,
+                 reading: set[int] | None = None) -> FileCensus:
     """The counts of these N-Triples files (plain or gzip) from their text, meant to run
     beside the store's bulk load of the same files into an empty store; `stop` is asked
-    between chunks (the load failed: `Stopped` is raised)."""
-    source = FileSource(paths, stop)
+    between chunks (the load failed: `Stopped` is raised); `reading` holds the descriptors
+    of the files it has open (`FileSource.reading`)."""
+    source = FileSource(paths, stop, reading)
     pending = _pass(source, source.reifications.done, texts=True, memory=memory)
     return FileCensus(source, pending if source.canonical else None)
 

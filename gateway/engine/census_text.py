@@ -60,8 +60,12 @@ class FileSource(Source):
 
     distinct_types = True
 
-    def __init__(self, paths: Sequence[Path], stop: Callable[[], bool] = lambda: False) -> None:
+    def __init__(self, paths: Sequence[Path], stop: Callable[[], bool] = lambda: False,
+                 reading: set[int] | None = None) -> None:
         self._paths, self._stop = list(paths), stop
+        self.reading = set() if reading is None else reading
+        """The descriptors of the files it has open: a progress bar following the store's
+        own read of the same files tells them apart by these."""
         self.lines = 0
         """Non-empty lines read by the second pass."""
         self.repeats = 0
@@ -146,16 +150,21 @@ class FileSource(Source):
         for n, path in enumerate(self._paths):
             self._file = n
             with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else path.open("rb") as handle:
-                rest = b""
-                while block := handle.read(CHUNK):
-                    if self._stop():
-                        raise Stopped
-                    text = rest + block
-                    cut = text.rfind(b"\n") + 1
-                    rest = text[cut:]
-                    yield text[:cut]
-                if rest:
-                    yield rest
+                descriptor = handle.fileno()
+                self.reading.add(descriptor)
+                try:
+                    rest = b""
+                    while block := handle.read(CHUNK):
+                        if self._stop():
+                            raise Stopped
+                        text = rest + block
+                        cut = text.rfind(b"\n") + 1
+                        rest = text[cut:]
+                        yield text[:cut]
+                    if rest:
+                        yield rest
+                finally:
+                    self.reading.discard(descriptor)
 
 
 _KEY = re.compile(rb"^<(?:([^>\n]*[/#:](?:[A-Za-z][A-Za-z0-9]*_)?)[^/#:>\n]*|([^>\n]*))>$", re.MULTILINE)
