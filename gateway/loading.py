@@ -73,17 +73,17 @@ def load_store(
     try:
         check_files(syntaxes.items())  # before the store is touched
         store, before, previous = _open_store(directory)
+        # Said before a quad goes in, cleared last: a load that dies leaves a store that says so on open.
+        write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
+                   generation=previous.get("generation"), loading=True, profile=previous.get("profile"))
+        total = sum(p.stat().st_size for p in files)
     except BaseException:
         failed.set()
         raise
     if before:  # counted from the store, after the load
         failed.set()
         beside = None
-    # Said before a quad goes in, cleared last: a load that dies leaves a store that says so on open.
-    write_meta(directory, previous.get("prefixes", {}), LoadReport(**previous.get("report", {})),
-               generation=previous.get("generation"), loading=True, profile=previous.get("profile"))
     generation = uuid.uuid4().hex
-    total = sum(p.stat().st_size for p in files)
     console = Console(stderr=True, quiet=not show_progress)
     started = time.perf_counter()
     with Progress(
