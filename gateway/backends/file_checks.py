@@ -70,7 +70,8 @@ _MAYBE_TRIPLE = re.compile(rb"""parseType\s*=\s*(?!(["'])(?:Resource|Literal|Col
 _BLOCK = 1 << 24
 _CARRIED = 4 * _BLOCK
 """The most of a long string the scan carries into the next block (past it, the
-string is read as if it were not one: counting what is in it can only refuse more)."""
+string is read as if it were not one: counting what is in it can only refuse more), and
+the longest line of a plain file read into a block (past it, the file is mapped)."""
 
 
 def check_files(files: Iterable[tuple[Path, ox.RdfFormat]]) -> CheckedFiles:
@@ -110,9 +111,23 @@ def _too_deep(path: Path, line: int, what: str, limit: int) -> InvalidInput:
 def _scan(path: Path, tokens: re.Pattern[bytes], limit: int, what: str, marks: tuple[bytes, ...] | None, *,
           whole: bool) -> None:
     """Refuse the file where the brackets `tokens` finds nest deeper than `limit`, read as
-    `_blocks` reads it (`whole`). With `marks`, a block holding none of them is passed
-    over in C: it opens nothing, and starts no string (a `>>` in it is not counted, which
-    can only refuse more)."""
+    `_blocks` reads it (`whole`; a plain file with a line longer than `_CARRIED` is then
+    read again mapped whole). With `marks`, a block holding none of them is passed over in
+    C: it opens nothing, and starts no string (a `>>` in it is not counted, which can only
+    refuse more)."""
+    try:
+        _count(path, tokens, limit, what, marks, whole=whole)
+    except _LongLine:
+        _count(path, tokens, limit, what, marks, whole=True)
+
+
+class _LongLine(Exception):
+    """A plain file's line is longer than `_CARRIED`: read in blocks of lines, it would be
+    held whole."""
+
+
+def _count(path: Path, tokens: re.Pattern[bytes], limit: int, what: str, marks: tuple[bytes, ...] | None, *,
+           whole: bool) -> None:
     depth = lines = 0
     carry = b""
 
@@ -177,13 +192,18 @@ def _blocks(path: Path, *, whole: bool) -> Iterator[tuple[bytes | mmap.mmap, boo
     or, where `whole` (a JSON-LD or RDF/XML document may be one line) and not gzipped,
     mapped whole (a regex over it runs in C). Lines are read, not mapped, where they can
     be: a search over a mapped file makes every page of it resident in the process (a
-    50M-triple N-Triples file put `bfsql load` at 3.8 GiB for its first seconds)."""
+    50M-triple N-Triples file put `bfsql load` at 3.8 GiB for its first seconds); but a
+    plain file's line longer than `_CARRIED` is not read whole (`_LongLine` is raised):
+    mapped pages go back to the file when memory runs short, a line read does not."""
     packed = path.suffix.lower() == ".gz"
     if packed or not whole:
         with gzip.open(path, "rb") if packed else open(path, "rb") as handle:
             block = handle.read(_BLOCK)
             while block:
-                block += handle.readline()
+                rest = handle.readline() if packed else handle.readline(_CARRIED)
+                if len(rest) == _CARRIED and rest[-1:] != b"\n" and not packed:
+                    raise _LongLine
+                block += rest
                 following = handle.read(_BLOCK)
                 yield block, not following
                 block = following

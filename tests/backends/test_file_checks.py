@@ -206,6 +206,28 @@ def test_n_triples_read_in_blocks_are_refused_at_their_line_and_held_in_none(
     assert len(list(ox.parse(path=path, format=ox.RdfFormat.N_TRIPLES))) == 300
 
 
+@pytest.mark.parametrize("depth", [MAX_TRIPLE_TERM_DEPTH, MAX_TRIPLE_TERM_DEPTH + 1])
+def test_a_line_longer_than_a_block_carries_is_mapped_not_read_whole(
+    depth: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Turtle file on one line (as a generator may write it): its line is not read into
+    memory whole, the file is mapped instead, and its nesting counts all the same."""
+    from gateway.backends import file_checks
+
+    monkeypatch.setattr(file_checks, "_BLOCK", 64)
+    monkeypatch.setattr(file_checks, "_CARRIED", 256)
+    path = tmp_path / "one-line.ttl"
+    path.write_text(f"@prefix x: <{X}> . " + "x:s x:p x:o . " * 100 + "x:s x:p "
+                    + "<<( x:a x:b " * depth + "x:c" + " )>>" * depth + " .", encoding="utf-8")
+    with pytest.raises(file_checks._LongLine):
+        list(file_checks._blocks(path, whole=False))
+    message = _refused(path, ox.RdfFormat.TURTLE)
+    if depth > MAX_TRIPLE_TERM_DEPTH:
+        assert message is not None and "line 1: triple terms nest deeper than 64" in message, message
+    else:
+        assert message is None, message
+
+
 def test_xml_counts_every_parse_type_that_may_be_a_triple(tmp_path: Path) -> None:
     path = tmp_path / "spelled.rdf"
     path.write_text(_rdf_xml(65).replace('"Triple"', '"&#84;riple"'), encoding="utf-8")
