@@ -230,7 +230,7 @@ def _pass(source: Source, reifiers_of: Callable[[], Reifications], *, texts: boo
     reifications = reifiers_of()
     ends, signature, statements = _signatures(types, reifications.reifiers, distinct=source.distinct_types)
     known = Known(
-        signature=signature, reifiers=Members.of_hashes(reifications.reifiers), statements=statements,
+        signature=signature, reifiers=reifications.reifiers, statements=statements,
         reified=reifications.reified,
         non_edges=frozenset(_token(p) for p in NON_EDGES), schema=frozenset(_token(p) for p in SCHEMA),
         texts=TEXT_LENGTH if texts else -1, unsearched=frozenset(_token(p) for p in UNSEARCHED),
@@ -312,12 +312,13 @@ _BATCH = 1 << 16
 """rdf:reifies quads `_reifiers` reads into Python at a time."""
 
 
-def _signatures(types: Types, reifiers: Hashes, *, distinct: bool = False) -> tuple[list[tuple[Key, ...]], Lookup, Members]:
+def _signatures(types: Types, reifiers: Members, *, distinct: bool = False) -> tuple[list[tuple[Key, ...]], Lookup, Members]:
     """(the distinct sets of types entities have, entity -> the index of its set, the
     statements: reifiers and entities typed rdf:Statement): what the pass over every quad
     looks each triple's ends up in, so that a triple costs one count (most entities share
-    a few sets). Index 0 is untyped, 1 an untyped reifier. Read a hash bucket of the types
-    at a time: what is held past them is the answer, 16 bytes a typed entity."""
+    a few sets). Index 0 is untyped, 1 an untyped reifier (not held here: 16 bytes each,
+    where the reifiers are held already; `Known.signatures`). Read a hash bucket of the
+    types at a time: what is held past them is the answer, 16 bytes a typed entity."""
     names: list[Key] = [_iri(t) if t[:1] == b"<" else OtherType(t.decode()) for t in types.numbers]
     statement = types.numbers.get(_token(_RDF_STATEMENT))
     sets: dict[tuple[int, ...], int] = {}
@@ -334,10 +335,8 @@ def _signatures(types: Types, reifiers: Hashes, *, distinct: bool = False) -> tu
     keys = np.concatenate(entities) if entities else np.zeros(0, dtype=np.int64)  # sorted: see Pairs.buckets
     values = np.concatenate(numbers) if numbers else np.zeros(0, dtype=np.int64)
     del entities, numbers
-    if len(reifiers):  # a typed reifier's types stand for it: the first is kept
-        keys, at = np.unique(np.concatenate([keys, reifiers]), return_index=True)
-        values = np.concatenate([values, np.ones(len(reifiers), dtype=np.int64)])[at]
-    statements = Members.of_hashes(np.concatenate([reifiers, *typed]))
+    typed = [found for found in typed if len(found)]
+    statements = Members.of_hashes(np.concatenate([reifiers.hashes, *typed])) if typed else reifiers
     return ends, Lookup(keys, values, ordered=True), statements
 
 

@@ -10,7 +10,7 @@ from itertools import compress
 import numpy as np
 import numpy.typing as npt
 
-from gateway.engine.census_tables import Hashes, Lookup, hashes
+from gateway.engine.census_tables import Hashes, Lookup, Members, hashes
 from gateway.terms import BFS
 
 _ASSERTED_TRUE = BFS + "asserted_true"
@@ -33,8 +33,8 @@ class Reifications:
         self._namespaces: set[bytes] = set()
         self.namespaces: frozenset[str] = frozenset()
         """`terms.namespace` of every IRI reifier, once `done`."""
-        self.reifiers: Hashes = np.zeros(0, dtype=np.int64)
-        """The IRI reifiers' hashes (one reifying two triples twice), once `done`."""
+        self.reifiers = Members(())
+        """The IRI reifiers, once `done` (the pass asks its lines' subjects of them: not copied there)."""
         self.reified = Lookup(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         """An edge triple's hash -> how many reifiers it has, once `done`."""
         self._kept: tuple[Hashes, npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Hashes] | None = None
@@ -61,7 +61,7 @@ class Reifications:
         named = np.frombuffer(self._named, dtype=np.bool_)[first]
         triples = np.frombuffer(self._triples, dtype=np.int64)[first]
         self._kept = (subjects, iri, np.frombuffer(self._terms, dtype=np.bool_)[first], named, triples)
-        self.reifiers = subjects[iri]
+        self.reifiers = Members.of_hashes(subjects[iri])
         unique, counts = np.unique(triples[named], return_counts=True)
         self.reified = Lookup(unique, counts.astype(np.int64), ordered=True)
         self.namespaces = frozenset(n.decode() for n in self._namespaces)
@@ -72,7 +72,7 @@ class Reifications:
     def __bool__(self) -> bool:
         return bool(len(self.reifiers) or len(self.reified))
 
-    def statuses(self, stated: list[tuple[Hashes, npt.NDArray[np.int64]]], names: dict[bytes, int],
+    def statuses(self, stated: list[tuple[Hashes, npt.NDArray[np.integer]]], names: dict[bytes, int],
                  timed: list[Hashes], maybe_unasserted: Hashes) -> tuple[Counter[str], Counter[str]] | None:
         """`census._count_statuses`'s counts (each row's statements per status: one for each
         status its reifier states, else asserted_true where its triple is asserted and

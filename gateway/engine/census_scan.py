@@ -44,7 +44,7 @@ class Known:
     """What the passes before this one found, by hash."""
 
     signature: Lookup
-    """Entity -> the index of its set of types (0: untyped)."""
+    """Typed entity -> the index of its set of types (0: untyped; a reifier: `signatures`)."""
     reifiers: Members
     statements: Members
     """Reifiers and entities typed rdf:Statement: their own text is no searched value."""
@@ -56,6 +56,13 @@ class Known:
     """The longest text value kept (-1: none)."""
     unsearched: frozenset[bytes]
     """Predicates whose values are no searched text (`census.UNSEARCHED`)."""
+
+    def signatures(self, keys: Hashes) -> npt.NDArray[np.int64]:
+        """Each entity's index of its set of types; 1 for a reifier without types."""
+        found = self.signature.of(keys)
+        if len(self.reifiers):
+            found[(found == 0) & self.reifiers.of(keys)] = 1
+        return found
 
 
 @dataclass
@@ -73,7 +80,7 @@ class Counts:
     blank_values: Counter[bytes] = field(default_factory=Counter)
     asserted: list[Hashes] = field(default_factory=list)
     """Hashes of the reified edge triples (`s p o`) the lines assert, a chunk at a time."""
-    stated: list[tuple[Hashes, npt.NDArray[np.int64]]] = field(default_factory=list)
+    stated: list[tuple[Hashes, npt.NDArray[np.integer]]] = field(default_factory=list)
     """Where reifiers are held: (subjects' hashes, `status_names` numbers) of the bfs:truthStatus lines."""
     status_names: dict[bytes, int] = field(default_factory=dict)
     timed: list[Hashes] = field(default_factory=list)
@@ -153,7 +160,7 @@ class Scan:
         predicate (no datatype: no literal)."""
         rows = [(subject, kind[1:-1].decode()) for subject, kind in _PAIR.findall(text) if kind[:1] == b"<"]
         if rows:
-            signatures = self.known.signature.of(hashes([row[0] for row in rows])).tolist()
+            signatures = self.known.signatures(hashes([row[0] for row in rows])).tolist()
             self.counts.literals.update(
                 (signature, predicate, _LANG_STRING if kind == _DIR_LANG_STRING else kind)
                 for (_, kind), signature in zip(rows, signatures, strict=True))
@@ -178,8 +185,10 @@ class Scan:
         """The statuses and times reifiers state (`Reifications.statuses` counts them)."""
         counts, names = self.counts, self.counts.status_names
         if stated := [row for row in rows if row[1] == _STATUS]:
+            numbers = [names.setdefault(row[2], len(names)) for row in stated]
+            # A line each reifier: its status's number in two bytes, as there are seldom more.
             counts.stated.append((hashes([row[0] for row in stated]),
-                                  np.array([names.setdefault(row[2], len(names)) for row in stated], dtype=np.int64)))
+                                  np.array(numbers, dtype=np.uint16 if len(names) <= 1 << 16 else np.int64)))
         if timed := [row[0] for row in rows if row[1] == _ASSERTED_AT]:
             counts.timed.append(hashes(timed))
 
@@ -198,7 +207,7 @@ class Scan:
         keys = hashes(ends)
         counts.degrees.add(keys, ends)
         half = len(subjects)
-        signatures = known.signature.of(keys)
+        signatures = known.signatures(keys)
         predicates = [row[1] for row in edges]
         counts.edges.update(zip(predicates, signatures[:half].tolist(), signatures[half:].tolist(), strict=True))
         if len(known.reifiers) or len(known.reified):
@@ -224,7 +233,7 @@ class Scan:
     def _literals(self, rows: list[Row]) -> None:
         known, counts = self.known, self.counts
         keys = hashes([row[0] for row in rows])
-        signatures = known.signature.of(keys).tolist()
+        signatures = known.signatures(keys).tolist()
         searched = (~known.statements.of(keys)).tolist() if known.texts >= 0 else [False] * len(rows)
         unsearched = known.unsearched
         for (subject, predicate, value), signature, kept in zip(rows, signatures, searched, strict=True):

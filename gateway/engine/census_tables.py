@@ -73,6 +73,11 @@ class Members:
     def __len__(self) -> int:
         return len(self._sorted)
 
+    @property
+    def hashes(self) -> Hashes:
+        """The members' hashes, each once, sorted."""
+        return self._sorted
+
     def of(self, keys: Hashes) -> npt.NDArray[np.bool_]:
         if not len(self._sorted):
             return np.zeros(len(keys), dtype=bool)
